@@ -1,0 +1,72 @@
+/**
+ * The audit key pair: an Ed25519 private key (PKCS#8 PEM, mode 0600) and, beside it, the public key as a
+ * C2SP verifier key string, so `verify-log` and standard note tools can check the log without the secret.
+ * Keys are parsed once per process, never per entry.
+ */
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { LookfirstError } from '../errors.js';
+import { sha256Hex } from './canonical.js';
+import { formatVerifierKey, keyIdOf, parseVerifierKey, rawPublicKey, type NoteSigner, type NoteVerifier } from './note.js';
+
+/** The note name of a key: stable, derived from the public key, e.g. `lookfirst/3fa2b01c`. */
+export function keyNameFor(key: KeyObject): string {
+  return `lookfirst/${sha256Hex(rawPublicKey(key)).slice(0, 8)}`;
+}
+
+/**
+ * Creates a new key pair at `keyPath` (0600) and `pubPath`.
+ * @throws LookfirstError `AUDIT_KEY_EXISTS` when either file exists: a key is never overwritten, since
+ *   that would orphan every signature already in the log.
+ */
+export function generateAuditKey(keyPath: string, pubPath: string): { name: string; vkey: string } {
+  for (const p of [keyPath, pubPath]) {
+    if (existsSync(p)) throw new LookfirstError('AUDIT_KEY_EXISTS', `${p} already exists; lookfirst never overwrites an audit key. Move it away first if you really mean to start a new log.`);
+  }
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const name = keyNameFor(privateKey);
+  const vkey = formatVerifierKey(name, privateKey);
+  writeFileSync(keyPath, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
+  writeFileSync(pubPath, `${vkey}\n`, { mode: 0o644, flag: 'wx' });
+  return { name, vkey };
+}
+
+/**
+ * Loads the private key as a note signer.
+ * @throws LookfirstError `AUDIT_KEY_MISSING` (with the keygen command to run) or `AUDIT_KEY_INVALID`.
+ */
+export function loadSigner(keyPath: string, configFile: string): NoteSigner {
+  let pem: string;
+  try {
+    pem = readFileSync(keyPath, 'utf8');
+  } catch {
+    throw new LookfirstError('AUDIT_KEY_MISSING', `no audit key at ${keyPath}. Create one with: lookfirst keygen --config ${configFile}`);
+  }
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(pem);
+  } catch (err) {
+    throw new LookfirstError('AUDIT_KEY_INVALID', `${keyPath} is not a PEM private key`, { cause: err });
+  }
+  if (key.asymmetricKeyType !== 'ed25519') throw new LookfirstError('AUDIT_KEY_INVALID', `${keyPath} is a ${key.asymmetricKeyType} key; lookfirst signs with Ed25519`);
+  const name = keyNameFor(key);
+  return { name, keyId: keyIdOf(name, rawPublicKey(key)), key };
+}
+
+/**
+ * Loads the public verifier key.
+ * @throws LookfirstError `AUDIT_KEY_MISSING` or `AUDIT_KEY_INVALID`.
+ */
+export function loadVerifier(pubPath: string): NoteVerifier {
+  let text: string;
+  try {
+    text = readFileSync(pubPath, 'utf8');
+  } catch {
+    throw new LookfirstError('AUDIT_KEY_MISSING', `no audit public key at ${pubPath}; it is written by lookfirst keygen beside the private key`);
+  }
+  try {
+    return parseVerifierKey(text);
+  } catch (err) {
+    throw new LookfirstError('AUDIT_KEY_INVALID', `${pubPath}: ${(err as Error).message}`, { cause: err });
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * `lookfirst serve --config F`: the gate on stdio. Order matters: the audit key and log first (no log,
+ * no gate), then the web page, then upstreams and catalogue, then the client connection. stdout carries
+ * only MCP messages; everything for the operator goes to stderr.
+ */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { loadSigner } from '../../audit/keys.js';
+import { AuditLog } from '../../audit/writer.js';
+import { systemClock } from '../../clock.js';
+import { loadConfig } from '../../config/load.js';
+import { PendingApprovals } from '../../confirm/pending.js';
+import { Gateway } from '../../gateway/gateway.js';
+import { MAX_MESSAGE_BYTES } from '../../gateway/upstream.js';
+import { startWebApp, type WebApp } from '../../web/app.js';
+import { logLine } from '../output.js';
+import { VERSION } from '../version.js';
+
+/** Runs the gate until the client disconnects or a signal arrives; resolves with the exit code. */
+export async function serveCommand(opts: { config: string }): Promise<number> {
+  const config = loadConfig(opts.config);
+  const signer = loadSigner(config.audit.keyPath, config.file);
+  const audit = AuditLog.open({ logPath: config.audit.logPath, signer, clock: systemClock, warn: logLine });
+  audit.appendDurable({ event: 'gate_started', version: VERSION, pid: process.pid, upstreams: config.upstreams.map((u) => u.name).join(',') });
+  const pending = new PendingApprovals();
+  let web: WebApp | undefined;
+  const cleanup: (() => Promise<void> | void)[] = [];
+  try {
+    if (config.confirm.web.enabled) {
+      web = await startWebApp({
+        host: config.confirm.web.host,
+        port: config.confirm.web.port,
+        pending,
+        onRefused: (reason, req) => {
+          logLine(`web: refused ${req.method} ${req.url?.slice(0, 60)}: ${reason}`);
+          audit.appendLater({ event: 'web_refused', method: req.method ?? '', reason });
+        },
+      });
+      logLine(`approval page at ${web.url}`);
+      cleanup.push(() => web?.close());
+    }
+    const gateway = new Gateway({ config, audit, clock: systemClock, pending, log: logLine, version: VERSION });
+    cleanup.unshift(() => gateway.close());
+    await gateway.start();
+    const tools = gateway.catalogue.all().length;
+    logLine(`serving ${tools} tool${tools === 1 ? '' : 's'} from ${config.upstreams.length} upstream${config.upstreams.length === 1 ? '' : 's'}; audit log ${config.audit.logPath}`);
+    const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
+    await gateway.serve(transport);
+    return await new Promise<number>((resolve) => {
+      let stopping = false;
+      const stop = async (why: string) => {
+        if (stopping) return;
+        stopping = true;
+        for (const c of cleanup) await c();
+        try {
+          audit.appendDurable({ event: 'gate_stopped', reason: why });
+        } finally {
+          audit.close();
+        }
+        resolve(0);
+      };
+      process.stdin.once('end', () => void stop('client disconnected'));
+      process.stdin.once('close', () => void stop('client disconnected'));
+      transport.onclose = () => void stop('client disconnected');
+      process.once('SIGINT', () => void stop('SIGINT'));
+      process.once('SIGTERM', () => void stop('SIGTERM'));
+    });
+  } catch (err) {
+    for (const c of cleanup) await c();
+    audit.close();
+    throw err;
+  }
+}

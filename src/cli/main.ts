@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+/**
+ * lookfirst's command line. The one top-level catch: a known error becomes its exit code and a sentence
+ * telling the user what to do; anything else is a bug, printed with its stack. Exit codes: 0 ok,
+ * 1 error (bad config, missing key, no verdict possible), 2 a verdict of failure (tampered log).
+ */
+import { Command } from 'commander';
+import { ConfigError, LookfirstError } from '../errors.js';
+import { demoCommand } from './commands/demo.js';
+import { keygenCommand } from './commands/keygen.js';
+import { serveCommand } from './commands/serve.js';
+import { verifyLogCommand } from './commands/verify-log.js';
+import { paint } from './output.js';
+import { VERSION } from './version.js';
+
+const program = new Command()
+  .name('lookfirst')
+  .description('A gate between MCP clients and servers: reads pass, writes wait for a human, every decision is signed into an audit log.')
+  .version(VERSION)
+  .showHelpAfterError();
+
+let exitCode = 0;
+const run = (f: () => number | Promise<number>) => async () => {
+  exitCode = await f();
+};
+
+program
+  .command('serve')
+  .description('run the gate on stdio in front of the upstreams in the config')
+  .requiredOption('-c, --config <file>', 'path to lookfirst.yaml')
+  .action((o: { config: string }) => run(() => serveCommand(o))());
+
+program
+  .command('keygen')
+  .description('create the Ed25519 audit key pair named in the config (never overwrites)')
+  .requiredOption('-c, --config <file>', 'path to lookfirst.yaml')
+  .option('--json', 'machine-readable output')
+  .action((o: { config: string; json?: boolean }) => run(() => keygenCommand(o))());
+
+program
+  .command('verify-log')
+  .description('check the audit log: signatures, hash chain, signed head (exit 0 intact, 2 tampered, 1 no verdict)')
+  .requiredOption('-c, --config <file>', 'path to lookfirst.yaml')
+  .option('--trusted-head <file>', 'a copy of the head kept elsewhere, to check the log against')
+  .option('--json', 'machine-readable output')
+  .action((o: { config: string; trustedHead?: string; json?: boolean }) => run(() => verifyLogCommand(o))());
+
+program
+  .command('demo')
+  .description('offline demo: a fake bank behind the gate, an agent, a held transfer, a verified log')
+  .option('--yes', 'approve the transfer without asking (for CI)')
+  .action((o: { yes?: boolean }) => run(() => demoCommand(o))());
+
+try {
+  await program.parseAsync(process.argv);
+  process.exitCode = exitCode;
+} catch (err) {
+  if (err instanceof ConfigError || err instanceof LookfirstError) {
+    process.stderr.write(`${paint(process.stderr, 'red', 'lookfirst:')} ${err.message}\n`);
+    process.exitCode = 1;
+  } else {
+    process.stderr.write(`lookfirst: unexpected error (a bug; please report it with this output):\n${(err as Error).stack ?? err}\n`);
+    process.exitCode = 1;
+  }
+}

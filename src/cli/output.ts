@@ -1,0 +1,19 @@
+/**
+ * Terminal output helpers: color only on a TTY and never with NO_COLOR (https://no-color.org).
+ * The CLI writes results to stdout and diagnostics to stderr; `serve` writes nothing to stdout (it is the
+ * MCP channel).
+ */
+
+const useColor = (stream: NodeJS.WriteStream) => stream.isTTY === true && !process.env.NO_COLOR;
+
+/** Wraps text in an ANSI color when the stream supports it. */
+export function paint(stream: NodeJS.WriteStream, color: 'red' | 'green' | 'yellow' | 'bold' | 'dim', text: string): string {
+  if (!useColor(stream)) return text;
+  const codes = { red: 31, green: 32, yellow: 33, bold: 1, dim: 2 } as const;
+  return `\u001b[${codes[color]}m${text}\u001b[0m`;
+}
+
+/** Writes one diagnostic line to stderr, prefixed with `lookfirst:`. */
+export function logLine(message: string): void {
+  process.stderr.write(`lookfirst: ${message}\n`);
+}

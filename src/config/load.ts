@@ -1,0 +1,136 @@
+/**
+ * Reads lookfirst.yaml: YAML → schema → resolved paths. Every problem is reported at once with its key path
+ * and line, so a bad file gets one clear error instead of a half-started gate.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { isMap, isScalar, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
+import type { z } from 'zod';
+import { ConfigError, type ConfigProblem } from '../errors.js';
+import { configSchema } from './schema.js';
+
+/** A stdio upstream, with `cwd` resolved against the config file's folder. */
+export interface StdioUpstreamConfig {
+  kind: 'stdio';
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  timeoutMs: number;
+}
+
+/** A Streamable HTTP upstream. */
+export interface HttpUpstreamConfig {
+  kind: 'http';
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+}
+
+export type UpstreamConfig = StdioUpstreamConfig | HttpUpstreamConfig;
+
+/** The validated config with absolute paths and millisecond units. */
+export interface Config {
+  /** Absolute path of the file this came from. */
+  file: string;
+  upstreams: UpstreamConfig[];
+  /** Tool rules by exposed name or glob pattern, in file order. */
+  rules: { pattern: string; action: 'allow' | 'confirm' | 'deny'; line?: number }[];
+  confirm: {
+    timeoutMs: number;
+    elicitation: boolean;
+    web: { enabled: boolean; host: string; port: number };
+  };
+  audit: { logPath: string; keyPath: string; pubPath: string; reads: boolean };
+}
+
+/**
+ * Loads and validates a config file.
+ * @param file path to lookfirst.yaml (relative paths inside it resolve against its folder).
+ * @throws ConfigError `CONFIG_UNREADABLE` when the file cannot be read, `CONFIG_INVALID` with every problem
+ *   (YAML syntax, unknown keys, wrong types), each with its key path and line.
+ */
+export function loadConfig(file: string): Config {
+  const abs = resolve(file);
+  let text: string;
+  try {
+    text = readFileSync(abs, 'utf8');
+  } catch (err) {
+    throw new ConfigError(abs, [{ path: '', message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})` }], 'CONFIG_UNREADABLE');
+  }
+  return parseConfig(text, abs);
+}
+
+/**
+ * Validates config text. Pure apart from path resolution against `file`'s folder.
+ * @throws ConfigError with every problem found.
+ */
+export function parseConfig(text: string, file: string): Config {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const lineOf = (offset: number | undefined) => (offset === undefined ? undefined : lineCounter.linePos(offset).line);
+  if (doc.errors.length > 0) {
+    throw new ConfigError(
+      file,
+      doc.errors.map((e) => ({ path: '', line: lineOf(e.pos[0]), message: `YAML syntax: ${e.message.split('\n')[0]}` })),
+    );
+  }
+  const data = doc.toJS() ?? {};
+  const parsed = configSchema.safeParse(data);
+  if (!parsed.success) {
+    throw new ConfigError(file, parsed.error.issues.flatMap((i) => toProblems(i, doc.contents, lineOf)));
+  }
+  const raw = parsed.data;
+  const base = dirname(file);
+  const upstreams: UpstreamConfig[] = Object.entries(raw.upstreams).map(([name, u]) =>
+    'command' in u
+      ? { kind: 'stdio', name, command: u.command, args: u.args, env: u.env, cwd: resolve(base, u.cwd ?? '.'), timeoutMs: u.timeout_seconds * 1000 }
+      : { kind: 'http', name, url: u.url, headers: u.headers, timeoutMs: u.timeout_seconds * 1000 },
+  );
+  const rules = Object.entries(raw.rules.tools).map(([pattern, r]) => ({
+    pattern,
+    action: r.action,
+    line: lineOf(findNode(doc.contents, ['rules', 'tools', pattern], true)?.range?.[0]),
+  }));
+  const logPath = resolve(base, raw.audit.log);
+  const keyPath = resolve(base, raw.audit.key);
+  return {
+    file,
+    upstreams,
+    rules,
+    confirm: { timeoutMs: raw.confirm.timeout_seconds * 1000, elicitation: raw.confirm.elicitation, web: raw.confirm.web },
+    audit: { logPath, keyPath, pubPath: keyPath.replace(/(\.key)?$/, '.pub'), reads: raw.audit.reads },
+  };
+}
+
+function toProblems(issue: z.core.$ZodIssue, root: unknown, lineOf: (o: number | undefined) => number | undefined): ConfigProblem[] {
+  const path = issue.path.map(String);
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({
+      path: [...path, key].join('.'),
+      line: lineOf(findNode(root, [...path, key], true)?.range?.[0]),
+      message: `unknown key "${key}"`,
+    }));
+  }
+  // zod reports a bad record key as a wrapper issue; its inner issue holds the message worth showing.
+  const message = issue.code === 'invalid_key' ? `"${path.at(-1)}": ${issue.issues[0]?.message ?? issue.message}` : issue.message;
+  let node = findNode(root, path, false);
+  // A missing key has no node: point at its parent, which is where it should be added.
+  for (let up = path.length - 1; !node && up >= 0; up--) node = findNode(root, path.slice(0, up), false);
+  return [{ path: path.join('.'), line: lineOf(node?.range?.[0]), message }];
+}
+
+/** Finds the YAML node at a key path; with `keyNode`, the node of the last key itself (its line). */
+function findNode(root: unknown, path: string[], keyNode: boolean): YamlNode | undefined {
+  let node: unknown = root;
+  for (let i = 0; i < path.length; i++) {
+    if (!isMap(node)) return undefined;
+    const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === path[i]);
+    if (!pair) return undefined;
+    if (keyNode && i === path.length - 1) return pair.key as YamlNode;
+    node = pair.value;
+  }
+  return node as YamlNode | undefined;
+}

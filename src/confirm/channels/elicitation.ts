@@ -1,0 +1,69 @@
+/**
+ * Confirmation inside the client: MCP elicitation (spec 2025-06-18+, `elicitation/create`, form mode).
+ * Used only when the client declared the capability, the config allows it, and the arguments' canonical
+ * JSON fits in 800 characters: arguments are never cut, a longer call goes to the next channel.
+ * The form has one required boolean, `approve`; only `accept` with `approve: true` approves.
+ * An error from the client (e.g. -32601: capability declared but no handler) means "could not ask".
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation
+ */
+import type { ApprovalRequest, ChannelAnswer, ConfirmChannel } from '../channel.js';
+
+/** Longest argument JSON shown in an elicitation message (characters). */
+export const ELICITATION_MAX_ARGS_CHARS = 800;
+
+/** The form lookfirst asks for: the flat primitive subset every client renders. */
+export const APPROVE_SCHEMA = {
+  type: 'object',
+  properties: { approve: { type: 'boolean', title: 'Approve this call?', description: 'Only an explicit yes executes it.' } },
+  required: ['approve'],
+} as const;
+
+/** What the gateway lends this channel: the client connection. */
+export interface ElicitationPort {
+  /** Whether the connected client declared form elicitation. */
+  clientSupportsForm(): boolean;
+  /** Client name from `initialize` (for `approved_by`). */
+  clientName(): string;
+  /** Sends `elicitation/create` and returns the raw result. */
+  elicit(params: { message: string; requestedSchema: typeof APPROVE_SCHEMA }, signal: AbortSignal, timeoutMs: number): Promise<{ action?: unknown; content?: unknown }>;
+}
+
+/** Builds the message a person reads in the client. */
+export function elicitationMessage(req: ApprovalRequest): string {
+  return [
+    `lookfirst holds a call to ${req.call.tool} until you decide.`,
+    req.summary,
+    `Arguments (sha256 ${req.call.argsSha256.slice(0, 16)}…):`,
+    req.call.argsCanonical,
+  ].join('\n');
+}
+
+/** The elicitation channel. */
+export function createElicitationChannel(port: ElicitationPort, enabled: boolean): ConfirmChannel {
+  return {
+    name: 'elicitation',
+    availability(req) {
+      if (!enabled) return 'disabled in the config';
+      if (!port.clientSupportsForm()) return 'the client did not declare elicitation';
+      if (req.call.argsCanonical.length > ELICITATION_MAX_ARGS_CHARS) {
+        return `arguments are ${req.call.argsCanonical.length} characters, more than ${ELICITATION_MAX_ARGS_CHARS} fit in a prompt`;
+      }
+      return true;
+    },
+    async ask(req, signal): Promise<ChannelAnswer> {
+      let result;
+      try {
+        result = await port.elicit({ message: elicitationMessage(req), requestedSchema: APPROVE_SCHEMA }, signal, Math.max(1, req.deadlineMs - Date.now()));
+      } catch (err) {
+        if (signal.aborted) return { kind: 'denied', channel: 'elicitation', reason: 'no decision before the confirmation timeout' };
+        return { kind: 'unavailable', reason: `the client could not show the prompt (${(err as Error).message})` };
+      }
+      const actor = `elicitation:${port.clientName()}`;
+      const content = result.content as { approve?: unknown } | undefined;
+      if (result.action === 'accept' && content?.approve === true) return { kind: 'approved', channel: 'elicitation', actor };
+      const reason =
+        result.action === 'accept' ? 'the person answered no' : result.action === 'decline' ? 'the person declined' : 'the person dismissed the prompt';
+      return { kind: 'denied', channel: 'elicitation', actor, reason };
+    },
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * The gate's pipeline for one `tools/call`: look up → decide → (confirm) → execute → audit.
+ *
+ * An allowed read is forwarded raw and its audit entry is written behind it (never waits for disk).
+ * Anything else is a gated call: its arguments are fixed by canonical JSON and SHA-256 once, every step is
+ * on disk before the next proceeds, a denial never reaches the upstream, and exactly the arguments that
+ * were approved are sent, once. Any doubt (unknown tool, bad arguments, audit failure, cancellation)
+ * means the call is not executed.
+ */
+import { randomUUID } from 'node:crypto';
+import { ErrorCode, McpError, type Result } from '@modelcontextprotocol/sdk/types.js';
+import { canonicalJson, sha256Hex } from '../audit/canonical.js';
+import type { AuditLog } from '../audit/writer.js';
+import type { ConfirmBroker } from '../confirm/broker.js';
+import { summarizeCall } from '../confirm/summary.js';
+import { decide, type Policy } from '../policy/evaluate.js';
+import type { Clock } from '../clock.js';
+import type { ToolCall, Verdict } from '../types.js';
+import type { Catalogue, CatalogueTool } from './catalogue.js';
+import { isPlainObject } from './raw.js';
+import type { ForwardOptions } from './upstream.js';
+import { denialText, errorResult, unknownOutcomeText, withVerdict } from './verdict.js';
+
+/** What the pipeline needs from the gate. */
+export interface PipelineDeps {
+  catalogue: Catalogue;
+  policy: Policy;
+  broker: ConfirmBroker;
+  audit: AuditLog;
+  clock: Clock;
+  confirmTimeoutMs: number;
+  logReads: boolean;
+}
+
+/** The parts of the SDK's request context the pipeline uses. */
+export interface CallContext {
+  signal: AbortSignal;
+  /** Sends a progress notification to the client with the client's own token. */
+  progress?: ForwardOptions['onprogress'];
+}
+
+/**
+ * Handles one `tools/call`.
+ * @param params the request params exactly as the client sent them.
+ * @throws McpError InvalidParams for an unknown tool or a missing name (JSON-RPC error, spec §tools).
+ * @returns the upstream's result (allowed reads: untouched), or an error result carrying the verdict.
+ */
+export async function handleToolCall(deps: PipelineDeps, params: Record<string, unknown>, ctx: CallContext): Promise<Result> {
+  const name = params.name;
+  if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'tools/call needs a string "name"');
+  let tool = deps.catalogue.get(name);
+  if (!tool) {
+    // The client may know a tool the gate has not seen yet (a list_changed in flight): look once more.
+    await deps.catalogue.refreshAll();
+    tool = deps.catalogue.get(name);
+  }
+  if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  const decision = decide(deps.policy, name, tool.annotations);
+  if (decision.action === 'allow') return forwardRead(deps, tool, params, ctx, decision.reason);
+  return gated(deps, tool, params, ctx, decision);
+}
+
+async function forwardRead(deps: PipelineDeps, tool: CatalogueTool, params: Record<string, unknown>, ctx: CallContext, reason: string): Promise<Result> {
+  const forward = tool.exposed === tool.upstreamTool ? params : { ...params, name: tool.upstreamTool };
+  let isError: boolean | string = false;
+  try {
+    const result = await tool.upstream.request('tools/call', forward, { signal: ctx.signal, onprogress: ctx.progress });
+    isError = result.isError === true;
+    return result;
+  } catch (err) {
+    isError = (err as Error).message;
+    throw err;
+  } finally {
+    if (deps.logReads) {
+      deps.audit.appendLater(() => ({
+        event: 'read',
+        tool: tool.exposed,
+        upstream: tool.upstream.name,
+        upstream_tool: tool.upstreamTool,
+        args_sha256: argsHash(params.arguments),
+        reason,
+        outcome: isError === false ? 'ok' : isError === true ? 'upstream_error' : 'failed',
+        error: typeof isError === 'string' ? isError.slice(0, 200) : undefined,
+      }));
+    }
+  }
+}
+
+function argsHash(args: unknown): string {
+  try {
+    return sha256Hex(canonicalJson(args ?? {}));
+  } catch {
+    return 'unhashable';
+  }
+}
+
+async function gated(
+  deps: PipelineDeps,
+  tool: CatalogueTool,
+  params: Record<string, unknown>,
+  ctx: CallContext,
+  decision: ReturnType<typeof decide>,
+): Promise<Result> {
+  const callId = randomUUID();
+  const args = params.arguments ?? {};
+  const base = { call_id: callId, tool: tool.exposed };
+  const verdictOf = (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha = ''): Verdict => ({ ...v, call_id: callId, args_sha256: sha });
+  if (!isPlainObject(args)) {
+    deps.audit.appendDurable({ event: 'decision', ...base, action: 'deny', reason: 'arguments are not a JSON object' });
+    const v = verdictOf({ outcome: 'denied', reason: 'arguments must be a JSON object', retry_safe: true });
+    return errorResult(denialText(tool.exposed, v.reason), v, tool.hasOutputSchema);
+  }
+  // Fix the arguments once: the bytes hashed are the bytes shown, approved and sent.
+  const argsCanonical = canonicalJson(args);
+  const call: ToolCall = {
+    callId,
+    tool: tool.exposed,
+    upstream: tool.upstream.name,
+    upstreamTool: tool.upstreamTool,
+    args: JSON.parse(argsCanonical) as Record<string, unknown>,
+    argsCanonical,
+    argsSha256: sha256Hex(argsCanonical),
+  };
+  const sha = call.argsSha256;
+  const deny = (reason: string, extra: Partial<Verdict> = {}) => {
+    const v = verdictOf({ outcome: 'denied', reason, retry_safe: true, ...extra }, sha);
+    return errorResult(denialText(tool.exposed, reason), v, tool.hasOutputSchema);
+  };
+  try {
+    deps.audit.appendDurable({ event: 'call_received', ...base, upstream: call.upstream, upstream_tool: call.upstreamTool, args_sha256: sha });
+    deps.audit.appendDurable({ event: 'decision', ...base, action: decision.action, reason: decision.reason, rule: decision.rule });
+  } catch (err) {
+    return deny(`the audit log cannot be written (${(err as Error).message})`);
+  }
+  if (decision.action === 'deny') return deny(`denied by ${decision.reason}`);
+
+  const approval = await deps.broker.confirm(
+    { call, summary: summarizeCall(tool.exposed, call.args), deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs },
+    ctx.signal,
+  );
+  const approved = approval.kind === 'approved' && !ctx.signal.aborted;
+  try {
+    deps.audit.appendDurable({
+      event: 'approval',
+      ...base,
+      approved,
+      channel: approval.channel,
+      actor: approval.actor,
+      reason: approval.kind === 'denied' ? approval.reason : undefined,
+    });
+    if (ctx.signal.aborted) deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution' });
+  } catch (err) {
+    return deny(`the audit log cannot be written (${(err as Error).message})`);
+  }
+  if (ctx.signal.aborted) return deny('cancelled by the client');
+  if (approval.kind === 'denied') return deny(approval.reason, { approved_by: approval.actor });
+
+  const forward = { ...params, name: call.upstreamTool, arguments: call.args };
+  try {
+    const result = await tool.upstream.request('tools/call', forward, { signal: ctx.signal, onprogress: ctx.progress });
+    const upstreamError = result.isError === true;
+    deps.audit.appendDurable({ event: 'executed', ...base, outcome: upstreamError ? 'upstream_error' : 'ok' });
+    const v = verdictOf({ outcome: 'executed', reason: `approved by ${approval.actor}`, approved_by: approval.actor, upstream_error: upstreamError || undefined, retry_safe: false }, sha);
+    return withVerdict(result, v, tool.hasOutputSchema);
+  } catch (err) {
+    const reason = ctx.signal.aborted ? 'cancelled by the client during execution' : describe(err);
+    try {
+      deps.audit.appendDurable({ event: 'execution_failed', ...base, outcome: 'unknown', reason });
+    } catch {
+      // The failure is reported to the client below; a second disk error adds nothing it can act on.
+    }
+    const v = verdictOf({ outcome: 'unknown', reason, approved_by: approval.actor, retry_safe: false }, sha);
+    return errorResult(unknownOutcomeText(tool.exposed, reason), v, tool.hasOutputSchema);
+  }
+}
+
+function describe(err: unknown): string {
+  if (err instanceof McpError) {
+    if (err.code === ErrorCode.ConnectionClosed) return `the upstream connection closed: ${err.message}`;
+    if (err.code === ErrorCode.RequestTimeout) return `the upstream did not answer in time: ${err.message}`;
+    return `the upstream answered with error ${err.code}: ${err.message}`;
+  }
+  return (err as Error).message ?? String(err);
+}

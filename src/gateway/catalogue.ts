@@ -1,0 +1,113 @@
+/**
+ * The tool catalogue: every upstream tool under the name the client sees, with the upstream's own
+ * definition (annotations, outputSchema, _meta: nothing is dropped, only the name changes when there are
+ * several upstreams). Decisions read annotations from here, fetched by the gate itself, never from what
+ * the client sends. Calls route through this table, never by splitting names on "__".
+ */
+import type { ToolAnnotations } from '../types.js';
+import { isPlainObject } from './raw.js';
+import type { Upstream } from './upstream.js';
+
+/** One tool as the gate knows it. */
+export interface CatalogueTool {
+  /** Name the client sees. */
+  exposed: string;
+  upstream: Upstream;
+  /** Name the upstream knows. */
+  upstreamTool: string;
+  /** The upstream's definition with `name` set to the exposed name. */
+  definition: Record<string, unknown>;
+  annotations: ToolAnnotations | undefined;
+  /** The tool declares an outputSchema: the client validates structuredContent against it. */
+  hasOutputSchema: boolean;
+}
+
+/** Largest number of tools/list pages fetched from one upstream (guards against a cursor loop). */
+const MAX_PAGES = 1000;
+
+/** Tools of all upstreams, by exposed name. */
+export class Catalogue {
+  private readonly byUpstream = new Map<string, CatalogueTool[]>();
+  private byName = new Map<string, CatalogueTool>();
+
+  constructor(
+    private readonly upstreams: readonly Upstream[],
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /** Several upstreams: names become `<upstream>__<tool>`. */
+  get prefixed(): boolean {
+    return this.upstreams.length > 1;
+  }
+
+  /** The name the client sees for an upstream's tool. */
+  exposedName(upstream: string, tool: string): string {
+    return this.prefixed ? `${upstream}__${tool}` : tool;
+  }
+
+  /** Looks up a tool by exposed name. */
+  get(name: string): CatalogueTool | undefined {
+    return this.byName.get(name);
+  }
+
+  /** All tools, upstreams in config order. */
+  all(): CatalogueTool[] {
+    return [...this.byName.values()];
+  }
+
+  /**
+   * Re-fetches one upstream's tools (all pages). On failure the upstream's tools are removed: the gate
+   * never decides on a stale definition.
+   */
+  async refresh(upstream: Upstream): Promise<void> {
+    const tools: CatalogueTool[] = [];
+    try {
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const result = await upstream.request('tools/list', cursor === undefined ? undefined : { cursor });
+        const list = Array.isArray(result.tools) ? result.tools : [];
+        for (const def of list) if (isPlainObject(def) && typeof def.name === 'string') tools.push(this.entry(upstream, def));
+        cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
+        if (cursor === undefined) break;
+      }
+    } catch (err) {
+      this.warn(`upstream ${upstream.name}: cannot list its tools (${(err as Error).message}); its tools are unavailable until it answers`);
+      tools.length = 0;
+    }
+    this.byUpstream.set(upstream.name, tools);
+    this.rebuild();
+  }
+
+  /** Re-fetches every upstream's tools, in parallel. */
+  async refreshAll(): Promise<void> {
+    await Promise.all(this.upstreams.map((u) => this.refresh(u)));
+  }
+
+  private entry(upstream: Upstream, def: Record<string, unknown>): CatalogueTool {
+    const upstreamTool = def.name as string;
+    const exposed = this.exposedName(upstream.name, upstreamTool);
+    return {
+      exposed,
+      upstream,
+      upstreamTool,
+      definition: exposed === upstreamTool ? def : { ...def, name: exposed },
+      annotations: isPlainObject(def.annotations) ? (def.annotations as ToolAnnotations) : undefined,
+      hasOutputSchema: def.outputSchema !== undefined,
+    };
+  }
+
+  private rebuild(): void {
+    const next = new Map<string, CatalogueTool>();
+    for (const u of this.upstreams) {
+      for (const t of this.byUpstream.get(u.name) ?? []) {
+        const taken = next.get(t.exposed);
+        if (taken) {
+          this.warn(`tool name "${t.exposed}" from upstream ${u.name} collides with one from ${taken.upstream.name}; the first one (config order) is kept`);
+          continue;
+        }
+        next.set(t.exposed, t);
+      }
+    }
+    this.byName = next;
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * Pass-through for everything besides tools: resources, resource templates, prompts, completions and
+ * logging. With one upstream, requests and results go through raw, cursors included. With several, list
+ * results are concatenated upstream by upstream behind a cursor of the gate's own ({upstream index,
+ * upstream cursor}), prompt names get the `<upstream>__` prefix, and resource URIs are routed to the
+ * upstream that listed them (else to each upstream in turn until one has the URI).
+ */
+import { ErrorCode, McpError, type Result, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { isPlainObject } from './raw.js';
+import type { ForwardOptions, Upstream } from './upstream.js';
+
+type Capability = 'resources' | 'prompts' | 'completions' | 'logging';
+
+/** Routes non-tool requests to upstreams. */
+export class Forwarder {
+  private readonly uriOwner = new Map<string, Upstream>();
+  private readonly promptOwner = new Map<string, { upstream: Upstream; name: string }>();
+
+  constructor(private readonly upstreams: readonly Upstream[]) {}
+
+  private get single(): Upstream | undefined {
+    return this.upstreams.length === 1 ? this.upstreams[0] : undefined;
+  }
+
+  private having(cap: Capability): Upstream[] {
+    return this.upstreams.filter((u) => u.capabilities?.[cap] !== undefined);
+  }
+
+  /**
+   * Forwards one request.
+   * @throws McpError MethodNotFound for methods the gate does not forward (allow-list), or the upstream's error.
+   */
+  async forward(method: string, params: Record<string, unknown> | undefined, opts: ForwardOptions): Promise<Result> {
+    switch (method) {
+      case 'resources/list':
+        return this.list(method, 'resources', 'resources', params, opts);
+      case 'resources/templates/list':
+        return this.list(method, 'resources', 'resourceTemplates', params, opts);
+      case 'prompts/list':
+        return this.list(method, 'prompts', 'prompts', params, opts);
+      case 'resources/read':
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        return this.byUri(method, params, opts);
+      case 'prompts/get':
+        return this.byPrompt(method, params, opts);
+      case 'completion/complete':
+        return this.complete(params, opts);
+      case 'logging/setLevel':
+        await Promise.all(this.having('logging').map((u) => u.request(method, params, opts)));
+        return {};
+      default:
+        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    }
+  }
+
+  private async list(method: string, cap: Capability, key: string, params: Record<string, unknown> | undefined, opts: ForwardOptions): Promise<Result> {
+    const one = this.single;
+    if (one) {
+      const result = await one.request(method, params, opts);
+      if (key === 'resources') this.remember(one, result[key]);
+      return result;
+    }
+    const sources = this.having(cap);
+    const { u, c } = decodeCursor(params?.cursor, sources.length);
+    const upstream = sources[u];
+    if (!upstream) return { [key]: [] };
+    const result = await upstream.request(method, c === undefined ? undefined : { cursor: c }, opts);
+    let items = Array.isArray(result[key]) ? (result[key] as unknown[]) : [];
+    if (key === 'resources') this.remember(upstream, items);
+    if (key === 'prompts') {
+      items = items.map((p) => {
+        if (!isPlainObject(p) || typeof p.name !== 'string') return p;
+        const exposed = `${upstream.name}__${p.name}`;
+        this.promptOwner.set(exposed, { upstream, name: p.name });
+        return { ...p, name: exposed };
+      });
+    }
+    const next = typeof result.nextCursor === 'string' ? encodeCursor(u, result.nextCursor) : u + 1 < sources.length ? encodeCursor(u + 1) : undefined;
+    const { nextCursor: _drop, ...rest } = result;
+    return next === undefined ? { ...rest, [key]: items } : { ...rest, [key]: items, nextCursor: next };
+  }
+
+  private remember(upstream: Upstream, items: unknown): void {
+    if (!Array.isArray(items)) return;
+    for (const r of items) if (isPlainObject(r) && typeof r.uri === 'string') this.uriOwner.set(r.uri, upstream);
+  }
+
+  private async byUri(method: string, params: Record<string, unknown> | undefined, opts: ForwardOptions): Promise<Result> {
+    const one = this.single;
+    if (one) return one.request(method, params, opts);
+    const uri = typeof params?.uri === 'string' ? params.uri : undefined;
+    if (uri === undefined) throw new McpError(ErrorCode.InvalidParams, `${method} needs a string "uri"`);
+    const owner = this.uriOwner.get(uri);
+    if (owner) return owner.request(method, params, opts);
+    let last: unknown = new McpError(-32002, `Resource not found: ${uri}`);
+    for (const u of this.having('resources')) {
+      try {
+        const result = await u.request(method, params, opts);
+        this.uriOwner.set(uri, u);
+        return result;
+      } catch (err) {
+        last = err;
+      }
+    }
+    throw last;
+  }
+
+  private async byPrompt(method: string, params: Record<string, unknown> | undefined, opts: ForwardOptions): Promise<Result> {
+    const one = this.single;
+    if (one) return one.request(method, params, opts);
+    const name = typeof params?.name === 'string' ? params.name : '';
+    const route = this.promptOwner.get(name) ?? this.splitPrompt(name);
+    if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+    return route.upstream.request(method, { ...params, name: route.name }, opts);
+  }
+
+  /** Before the client has listed prompts, map a prefixed name by the known upstream names (longest first). */
+  private splitPrompt(name: string): { upstream: Upstream; name: string } | undefined {
+    const byLength = [...this.upstreams].sort((a, b) => b.name.length - a.name.length);
+    const upstream = byLength.find((u) => name.startsWith(`${u.name}__`));
+    return upstream ? { upstream, name: name.slice(upstream.name.length + 2) } : undefined;
+  }
+
+  private async complete(params: Record<string, unknown> | undefined, opts: ForwardOptions): Promise<Result> {
+    const one = this.single;
+    if (one) return one.request('completion/complete', params, opts);
+    const ref = isPlainObject(params?.ref) ? params.ref : {};
+    if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+      const route = this.promptOwner.get(ref.name) ?? this.splitPrompt(ref.name);
+      if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+      return route.upstream.request('completion/complete', { ...params, ref: { ...ref, name: route.name } }, opts);
+    }
+    const uri = typeof ref.uri === 'string' ? ref.uri : '';
+    const owner = this.uriOwner.get(uri) ?? this.having('completions')[0];
+    if (!owner) return { completion: { values: [] } };
+    return owner.request('completion/complete', params, opts);
+  }
+}
+
+/** Capabilities the gate offers the client: the union of its upstreams', tools always (tasks never). */
+export function unionCapabilities(upstreams: readonly Upstream[]): ServerCapabilities {
+  const caps: ServerCapabilities = { tools: { listChanged: true } };
+  for (const u of upstreams) {
+    const c = u.capabilities;
+    if (!c) continue;
+    if (c.resources) caps.resources = { subscribe: caps.resources?.subscribe || c.resources.subscribe || undefined, listChanged: caps.resources?.listChanged || c.resources.listChanged || undefined };
+    if (c.prompts) caps.prompts = { listChanged: caps.prompts?.listChanged || c.prompts.listChanged || undefined };
+    if (c.completions) caps.completions = {};
+    if (c.logging) caps.logging = {};
+  }
+  return JSON.parse(JSON.stringify(caps)) as ServerCapabilities;
+}
+
+function encodeCursor(u: number, c?: string): string {
+  return Buffer.from(JSON.stringify(c === undefined ? { u } : { u, c }), 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: unknown, count: number): { u: number; c?: string } {
+  if (cursor === undefined) return { u: 0 };
+  try {
+    const v = JSON.parse(Buffer.from(String(cursor), 'base64url').toString('utf8')) as { u?: unknown; c?: unknown };
+    if (typeof v.u === 'number' && Number.isInteger(v.u) && v.u >= 0 && v.u < count && (v.c === undefined || typeof v.c === 'string')) {
+      return v.c === undefined ? { u: v.u } : { u: v.u, c: v.c };
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');
+}

@@ -1,0 +1,152 @@
+/**
+ * The gateway: an MCP server toward the client, an MCP client toward each upstream, and the pipeline in
+ * between. Upstreams are connected before the client-facing Server is built, because the SDK fixes a
+ * server's capabilities at construction (shared notes). Upstream notifications reach the client only
+ * after its `initialized`; a tools/list_changed re-reads the catalogue before it is relayed, so the gate
+ * never decides on a definition older than what the client was told about.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ElicitResultSchema, type Notification, type Result } from '@modelcontextprotocol/sdk/types.js';
+import type { AuditLog } from '../audit/writer.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/load.js';
+import { ConfirmBroker } from '../confirm/broker.js';
+import { createElicitationChannel } from '../confirm/channels/elicitation.js';
+import type { PendingApprovals } from '../confirm/pending.js';
+import { compilePolicy, unmatchedRules, type Policy } from '../policy/evaluate.js';
+import { handleToolCall, type PipelineDeps } from './call.js';
+import { Catalogue } from './catalogue.js';
+import { Forwarder, unionCapabilities } from './forward.js';
+import { isPlainObject } from './raw.js';
+import { Upstream } from './upstream.js';
+
+/** What a gateway is built from. */
+export interface GatewayOptions {
+  config: Config;
+  audit: AuditLog;
+  clock: Clock;
+  /** Queue behind the web page (and later other out-of-band channels). */
+  pending: PendingApprovals;
+  /** Operator messages (stderr in the CLI; never stdout, which is the protocol channel). */
+  log: (message: string) => void;
+  version: string;
+}
+
+/** A running gate. */
+export class Gateway {
+  readonly upstreams: Upstream[];
+  readonly catalogue: Catalogue;
+  private readonly forwarder: Forwarder;
+  private readonly policy: Policy;
+  private server: Server | undefined;
+  private ready = false;
+
+  constructor(private readonly opts: GatewayOptions) {
+    this.upstreams = opts.config.upstreams.map(
+      (c) => new Upstream(c, { notification: (u, n) => this.onUpstreamNotification(u, n), log: opts.log }),
+    );
+    this.catalogue = new Catalogue(this.upstreams, opts.log);
+    this.forwarder = new Forwarder(this.upstreams);
+    this.policy = compilePolicy(opts.config.rules);
+  }
+
+  /**
+   * Connects every upstream (one that fails is reported and retried on use; the gate starts anyway),
+   * reads the tool catalogue, and warns about rules that match no tool.
+   */
+  async start(): Promise<void> {
+    await Promise.all(
+      this.upstreams.map((u) =>
+        u.connect().catch((err: Error) => this.opts.log(`warning: ${err.message}; its tools are missing until it can be reached`)),
+      ),
+    );
+    await this.catalogue.refreshAll();
+    const names = this.catalogue.all().map((t) => t.exposed);
+    for (const pattern of unmatchedRules(this.policy, names)) {
+      const line = this.opts.config.rules.find((r) => r.pattern === pattern)?.line;
+      this.opts.log(`warning: rule "${pattern}"${line ? ` (line ${line})` : ''} matches no tool; check the name (tools: ${names.slice(0, 12).join(', ')}${names.length > 12 ? ', …' : ''})`);
+    }
+  }
+
+  /** Serves one client on a transport (stdio in the CLI). */
+  async serve(transport: Transport): Promise<Server> {
+    const server = this.buildServer();
+    this.server = server;
+    await server.connect(transport);
+    return server;
+  }
+
+  /** Closes the client connection and every upstream. */
+  async close(): Promise<void> {
+    await this.server?.close().catch(() => {});
+    await Promise.all(this.upstreams.map((u) => u.close()));
+  }
+
+  private buildServer(): Server {
+    const instructions = this.upstreams.map((u) => u.instructions).filter(Boolean).join('\n\n');
+    const server = new Server(
+      { name: 'lookfirst', version: this.opts.version },
+      { capabilities: unionCapabilities(this.upstreams), instructions: instructions || undefined },
+    );
+    // Forward the client's log level to the upstreams instead of answering it locally.
+    server.removeRequestHandler('logging/setLevel');
+    const elicitation = createElicitationChannel(
+      {
+        clientSupportsForm: () => {
+          const e = server.getClientCapabilities()?.elicitation as Record<string, unknown> | undefined;
+          // A bare `elicitation: {}` means form mode (spec 2025-11-25); `{ url: {} }` alone does not.
+          return e !== undefined && (e.form !== undefined || e.url === undefined);
+        },
+        clientName: () => server.getClientVersion()?.name ?? 'client',
+        elicit: (params, signal, timeoutMs) => server.request({ method: 'elicitation/create', params }, ElicitResultSchema, { signal, timeout: timeoutMs }),
+      },
+      this.opts.config.confirm.elicitation,
+    );
+    const broker = new ConfirmBroker([
+      elicitation,
+      this.opts.pending.channel('web', this.opts.config.confirm.web.enabled, 'disabled in the config (confirm.web.enabled)'),
+    ]);
+    const deps: PipelineDeps = {
+      catalogue: this.catalogue,
+      policy: this.policy,
+      broker,
+      audit: this.opts.audit,
+      clock: this.opts.clock,
+      confirmTimeoutMs: this.opts.config.confirm.timeoutMs,
+      logReads: this.opts.config.audit.reads,
+    };
+    server.fallbackRequestHandler = async (request, extra): Promise<Result> => {
+      const params = isPlainObject(request.params) ? request.params : undefined;
+      const token = isPlainObject(params?._meta) ? params._meta.progressToken : undefined;
+      const progress =
+        token === undefined
+          ? undefined
+          : (p: Record<string, unknown>) => void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } } as never).catch(() => {});
+      if (request.method === 'tools/call') return handleToolCall(deps, params ?? {}, { signal: extra.signal, progress });
+      if (request.method === 'tools/list') {
+        await this.catalogue.refreshAll();
+        return { tools: this.catalogue.all().map((t) => t.definition) };
+      }
+      return this.forwarder.forward(request.method, params, { signal: extra.signal, onprogress: progress });
+    };
+    server.fallbackNotificationHandler = async (n) => {
+      await Promise.all(this.upstreams.map((u) => u.notify(n)));
+    };
+    server.oninitialized = () => {
+      this.ready = true;
+    };
+    server.onerror = (err) => this.opts.log(`client connection: ${err.message}`);
+    return server;
+  }
+
+  private async onUpstreamNotification(upstream: Upstream, n: Notification): Promise<void> {
+    if (n.method === 'notifications/tools/list_changed') await this.catalogue.refresh(upstream);
+    if (!this.ready || !this.server) return;
+    try {
+      await this.server.notification(n as never);
+    } catch (err) {
+      this.opts.log(`upstream ${upstream.name}: notification ${n.method} not relayed (${(err as Error).message})`);
+    }
+  }
+}

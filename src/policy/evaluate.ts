@@ -1,0 +1,68 @@
+/**
+ * The policy decision for one tool call. Pure: no I/O, no clock, no env.
+ *
+ * Order (first that applies wins):
+ * 1. An explicit rule: a rule naming the tool exactly; else, among glob rules that match, the strictest
+ *    (deny over confirm over allow), so no allow pattern can unlock what a deny pattern covers.
+ * 2. `readOnlyHint: true` → allow.
+ * 3. `destructiveHint` given (true or false) → confirm.
+ * 4. No annotations, or none that say read-only → confirm (fail-safe: not clearly read-only is a write).
+ * Annotations are untrusted hints; a rule is how a user overrides them.
+ */
+import picomatch from 'picomatch';
+import type { Action, Decision, ToolAnnotations } from '../types.js';
+
+/** A tool rule from the config. */
+export interface ToolRule {
+  pattern: string;
+  action: Action;
+}
+
+/** Rules prepared for matching. */
+export interface Policy {
+  exact: Map<string, ToolRule>;
+  globs: { rule: ToolRule; test: (name: string) => boolean }[];
+}
+
+const STRICTNESS: Record<Action, number> = { allow: 0, confirm: 1, deny: 2 };
+
+/** Compiles rules once; a pattern without glob characters is an exact-name rule. */
+export function compilePolicy(rules: readonly ToolRule[]): Policy {
+  const exact = new Map<string, ToolRule>();
+  const globs: Policy['globs'] = [];
+  for (const rule of rules) {
+    if (picomatch.scan(rule.pattern).isGlob) globs.push({ rule, test: picomatch(rule.pattern, { dot: true }) });
+    else exact.set(rule.pattern, rule);
+  }
+  return { exact, globs };
+}
+
+/** Decides what happens to a call of `tool` (its exposed name) given its annotations. */
+export function decide(policy: Policy, tool: string, annotations: ToolAnnotations | undefined): Decision {
+  const rule = matchRule(policy, tool);
+  if (rule) return { action: rule.action, reason: `rule "${rule.pattern}"`, rule: rule.pattern };
+  if (annotations?.readOnlyHint === true) return { action: 'allow', reason: 'annotations: readOnlyHint' };
+  if (typeof annotations?.destructiveHint === 'boolean') {
+    return { action: 'confirm', reason: `annotations: destructiveHint ${annotations.destructiveHint}` };
+  }
+  return { action: 'confirm', reason: 'not declared read-only' };
+}
+
+/** The rule that applies to a tool name, if any (exact first, then the strictest matching glob). */
+export function matchRule(policy: Policy, tool: string): ToolRule | undefined {
+  const exact = policy.exact.get(tool);
+  if (exact) return exact;
+  let best: ToolRule | undefined;
+  for (const g of policy.globs) {
+    if (g.test(tool) && (!best || STRICTNESS[g.rule.action] > STRICTNESS[best.action])) best = g.rule;
+  }
+  return best;
+}
+
+/** Patterns that match none of the given tool names (each is a warning at start: likely a typo). */
+export function unmatchedRules(policy: Policy, tools: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const pattern of policy.exact.keys()) if (!tools.includes(pattern)) out.push(pattern);
+  for (const g of policy.globs) if (!tools.some(g.test)) out.push(g.rule.pattern);
+  return out;
+}

@@ -1,0 +1,63 @@
+/**
+ * Shapes shared across layers. Wire shapes (JSON-RPC) are converted to these at the gateway's edge;
+ * nothing deeper sees raw protocol messages.
+ */
+
+/** What a rule or the classifier says must happen to a tool call. */
+export type Action = 'allow' | 'confirm' | 'deny';
+
+/** MCP tool annotations (spec 2025-11-25, `ToolAnnotations`): untrusted hints from the upstream. */
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+  title?: string;
+}
+
+/** A policy decision for one tool call, with the reason a person can read and, when a rule decided, which. */
+export interface Decision {
+  action: Action;
+  /** Short reason, e.g. `rule "files__move_*"` or `annotations: readOnlyHint`. */
+  reason: string;
+  /** The rule pattern that decided, if any. */
+  rule?: string;
+}
+
+/** A tool call as the gate sees it: exposed name, where it goes, and its arguments fixed by hash. */
+export interface ToolCall {
+  /** Gate-minted id (UUID), shown to the approver and written in every audit entry of the call. */
+  callId: string;
+  /** Name as exposed to the client (`files__write_file` with several upstreams). */
+  tool: string;
+  upstream: string;
+  /** Name as the upstream knows it. */
+  upstreamTool: string;
+  /** Arguments as approved and executed (parsed back from the canonical JSON that was hashed). */
+  args: Record<string, unknown>;
+  /** RFC 8785 canonical JSON of `args`. */
+  argsCanonical: string;
+  /** SHA-256 (hex) of `argsCanonical`. */
+  argsSha256: string;
+}
+
+/** Outcome of asking a human. `actor` says who, e.g. `elicitation:claude-code` or `web:alice`. */
+export type Approval =
+  | { kind: 'approved'; channel: string; actor: string }
+  | { kind: 'denied'; channel: string; actor?: string; reason: string };
+
+/**
+ * The gate's verdict on a gated call, returned in `structuredContent.lookfirst` and `_meta.lookfirst`.
+ * `outcome`: `executed` (the upstream answered; `upstream_error` true when it answered with isError),
+ * `denied` (nothing was sent upstream; a retry is safe), `unknown` (the call was sent but the upstream
+ * connection failed before an answer: the write may or may not have happened; look before retrying).
+ */
+export interface Verdict {
+  outcome: 'executed' | 'denied' | 'unknown';
+  reason: string;
+  call_id: string;
+  args_sha256: string;
+  approved_by?: string;
+  upstream_error?: boolean;
+  retry_safe?: boolean;
+}
