@@ -31,7 +31,10 @@ export function compilePolicy(rules: readonly ToolRule[]): Policy {
   const exact = new Map<string, ToolRule>();
   const globs: Policy['globs'] = [];
   for (const rule of rules) {
-    if (picomatch.scan(rule.pattern).isGlob) globs.push({ rule, test: picomatch(rule.pattern, { dot: true }) });
+    if (picomatch.scan(rule.pattern).isGlob) {
+      const matcher = picomatch(rule.pattern, { dot: true });
+      globs.push({ rule, test: (name) => matcher(name) });
+    }
     else exact.set(rule.pattern, rule);
   }
   return { exact, globs };
@@ -63,6 +66,6 @@ export function matchRule(policy: Policy, tool: string): ToolRule | undefined {
 export function unmatchedRules(policy: Policy, tools: readonly string[]): string[] {
   const out: string[] = [];
   for (const pattern of policy.exact.keys()) if (!tools.includes(pattern)) out.push(pattern);
-  for (const g of policy.globs) if (!tools.some(g.test)) out.push(g.rule.pattern);
+  for (const g of policy.globs) if (!tools.some((t) => g.test(t))) out.push(g.rule.pattern);
   return out;
 }

@@ -123,12 +123,18 @@ function classifyBadSignatures(items: Item[], heads: HeadInput[], verifier: Note
 function checkNumbering(items: Item[], problems: Problem[]): void {
   const seen = new Map<number, Item>();
   let max = -1;
+  let last = -1;
   for (const item of items) {
-    if (item.seq === undefined || item.kind === 'inserted') continue;
+    if (item.kind === 'inserted') continue;
     if (!item.sigOk) {
-      if (!seen.has(item.seq)) seen.set(item.seq, item);
+      // An edited line still holds its place; when its number is unreadable, it is the next one.
+      const seq = item.seq ?? last + 1;
+      if (!seen.has(seq)) seen.set(seq, item);
+      last = seq;
       continue;
     }
+    if (item.seq === undefined) continue;
+    last = item.seq;
     const earlier = seen.get(item.seq);
     if (earlier) {
       problems.push({ kind: 'inserted', line: item.line, message: `entry inserted: a copy of entry #${item.seq} (line ${earlier.line})` });

@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { generateAuditKey, loadSigner, loadVerifier } from '../keys.js';
+import { AuditLog } from '../writer.js';
+import { verifyLog, type HeadInput } from './verify.js';
+
+/** Writes a real log of `n` entries and returns its lines, head and verifier. */
+function makeLog(n: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'lf-verify-'));
+  const keyPath = join(dir, 'audit.key');
+  const pubPath = join(dir, 'audit.pub');
+  generateAuditKey(keyPath, pubPath);
+  const logPath = join(dir, 'audit.jsonl');
+  let t = 1_700_000_000_000;
+  const log = AuditLog.open({ logPath, signer: loadSigner(keyPath, 'x.yaml'), clock: { nowMs: () => t++ }, warn: () => {} });
+  for (let i = 0; i < n; i++) log.appendDurable({ event: 'decision', call_id: `c${i}`, action: 'confirm', reason: `r${i}` });
+  log.close();
+  const text = readFileSync(logPath, 'utf8');
+  const heads: HeadInput[] = [{ label: 'head sidecar', note: readFileSync(`${logPath}.head`, 'utf8') }];
+  return { lines: text.slice(0, -1).split('\n'), heads, verifier: loadVerifier(pubPath), dir, logPath, keyPath, pubPath };
+}
+
+const join_ = (lines: string[]) => `${lines.join('\n')}\n`;
+
+describe('verify-log', () => {
+  const { lines, heads, verifier } = makeLog(6);
+
+  it('calls an untouched log intact', () => {
+    const r = verifyLog(join_(lines), verifier, heads);
+    assert.equal(r.verdict, 'intact');
+    assert.equal(r.entries, 6);
+    assert.deepEqual(r.problems, []);
+  });
+
+  it('calls an untouched log unproven, not intact, when there is no head', () => {
+    const r = verifyLog(join_(lines), verifier, []);
+    assert.equal(r.verdict, 'unproven');
+    assert.match(r.warnings.join(), /no head/);
+  });
+
+  describe('when a line is edited', () => {
+    it('reports "edited" at that line only', () => {
+      const edited = [...lines];
+      edited[2] = edited[2]!.replace('"reason":"r2"', '"reason":"rX"');
+      const r = verifyLog(join_(edited), verifier, heads);
+      assert.equal(r.verdict, 'tampered');
+      assert.deepEqual(r.problems.map((p) => [p.kind, p.line]), [['edited', 3]]);
+    });
+    it('reports a line that is no longer JSON as edited', () => {
+      const edited = [...lines];
+      edited[4] = edited[4]!.slice(0, 20);
+      const r = verifyLog(join_(edited), verifier, heads);
+      assert.deepEqual(r.problems.map((p) => [p.kind, p.line]), [['edited', 5]]);
+    });
+  });
+
+  describe('when a line is removed', () => {
+    it('reports "removed" where the entry belonged', () => {
+      const cut = lines.filter((_, i) => i !== 3);
+      const r = verifyLog(join_(cut), verifier, heads);
+      assert.ok(r.problems.some((p) => p.kind === 'removed' && p.line === 4), JSON.stringify(r.problems));
+    });
+  });
+
+  describe('when lines are reordered', () => {
+    it('reports "reordered" at the line that went back', () => {
+      const swapped = [...lines];
+      [swapped[2], swapped[3]] = [swapped[3]!, swapped[2]!];
+      const r = verifyLog(join_(swapped), verifier, heads);
+      assert.ok(r.problems.some((p) => p.kind === 'reordered' && p.line === 4), JSON.stringify(r.problems));
+      assert.ok(!r.problems.some((p) => p.kind === 'removed'));
+    });
+  });
+
+  describe('when a line is inserted', () => {
+    it('reports a copied entry as "inserted" at the copy', () => {
+      const copied = [...lines.slice(0, 4), lines[1]!, ...lines.slice(4)];
+      const r = verifyLog(join_(copied), verifier, heads);
+      assert.ok(r.problems.some((p) => p.kind === 'inserted' && p.line === 5), JSON.stringify(r.problems));
+    });
+    it('reports a made-up entry as "inserted" at its line', () => {
+      const fake = JSON.stringify({ event: 'approval', approved: true, seq: 2, prev: 'x', sig: 'AAAA', ts: 1, v: 1 });
+      const withFake = [...lines.slice(0, 2), fake, ...lines.slice(2)];
+      const r = verifyLog(join_(withFake), verifier, heads);
+      assert.deepEqual(r.problems.map((p) => [p.kind, p.line]), [['inserted', 3]]);
+    });
+  });
+
+  describe('when entries are forged', () => {
+    it('reports a rebuilt chain as "forged" from the first rewritten line', async () => {
+      const { createHash } = await import('node:crypto');
+      const forged = [...lines];
+      for (let i = 2; i < forged.length; i++) {
+        const e = JSON.parse(forged[i]!);
+        if (i === 2) e.reason = 'nothing to see';
+        e.prev = createHash('sha256').update(forged[i - 1]!).digest('hex');
+        forged[i] = JSON.stringify(e);
+      }
+      const r = verifyLog(join_(forged), verifier, heads);
+      assert.equal(r.verdict, 'tampered');
+      assert.equal(r.problems[0]?.line, 3);
+      assert.ok(r.problems.filter((p) => p.kind === 'forged').length >= 3, JSON.stringify(r.problems));
+    });
+  });
+
+  describe('when the end is cut off', () => {
+    it('reports "truncated" against the head', () => {
+      const r = verifyLog(join_(lines.slice(0, 4)), verifier, heads);
+      assert.ok(r.problems.some((p) => p.kind === 'truncated' && p.line === 5), JSON.stringify(r.problems));
+    });
+    it('cannot see it without a head (and says so)', () => {
+      const r = verifyLog(join_(lines.slice(0, 4)), verifier, []);
+      assert.equal(r.verdict, 'unproven');
+    });
+    it('catches it with a trusted head kept elsewhere even if the sidecar was replaced', () => {
+      const short = makeLog(3);
+      const r = verifyLog(join_(short.lines), short.verifier, [{ label: 'trusted', note: heads[0]!.note }]);
+      assert.equal(r.verdict, 'tampered');
+    });
+  });
+
+  it('rejects a head signed by another key', () => {
+    const other = makeLog(6);
+    const r = verifyLog(join_(lines), verifier, other.heads);
+    assert.ok(r.problems.some((p) => p.kind === 'head'));
+  });
+
+  it('fails on any single-byte change of any line (property)', () => {
+    const text = join_(lines);
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: text.length - 2 }), fc.integer({ min: 1, max: 255 }), (pos, delta) => {
+        if (text[pos] === '\n') return;
+        const code = (text.charCodeAt(pos) + delta) % 128;
+        if (code === 10 || code === text.charCodeAt(pos)) return;
+        const mutated = text.slice(0, pos) + String.fromCharCode(code) + text.slice(pos + 1);
+        assert.equal(verifyLog(mutated, verifier, heads).verdict, 'tampered');
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('audit log writer', () => {
+  it('resumes the chain after reopening and keeps the head in step', () => {
+    const made = makeLog(2);
+    const log = AuditLog.open({ logPath: made.logPath, signer: loadSigner(made.keyPath, 'x'), clock: { nowMs: () => 5 }, warn: () => {} });
+    assert.equal(log.size, 2);
+    log.appendDurable({ event: 'decision', call_id: 'more' });
+    log.close();
+    const text = readFileSync(made.logPath, 'utf8');
+    const r = verifyLog(text, made.verifier, [{ label: 'h', note: readFileSync(`${made.logPath}.head`, 'utf8') }]);
+    assert.equal(r.verdict, 'intact');
+    assert.equal(r.entries, 3);
+  });
+
+  it('moves a torn last line to the quarantine file and warns', () => {
+    const made = makeLog(2);
+    writeFileSync(made.logPath, `${readFileSync(made.logPath, 'utf8')}{"event":"dec`);
+    const warnings: string[] = [];
+    const log = AuditLog.open({ logPath: made.logPath, signer: loadSigner(made.keyPath, 'x'), clock: { nowMs: () => 5 }, warn: (m) => warnings.push(m) });
+    log.close();
+    assert.match(warnings.join(), /torn line/);
+    assert.equal(readFileSync(`${made.logPath}.quarantine`, 'utf8'), '{"event":"dec\n');
+    assert.equal(verifyLog(readFileSync(made.logPath, 'utf8'), made.verifier, [{ label: 'h', note: readFileSync(`${made.logPath}.head`, 'utf8') }]).verdict, 'intact');
+  });
+
+  it('refuses a second writer on the same log', () => {
+    const made = makeLog(1);
+    const signer = loadSigner(made.keyPath, 'x');
+    const first = AuditLog.open({ logPath: made.logPath, signer, clock: { nowMs: () => 5 }, warn: () => {} });
+    try {
+      assert.throws(() => AuditLog.open({ logPath: made.logPath, signer, clock: { nowMs: () => 5 }, warn: () => {} }), (e: Error & { code?: string }) => e.code === 'AUDIT_LOCKED' && /another lookfirst/.test(e.message));
+    } finally {
+      first.close();
+    }
+  });
+
+  it('refuses to append to a log whose chain is broken', () => {
+    const made = makeLog(3);
+    const lines = readFileSync(made.logPath, 'utf8').split('\n');
+    writeFileSync(made.logPath, [lines[0], lines[2], ''].join('\n'));
+    assert.throws(
+      () => AuditLog.open({ logPath: made.logPath, signer: loadSigner(made.keyPath, 'x'), clock: { nowMs: () => 5 }, warn: () => {} }),
+      (e: Error & { code?: string }) => e.code === 'AUDIT_LOG_UNREADABLE' && /line 2/.test(e.message),
+    );
+  });
+});

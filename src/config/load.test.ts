@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError } from '../errors.js';
+import { parseConfig } from './load.js';
+
+const problems = (text: string) => {
+  try {
+    parseConfig(text, '/etc/lf/lookfirst.yaml');
+  } catch (err) {
+    assert.ok(err instanceof ConfigError);
+    return err.problems;
+  }
+  assert.fail('expected a ConfigError');
+};
+
+describe('config', () => {
+  it('resolves paths against the config folder and applies safe defaults', () => {
+    const c = parseConfig('upstreams:\n  files:\n    command: npx\n    args: ["-y", "x"]\n', '/etc/lf/lookfirst.yaml');
+    assert.equal(c.audit.logPath, '/etc/lf/audit.jsonl');
+    assert.equal(c.audit.pubPath, '/etc/lf/audit.pub');
+    assert.equal(c.confirm.web.enabled, false);
+    assert.equal(c.confirm.elicitation, true);
+    assert.equal(c.confirm.timeoutMs, 120_000);
+    assert.deepEqual(c.upstreams[0], { kind: 'stdio', name: 'files', command: 'npx', args: ['-y', 'x'], env: {}, cwd: '/etc/lf', timeoutMs: 60_000 });
+  });
+
+  it('reads the example config from the issue', () => {
+    const c = parseConfig(
+      `upstreams:
+  files:
+    command: npx
+    args: ["-y", "@modelcontextprotocol/server-filesystem", "./data"]
+  crm:
+    url: http://127.0.0.1:9000/mcp
+rules:
+  tools:
+    files__write_file: { action: confirm }
+    "files__move_*": { action: deny }
+confirm:
+  timeout_seconds: 120
+  elicitation: true
+  web: { enabled: true, host: 127.0.0.1, port: 8471 }
+audit:
+  log: audit.jsonl
+  key: audit.key
+`,
+      '/x/lookfirst.yaml',
+    );
+    assert.equal(c.upstreams[1]?.kind, 'http');
+    assert.deepEqual(c.rules.map((r) => [r.pattern, r.action, r.line]), [['files__write_file', 'confirm', 9], ['files__move_*', 'deny', 10]]);
+  });
+
+  describe('when the file is wrong', () => {
+    it('names an unknown key and its line', () => {
+      assert.deepEqual(problems('upstreams:\n  a:\n    command: x\naudit:\n  lgo: a.jsonl\n'), [{ path: 'audit.lgo', line: 5, message: 'unknown key "lgo"' }]);
+    });
+    it('reports every problem at once', () => {
+      const p = problems('upstreams:\n  a:\n    command: x\n    argz: []\nconfirm:\n  timeout_seconds: 0\n  webb: {}\n');
+      assert.deepEqual(p.map((x) => [x.path, x.line]), [['upstreams.a.argz', 4], ['confirm.timeout_seconds', 6], ['confirm.webb', 7]]);
+    });
+    it('gives the line of a YAML syntax error', () => {
+      const [p] = problems('upstreams:\n  a:\n    command: [x\nrules: 1\n');
+      assert.match(p!.message, /YAML syntax/);
+      assert.ok(p!.line !== undefined && p!.line >= 3);
+    });
+    it('rejects an upstream name with capitals', () => {
+      const [p] = problems('upstreams:\n  Files:\n    command: x\n');
+      assert.match(p!.message, /lowercase/);
+    });
+    it('rejects an upstream with both command and url', () => {
+      const [p] = problems('upstreams:\n  a:\n    command: x\n    url: http://h/\n');
+      assert.equal(p!.path, 'upstreams.a');
+    });
+    it('rejects a non-loopback web host', () => {
+      const [p] = problems('upstreams:\n  a:\n    command: x\nconfirm:\n  web: { enabled: true, host: 0.0.0.0 }\n');
+      assert.match(p!.message, /loopback/);
+    });
+    it('rejects a rule with an unknown action', () => {
+      const [p] = problems('upstreams:\n  a:\n    command: x\nrules:\n  tools:\n    t: { action: maybe }\n');
+      assert.equal(p!.path, 'rules.tools.t.action');
+      assert.equal(p!.line, 6);
+    });
+    it('needs at least one upstream', () => {
+      assert.ok(problems('upstreams: {}\n').length > 0);
+      assert.ok(problems('rules: {}\n').some((p) => p.path === 'upstreams'));
+    });
+  });
+});

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { compilePolicy, decide, unmatchedRules } from './evaluate.js';
+
+describe('policy decision', () => {
+  const none = compilePolicy([]);
+
+  it('allows a tool declared readOnlyHint: true', () => {
+    assert.equal(decide(none, 'read_file', { readOnlyHint: true }).action, 'allow');
+  });
+  it('confirms a tool with destructiveHint true or false', () => {
+    assert.equal(decide(none, 'write_file', { readOnlyHint: false, destructiveHint: true }).action, 'confirm');
+    assert.equal(decide(none, 'create_directory', { destructiveHint: false }).action, 'confirm');
+  });
+  it('confirms a tool with no annotations (fail-safe)', () => {
+    assert.equal(decide(none, 'create_entities', undefined).action, 'confirm');
+    assert.equal(decide(none, 'x', {}).action, 'confirm');
+  });
+  it('does not take a non-boolean readOnlyHint as read-only', () => {
+    assert.equal(decide(none, 'x', { readOnlyHint: 'true' as unknown as boolean }).action, 'confirm');
+  });
+
+  describe('when a rule names the tool', () => {
+    it('lets the rule win over annotations in both directions', () => {
+      const p = compilePolicy([
+        { pattern: 'read_file', action: 'deny' },
+        { pattern: 'write_file', action: 'allow' },
+      ]);
+      assert.equal(decide(p, 'read_file', { readOnlyHint: true }).action, 'deny');
+      assert.deepEqual(decide(p, 'write_file', { destructiveHint: true }), { action: 'allow', reason: 'rule "write_file"', rule: 'write_file' });
+    });
+    it('prefers an exact rule over a glob', () => {
+      const p = compilePolicy([
+        { pattern: 'files__*', action: 'deny' },
+        { pattern: 'files__read_file', action: 'allow' },
+      ]);
+      assert.equal(decide(p, 'files__read_file', undefined).action, 'allow');
+      assert.equal(decide(p, 'files__write_file', undefined).action, 'deny');
+    });
+    it('lets deny win among matching globs, whatever their order', () => {
+      const a = compilePolicy([
+        { pattern: 'files__*', action: 'allow' },
+        { pattern: 'files__move_*', action: 'deny' },
+      ]);
+      const b = compilePolicy([
+        { pattern: 'files__move_*', action: 'deny' },
+        { pattern: 'files__*', action: 'allow' },
+      ]);
+      assert.equal(decide(a, 'files__move_file', { readOnlyHint: true }).action, 'deny');
+      assert.equal(decide(b, 'files__move_file', { readOnlyHint: true }).action, 'deny');
+    });
+  });
+
+  it('names the rules that match no tool', () => {
+    const p = compilePolicy([
+      { pattern: 'write_file', action: 'confirm' },
+      { pattern: 'wirte_*', action: 'deny' },
+      { pattern: 'nothing', action: 'allow' },
+    ]);
+    assert.deepEqual(unmatchedRules(p, ['write_file', 'read_file']).sort(), ['nothing', 'wirte_*']);
+  });
+});
