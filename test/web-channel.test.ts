@@ -1,0 +1,124 @@
+/**
+ * The local approval page over real HTTP: approve and deny work; a POST with a foreign Origin, a wrong Host,
+ * a cross-site Sec-Fetch-Site, or a missing or wrong CSRF token is refused and executes nothing.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { FS_SERVER, NODE, startAgent, tmp, verdictOf, waitFor, writeConfig, type Agent } from './helpers.js';
+
+async function gateWithWeb() {
+  const dir = tmp();
+  const data = join(dir, 'data');
+  mkdirSync(data);
+  const config = writeConfig(
+    dir,
+    `upstreams:\n  files:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FS_SERVER, data])}\nconfirm:\n  timeout_seconds: 20\n  web: { enabled: true, host: 127.0.0.1, port: 0 }\n`,
+  );
+  // The client has no elicitation: the web page is the only channel.
+  const agent = await startAgent(config, undefined);
+  await waitFor(() => /approval page at/.test(agent.stderr()), 5000);
+  const port = Number(/approval page at http:\/\/127\.0\.0\.1:(\d+)\//.exec(agent.stderr())?.[1]);
+  return { dir, data, config, agent, port };
+}
+
+/** A raw HTTP request, so tests control Host, Origin and every other header. */
+function http(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
+    });
+    req.on('error', reject);
+    if (body) req.end(body);
+    else req.end();
+  });
+}
+
+async function pendingCall(port: number): Promise<{ callId: string; argsSha256: string; csrf: string; page: string }> {
+  let page = '';
+  await waitFor(() => false, 0);
+  for (let i = 0; i < 100 && !/name="call_id"/.test(page); i++) {
+    page = (await http(port, 'GET', '/')).body;
+    if (!/name="call_id"/.test(page)) await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    page,
+    callId: /name="call_id" value="([^"]+)"/.exec(page)![1]!,
+    argsSha256: /name="args_sha256" value="([^"]+)"/.exec(page)![1]!,
+    csrf: /name="csrf" value="([^"]+)"/.exec(page)![1]!,
+  };
+}
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+describe('web approval page', () => {
+  it('approves over HTTP: the call executes and the verdict names the approver', async () => {
+    const g = await gateWithWeb();
+    const path = join(g.data, 'web.txt');
+    const result = g.agent.call('write_file', { path, content: 'via web' });
+    const p = await pendingCall(g.port);
+    assert.match(p.page, /write_file/);
+    assert.match(p.page, /via web/);
+    const res = await http(g.port, 'POST', '/decide', { ...FORM, origin: `http://127.0.0.1:${g.port}`, 'sec-fetch-site': 'same-origin' }, form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'approve', approver: 'alice' }));
+    assert.equal(res.status, 303);
+    const v = verdictOf(await result);
+    await g.agent.close();
+    assert.equal(v?.outcome, 'executed');
+    assert.equal(v?.approved_by, 'web:alice');
+    assert.equal(readFileSync(path, 'utf8'), 'via web');
+  });
+
+  it('denies over HTTP: nothing is written', async () => {
+    const g = await gateWithWeb();
+    const path = join(g.data, 'denied.txt');
+    const result = g.agent.call('write_file', { path, content: 'no' });
+    const p = await pendingCall(g.port);
+    const res = await http(g.port, 'POST', '/decide', FORM, form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'deny', approver: 'bob' }));
+    assert.equal(res.status, 303);
+    const v = verdictOf(await result);
+    await g.agent.close();
+    assert.equal(v?.outcome, 'denied');
+    assert.equal(existsSync(path), false);
+  });
+
+  describe('when the request is hostile', () => {
+    let g: Awaited<ReturnType<typeof gateWithWeb>>;
+    let agent: Agent;
+
+    it('refuses every forged approval and executes nothing', async () => {
+      g = await gateWithWeb();
+      agent = g.agent;
+      const path = join(g.data, 'forged.txt');
+      const result = agent.call('write_file', { path, content: 'forged' });
+      const p = await pendingCall(g.port);
+      const good = { csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'approve', approver: 'mallory' };
+      const attempts: [string, Promise<{ status: number }>][] = [
+        ['foreign Origin', http(g.port, 'POST', '/decide', { ...FORM, origin: 'https://attacker.example' }, form(good))],
+        ['Origin null', http(g.port, 'POST', '/decide', { ...FORM, origin: 'null' }, form(good))],
+        ['wrong Host (DNS rebinding)', http(g.port, 'POST', '/decide', { ...FORM, host: `attacker.example:${g.port}` }, form(good))],
+        ['cross-site fetch', http(g.port, 'POST', '/decide', { ...FORM, 'sec-fetch-site': 'cross-site' }, form(good))],
+        ['missing CSRF token', http(g.port, 'POST', '/decide', FORM, form({ ...good, csrf: '' }))],
+        ['wrong CSRF token', http(g.port, 'POST', '/decide', FORM, form({ ...good, csrf: 'x'.repeat(43) }))],
+      ];
+      for (const [what, attempt] of attempts) assert.equal((await attempt).status, 403, what);
+      assert.equal((await http(g.port, 'GET', '/decide?decision=approve')).status, 405, 'GET cannot approve');
+      assert.equal((await http(g.port, 'GET', '/', { host: 'evil.example' })).status, 403, 'the page is not served to a foreign Host');
+      const wrongHash = await http(g.port, 'POST', '/decide', FORM, form({ ...good, args_sha256: '0'.repeat(64) }));
+      assert.equal(wrongHash.status, 409, 'an approval bound to other arguments is refused');
+      assert.equal(existsSync(path), false);
+      // Still pending: the real person now denies it.
+      const still = await pendingCall(g.port);
+      assert.equal(still.callId, p.callId);
+      await http(g.port, 'POST', '/decide', FORM, form({ ...good, decision: 'deny', approver: 'owner' }));
+      assert.equal(verdictOf(await result)?.outcome, 'denied');
+      await agent.close();
+      assert.equal(existsSync(path), false);
+      assert.match(readFileSync(join(g.dir, 'audit.jsonl'), 'utf8'), /"event":"web_refused"/);
+    });
+  });
+});
