@@ -80,7 +80,8 @@ export function parseConfig(text: string, file: string): Config {
   const data = doc.toJS() ?? {};
   const parsed = configSchema.safeParse(data);
   if (!parsed.success) {
-    throw new ConfigError(file, parsed.error.issues.flatMap((i) => toProblems(i, doc.contents, lineOf)));
+    const problems = parsed.error.issues.flatMap((i) => toProblems(i, doc.contents, lineOf));
+    throw new ConfigError(file, problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
   }
   const raw = parsed.data;
   const base = dirname(file);
