@@ -67,7 +67,7 @@ export async function startAgent(config: string, human?: Human): Promise<Agent> 
       return human(req.params.message);
     });
   }
-  const transport = new StdioClientTransport({ command: NODE, args: [MAIN, 'serve', '--config', config], stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: NODE, args: [MAIN, 'serve', '--config', config], stderr: 'pipe', maxBufferSize: 64 * 1024 * 1024 });
   let err = '';
   transport.stderr?.on('data', (c: Buffer) => {
     err += c.toString();
