@@ -1,31 +1,31 @@
 /**
- * The audit log writer: one writer per log (a lock file), append-only JSONL, hash-chained and signed.
+ * The audit log as the gate uses it. The file, the chain and the key live in a worker thread
+ * (worker.ts → ChainWriter); this facade only queues and posts.
  *
- * Durability posture: `appendDurable` (anything about a write) flushes every queued entry, writes its own,
- * and fdatasyncs before returning, so the entry is on disk before the write it records proceeds.
- * `appendLater` (allowed reads) only queues: entries are signed and written in a batch on the next turn of
- * the event loop, behind the read, and a crash can lose that last batch (never a write's entry).
- * The head sidecar is refreshed at most every 100 ms and at close: the log is synced first, then the head
- * is written to a temp file and renamed over the old one, so the head never covers more than is on disk.
- * At open, a torn last line (no newline: a crash mid-write) is moved to `<log>.quarantine` with a warning.
+ * Durability posture: `appendDurable` (anything about a write) posts every queued entry plus its own and
+ * resolves only once the worker has fdatasynced them, so the entry is on disk before the write it records
+ * proceeds. `appendLater` (allowed reads, security events) only queues: entries go to the worker in one
+ * batched message at most every 50 ms, and are signed and written there, behind the read. A crash can lose that
+ * last batch of read entries, never a write's. The head is refreshed at most every 100 ms and at close.
  */
-import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync, appendFileSync } from 'node:fs';
+import type { KeyObject } from 'node:crypto';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import type { Clock } from '../clock.js';
-import { LookfirstError } from '../errors.js';
-import { sha256Hex } from './canonical.js';
-import { encodeEntry, GENESIS_PREV, type AuditFields } from './entry.js';
-import { CompactTree, leafHash } from './merkle.js';
-import { formatCheckpoint, signNote, type NoteSigner } from './note.js';
+import { type ErrorCode, LookfirstError } from '../errors.js';
+import type { AuditFields } from './entry.js';
+import type { NoteSigner } from './note.js';
+import type { FromWorker, PostedEntry, ToWorker } from './worker-protocol.js';
 
-/** Extension line carrying the hash-chain tip inside the checkpoint. */
-export const CHAIN_EXTENSION = 'lookfirst-chain';
+export { sidecarPaths, CHAIN_EXTENSION } from './chain-writer.js';
+
 /** Longest the head may lag behind the log while the gate runs (ms). */
 export const HEAD_INTERVAL_MS = 100;
-
-/** Where the log's sidecars live, derived from the log path. */
-export function sidecarPaths(logPath: string): { head: string; lock: string; quarantine: string } {
-  return { head: `${logPath}.head`, lock: `${logPath}.lock`, quarantine: `${logPath}.quarantine` };
-}
+/** Longest a read's entry waits in memory before it goes to the worker (ms). */
+export const READ_BATCH_MS = 50;
+/** A batch this large goes to the worker at once. */
+export const READ_BATCH_MAX = 256;
 
 /** Options for opening a log. */
 export interface AuditLogOptions {
@@ -36,233 +36,118 @@ export interface AuditLogOptions {
   warn: (message: string) => void;
 }
 
-/** An open, locked audit log. */
+/** An open, locked audit log, written by a worker thread. */
 export class AuditLog {
-  private fd: number;
-  private seq = 0;
-  private prev = GENESIS_PREV;
-  private readonly tree = new CompactTree();
-  private queue: { ts: number; fields: AuditFields | (() => AuditFields) }[] = [];
-  private flushScheduled = false;
-  private headTimer: NodeJS.Timeout | undefined;
-  private headSize = -1;
+  private queue: PostedEntry[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  private nextAck = 1;
+  private readonly acks = new Map<number, (error?: string) => void>();
   private closed = false;
-  private readonly paths: ReturnType<typeof sidecarPaths>;
 
-  private constructor(private readonly opts: AuditLogOptions) {
-    this.paths = sidecarPaths(opts.logPath);
-    this.takeLock();
-    try {
-      this.recover();
-      this.fd = openSync(opts.logPath, 'a', 0o600);
-    } catch (err) {
-      this.releaseLock();
-      throw err;
-    }
+  private constructor(
+    private readonly worker: Worker,
+    private readonly opts: AuditLogOptions,
+    /** Entries in the log when it was opened. */
+    readonly sizeAtOpen: number,
+  ) {
+    worker.on('message', (m: FromWorker) => {
+      if (m.type === 'ack') {
+        this.acks.get(m.id)?.(m.error);
+        this.acks.delete(m.id);
+      } else if (m.type === 'warn') opts.warn(m.message);
+    });
+    worker.on('error', (err) => this.failAll(`the audit worker crashed: ${err.message}`));
+    worker.on('exit', () => this.failAll('the audit worker stopped'));
   }
 
   /**
-   * Opens (creating if needed) and locks a log, recovering its state (count, chain tip, Merkle tree).
+   * Opens (creating if needed) and locks a log, recovering its state.
    * @throws LookfirstError `AUDIT_LOCKED` when another live gate holds the lock; `AUDIT_LOG_UNREADABLE`
-   *   when the log cannot be read or its lines do not chain (run `lookfirst verify-log`).
+   *   when the log cannot be read or does not chain.
    */
-  static open(opts: AuditLogOptions): AuditLog {
-    return new AuditLog(opts);
-  }
-
-  /** Number of entries in the log (written or queued). */
-  get size(): number {
-    return this.seq + this.queue.length;
+  static async open(opts: AuditLogOptions): Promise<AuditLog> {
+    const here = fileURLToPath(import.meta.url);
+    const workerData = { logPath: opts.logPath, key: opts.signer.key satisfies KeyObject, keyId: opts.signer.keyId, name: opts.signer.name, headIntervalMs: HEAD_INTERVAL_MS };
+    const script = new URL(`./worker${extname(here)}`, import.meta.url);
+    // From TypeScript sources (the tests), a worker does not inherit tsx: register it there first.
+    const worker =
+      extname(here) === '.ts'
+        ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(script.href)}); })`, { eval: true, workerData })
+        : new Worker(script, { workerData });
+    const first = await new Promise<FromWorker>((resolve, reject) => {
+      const onMessage = (m: FromWorker) => {
+        if (m.type === 'warn') return opts.warn(m.message);
+        worker.off('message', onMessage);
+        resolve(m);
+      };
+      worker.on('message', onMessage);
+      worker.once('error', reject);
+    });
+    if (first.type === 'opened') return new AuditLog(worker, opts, first.size);
+    await worker.terminate();
+    if (first.type === 'failed') throw new LookfirstError(first.code as ErrorCode, first.message);
+    throw new LookfirstError('AUDIT_LOG_UNREADABLE', `unexpected message from the audit worker: ${first.type}`);
   }
 
   /**
-   * Queues an entry to be written behind the current work (for allowed reads). Never waits for disk.
-   * @param fields the entry, or a function computing it at write time (keeps hashing off the hot path).
+   * Queues an entry to be written behind the current work. Never waits for disk.
+   * @param hashArgs arguments whose `args_sha256` the worker computes (keeps hashing off the hot path).
    */
-  appendLater(fields: AuditFields | (() => AuditFields)): void {
+  appendLater(fields: AuditFields, hashArgs?: unknown): void {
     if (this.closed) return;
-    this.queue.push({ ts: this.opts.clock.nowMs(), fields });
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flushQueue());
-    }
+    this.queue.push(hashArgs === undefined ? { ts: this.opts.clock.nowMs(), fields } : { ts: this.opts.clock.nowMs(), fields, hashArgs });
+    // Batching wakes the worker a few times a second instead of once per read: on a small machine the
+    // wake-ups, not the signatures, are what a read would otherwise pay for.
+    if (this.queue.length >= READ_BATCH_MAX) this.flush();
+    else if (!this.flushTimer) this.flushTimer = setTimeout(() => this.flush(), READ_BATCH_MS);
   }
 
   /**
-   * Writes an entry (after everything queued before it) and syncs it to disk before returning.
-   * @throws LookfirstError `AUDIT_WRITE_FAILED` when the disk refuses: the caller must not proceed.
+   * Writes an entry after everything queued before it; resolves once it is on disk.
+   * @throws LookfirstError `AUDIT_WRITE_FAILED` when it could not be written: the caller must not proceed.
    */
-  appendDurable(fields: AuditFields): void {
-    if (this.closed) throw new LookfirstError('AUDIT_WRITE_FAILED', 'the audit log is closed');
-    try {
-      this.writeEntries([...this.takeQueue(), { ts: this.opts.clock.nowMs(), fields }]);
-      fdatasyncSync(this.fd);
-    } catch (err) {
-      throw new LookfirstError('AUDIT_WRITE_FAILED', `cannot write the audit log ${this.opts.logPath}: ${(err as Error).message}`, { cause: err });
-    }
-    this.scheduleHead();
+  appendDurable(fields: AuditFields): Promise<void> {
+    if (this.closed) return Promise.reject(new LookfirstError('AUDIT_WRITE_FAILED', 'the audit log is closed'));
+    const entries = [...this.take(), { ts: this.opts.clock.nowMs(), fields }];
+    return this.post((ackId) => ({ type: 'batch', entries, ackId }));
   }
 
-  /** Flushes everything, writes the final head, releases the lock. Idempotent. */
-  close(): void {
+  /** Flushes everything, writes the final head, releases the lock, stops the worker. Idempotent. */
+  async close(): Promise<void> {
     if (this.closed) return;
-    this.flushQueue();
+    this.flush();
+    const done = this.post((ackId) => ({ type: 'close', ackId }));
     this.closed = true;
-    if (this.headTimer) clearTimeout(this.headTimer);
-    this.writeHead();
-    closeSync(this.fd);
-    this.releaseLock();
+    try {
+      await done;
+    } finally {
+      await this.worker.terminate();
+    }
   }
 
-  private takeQueue(): { ts: number; fields: AuditFields | (() => AuditFields) }[] {
+  private take(): PostedEntry[] {
     const q = this.queue;
     this.queue = [];
     return q;
   }
 
-  private flushQueue(): void {
-    this.flushScheduled = false;
-    if (this.queue.length === 0) return;
-    try {
-      this.writeEntries(this.takeQueue());
-    } catch (err) {
-      this.opts.warn(`audit: could not write read entries: ${(err as Error).message}`);
-    }
-    this.scheduleHead();
+  private flush(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.queue.length > 0 && !this.closed) this.worker.postMessage({ type: 'batch', entries: this.take() } satisfies ToWorker);
   }
 
-  private writeEntries(batch: { ts: number; fields: AuditFields | (() => AuditFields) }[]): void {
-    if (batch.length === 0) return;
-    const lines: string[] = [];
-    for (const { ts, fields } of batch) {
-      const line = encodeEntry(typeof fields === 'function' ? fields() : fields, this.seq, ts, this.prev, this.opts.signer.key);
-      lines.push(line);
-      this.prev = sha256Hex(line);
-      this.tree.appendLeafHash(leafHash(Buffer.from(line, 'utf8')));
-      this.seq++;
-    }
-    // One write per batch: a crash tears at most the tail, which open() quarantines.
-    try {
-      writeSync(this.fd, `${lines.join('\n')}\n`);
-    } catch (err) {
-      // Memory now runs ahead of the file: refuse every later entry rather than write a broken chain.
-      this.closed = true;
-      throw err;
-    }
-  }
-
-  private scheduleHead(): void {
-    if (this.headTimer || this.closed) return;
-    this.headTimer = setTimeout(() => {
-      this.headTimer = undefined;
-      try {
-        this.writeHead();
-      } catch (err) {
-        this.opts.warn(`audit: could not refresh the head: ${(err as Error).message}`);
-      }
-    }, HEAD_INTERVAL_MS);
-    this.headTimer.unref();
-  }
-
-  private writeHead(): void {
-    if (this.headSize === this.seq && existsSync(this.paths.head)) return;
-    fdatasyncSync(this.fd);
-    const text = formatCheckpoint({
-      origin: this.opts.signer.name,
-      size: this.seq,
-      root: this.tree.root(),
-      extensions: [`${CHAIN_EXTENSION} ${this.prev}`],
+  private post(make: (ackId: number) => ToWorker): Promise<void> {
+    const id = this.nextAck++;
+    return new Promise((resolve, reject) => {
+      this.acks.set(id, (error) => (error ? reject(new LookfirstError('AUDIT_WRITE_FAILED', error)) : resolve()));
+      this.worker.postMessage(make(id));
     });
-    const tmp = `${this.paths.head}.tmp`;
-    const fd = openSync(tmp, 'w', 0o644);
-    try {
-      writeSync(fd, signNote(text, this.opts.signer));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, this.paths.head);
-    this.headSize = this.seq;
   }
 
-  private takeLock(): void {
-    const lock = this.paths.lock;
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        writeFileSync(lock, `${process.pid}\n`, { flag: 'wx' });
-        return;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot create the lock ${lock}: ${(err as Error).message}`);
-      }
-      const pid = Number.parseInt(readFileSync(lock, 'utf8'), 10);
-      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
-        throw new LookfirstError('AUDIT_LOCKED', `another lookfirst (pid ${pid}) is writing ${this.opts.logPath}. Stop it, or give this gate its own audit.log.`);
-      }
-      this.opts.warn(`audit: removing the stale lock ${lock} (pid ${Number.isNaN(pid) ? '?' : pid} is gone)`);
-      unlinkSync(lock);
-    }
-    throw new LookfirstError('AUDIT_LOCKED', `cannot take the lock ${lock}`);
-  }
-
-  private releaseLock(): void {
-    try {
-      unlinkSync(this.paths.lock);
-    } catch {
-      // Already gone: nothing to release.
-    }
-  }
-
-  /** Replays the log to restore seq, chain tip and tree; quarantines a torn last line. */
-  private recover(): void {
-    const path = this.opts.logPath;
-    if (!existsSync(path)) return;
-    let data: Buffer;
-    try {
-      data = readFileSync(path);
-    } catch (err) {
-      throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot read ${path}: ${(err as Error).message}`);
-    }
-    const end = data.lastIndexOf(0x0a) + 1;
-    if (end < data.length) {
-      const torn = data.subarray(end);
-      appendFileSync(this.paths.quarantine, Buffer.concat([torn, Buffer.from('\n')]), { mode: 0o600 });
-      const fd = openSync(path, 'r+');
-      try {
-        ftruncateSync(fd, end);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      this.opts.warn(`audit: ${path} ended in a torn line (${torn.length} bytes, likely a crash mid-write); moved it to ${this.paths.quarantine}`);
-    }
-    const text = data.subarray(0, end).toString('utf8');
-    if (text.length === 0) return;
-    const lines = text.slice(0, -1).split('\n');
-    for (const [i, line] of lines.entries()) {
-      let entry: { seq?: unknown; prev?: unknown };
-      try {
-        entry = JSON.parse(line);
-      } catch {
-        throw damaged(path, i + 1, 'is not JSON');
-      }
-      if (entry.seq !== i || entry.prev !== this.prev) throw damaged(path, i + 1, 'does not continue the hash chain');
-      this.prev = sha256Hex(line);
-      this.tree.appendLeafHash(leafHash(Buffer.from(line, 'utf8')));
-      this.seq++;
-    }
-    this.headSize = -1;
-  }
-}
-
-function damaged(path: string, line: number, what: string): LookfirstError {
-  return new LookfirstError('AUDIT_LOG_UNREADABLE', `${path} line ${line} ${what}; the log is damaged. Run lookfirst verify-log to see what changed; the gate will not append to a broken chain.`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  private failAll(reason: string): void {
+    this.closed = true;
+    for (const ack of this.acks.values()) ack(reason);
+    this.acks.clear();
   }
 }

@@ -72,25 +72,20 @@ async function forwardRead(deps: PipelineDeps, tool: CatalogueTool, params: Reco
     throw err;
   } finally {
     if (deps.logReads) {
-      deps.audit.appendLater(() => ({
-        event: 'read',
-        tool: tool.exposed,
-        upstream: tool.upstream.name,
-        upstream_tool: tool.upstreamTool,
-        args_sha256: argsHash(params.arguments),
-        reason,
-        outcome: isError === false ? 'ok' : isError === true ? 'upstream_error' : 'failed',
-        error: typeof isError === 'string' ? isError.slice(0, 200) : undefined,
-      }));
+      // args_sha256 is computed by the audit worker from the arguments posted beside the entry.
+      deps.audit.appendLater(
+        {
+          event: 'read',
+          tool: tool.exposed,
+          upstream: tool.upstream.name,
+          upstream_tool: tool.upstreamTool,
+          reason,
+          outcome: isError === false ? 'ok' : isError === true ? 'upstream_error' : 'failed',
+          error: typeof isError === 'string' ? isError.slice(0, 200) : undefined,
+        },
+        params.arguments ?? {},
+      );
     }
-  }
-}
-
-function argsHash(args: unknown): string {
-  try {
-    return sha256Hex(canonicalJson(args ?? {}));
-  } catch {
-    return 'unhashable';
   }
 }
 
@@ -106,7 +101,7 @@ async function gated(
   const base = { call_id: callId, tool: tool.exposed };
   const verdictOf = (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha = ''): Verdict => ({ ...v, call_id: callId, args_sha256: sha });
   if (!isPlainObject(args)) {
-    deps.audit.appendDurable({ event: 'decision', ...base, action: 'deny', reason: 'arguments are not a JSON object' });
+    await deps.audit.appendDurable({ event: 'decision', ...base, action: 'deny', reason: 'arguments are not a JSON object' });
     const v = verdictOf({ outcome: 'denied', reason: 'arguments must be a JSON object', retry_safe: true });
     return errorResult(denialText(tool.exposed, v.reason), v, tool.hasOutputSchema);
   }
@@ -127,8 +122,8 @@ async function gated(
     return errorResult(denialText(tool.exposed, reason), v, tool.hasOutputSchema);
   };
   try {
-    deps.audit.appendDurable({ event: 'call_received', ...base, upstream: call.upstream, upstream_tool: call.upstreamTool, args_sha256: sha });
-    deps.audit.appendDurable({ event: 'decision', ...base, action: decision.action, reason: decision.reason, rule: decision.rule });
+    await deps.audit.appendDurable({ event: 'call_received', ...base, upstream: call.upstream, upstream_tool: call.upstreamTool, args_sha256: sha });
+    await deps.audit.appendDurable({ event: 'decision', ...base, action: decision.action, reason: decision.reason, rule: decision.rule });
   } catch (err) {
     return deny(`the audit log cannot be written (${(err as Error).message})`);
   }
@@ -140,7 +135,7 @@ async function gated(
   );
   const approved = approval.kind === 'approved' && !ctx.signal.aborted;
   try {
-    deps.audit.appendDurable({
+    await deps.audit.appendDurable({
       event: 'approval',
       ...base,
       approved,
@@ -148,7 +143,7 @@ async function gated(
       actor: approval.actor,
       reason: approval.kind === 'denied' ? approval.reason : undefined,
     });
-    if (ctx.signal.aborted) deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution' });
+    if (ctx.signal.aborted) await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution' });
   } catch (err) {
     return deny(`the audit log cannot be written (${(err as Error).message})`);
   }
@@ -159,13 +154,13 @@ async function gated(
   try {
     const result = await tool.upstream.request('tools/call', forward, { signal: ctx.signal, onprogress: ctx.progress });
     const upstreamError = result.isError === true;
-    deps.audit.appendDurable({ event: 'executed', ...base, outcome: upstreamError ? 'upstream_error' : 'ok' });
+    await deps.audit.appendDurable({ event: 'executed', ...base, outcome: upstreamError ? 'upstream_error' : 'ok' });
     const v = verdictOf({ outcome: 'executed', reason: `approved by ${approval.actor}`, approved_by: approval.actor, upstream_error: upstreamError || undefined, retry_safe: false }, sha);
     return withVerdict(result, v, tool.hasOutputSchema);
   } catch (err) {
     const reason = ctx.signal.aborted ? 'cancelled by the client during execution' : describe(err);
     try {
-      deps.audit.appendDurable({ event: 'execution_failed', ...base, outcome: 'unknown', reason });
+      await deps.audit.appendDurable({ event: 'execution_failed', ...base, outcome: 'unknown', reason });
     } catch {
       // The failure is reported to the client below; a second disk error adds nothing it can act on.
     }

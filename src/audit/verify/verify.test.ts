@@ -9,16 +9,16 @@ import { AuditLog } from '../writer.js';
 import { verifyLog, type HeadInput } from './verify.js';
 
 /** Writes a real log of `n` entries and returns its lines, head and verifier. */
-function makeLog(n: number) {
+async function makeLog(n: number) {
   const dir = mkdtempSync(join(tmpdir(), 'lf-verify-'));
   const keyPath = join(dir, 'audit.key');
   const pubPath = join(dir, 'audit.pub');
   generateAuditKey(keyPath, pubPath);
   const logPath = join(dir, 'audit.jsonl');
   let t = 1_700_000_000_000;
-  const log = AuditLog.open({ logPath, signer: loadSigner(keyPath, 'x.yaml'), clock: { nowMs: () => t++ }, warn: () => {} });
-  for (let i = 0; i < n; i++) log.appendDurable({ event: 'decision', call_id: `c${i}`, action: 'confirm', reason: `r${i}` });
-  log.close();
+  const log = await AuditLog.open({ logPath, signer: loadSigner(keyPath, 'x.yaml'), clock: { nowMs: () => t++ }, warn: () => {} });
+  for (let i = 0; i < n; i++) await log.appendDurable({ event: 'decision', call_id: `c${i}`, action: 'confirm', reason: `r${i}` });
+  await log.close();
   const text = readFileSync(logPath, 'utf8');
   const heads: HeadInput[] = [{ label: 'head sidecar', note: readFileSync(`${logPath}.head`, 'utf8') }];
   return { lines: text.slice(0, -1).split('\n'), heads, verifier: loadVerifier(pubPath), dir, logPath, keyPath, pubPath };
@@ -26,8 +26,9 @@ function makeLog(n: number) {
 
 const join_ = (lines: string[]) => `${lines.join('\n')}\n`;
 
+const { lines, heads, verifier } = await makeLog(6);
+
 describe('verify-log', () => {
-  const { lines, heads, verifier } = makeLog(6);
 
   it('calls an untouched log intact', () => {
     const r = verifyLog(join_(lines), verifier, heads);
@@ -116,15 +117,15 @@ describe('verify-log', () => {
       const r = verifyLog(join_(lines.slice(0, 4)), verifier, []);
       assert.equal(r.verdict, 'unproven');
     });
-    it('catches it with a trusted head kept elsewhere even if the sidecar was replaced', () => {
-      const short = makeLog(3);
+    it('catches it with a trusted head kept elsewhere even if the sidecar was replaced', async () => {
+      const short = await makeLog(3);
       const r = verifyLog(join_(short.lines), short.verifier, [{ label: 'trusted', note: heads[0]!.note }]);
       assert.equal(r.verdict, 'tampered');
     });
   });
 
-  it('rejects a head signed by another key', () => {
-    const other = makeLog(6);
+  it('rejects a head signed by another key', async () => {
+    const other = await makeLog(6);
     const r = verifyLog(join_(lines), verifier, other.heads);
     assert.ok(r.problems.some((p) => p.kind === 'head'));
   });
@@ -145,46 +146,46 @@ describe('verify-log', () => {
 });
 
 describe('audit log writer', () => {
-  it('resumes the chain after reopening and keeps the head in step', () => {
-    const made = makeLog(2);
-    const log = AuditLog.open({ logPath: made.logPath, signer: loadSigner(made.keyPath, 'x'), clock: { nowMs: () => 5 }, warn: () => {} });
-    assert.equal(log.size, 2);
-    log.appendDurable({ event: 'decision', call_id: 'more' });
-    log.close();
+  it('resumes the chain after reopening and keeps the head in step', async () => {
+    const made = await makeLog(2);
+    const log = await AuditLog.open({ logPath: made.logPath, signer: loadSigner(made.keyPath, 'x'), clock: { nowMs: () => 5 }, warn: () => {} });
+    assert.equal(log.sizeAtOpen, 2);
+    await log.appendDurable({ event: 'decision', call_id: 'more' });
+    await log.close();
     const text = readFileSync(made.logPath, 'utf8');
     const r = verifyLog(text, made.verifier, [{ label: 'h', note: readFileSync(`${made.logPath}.head`, 'utf8') }]);
     assert.equal(r.verdict, 'intact');
     assert.equal(r.entries, 3);
   });
 
-  it('moves a torn last line to the quarantine file and warns', () => {
-    const made = makeLog(2);
+  it('moves a torn last line to the quarantine file and warns', async () => {
+    const made = await makeLog(2);
     writeFileSync(made.logPath, `${readFileSync(made.logPath, 'utf8')}{"event":"dec`);
     const warnings: string[] = [];
-    const log = AuditLog.open({ logPath: made.logPath, signer: loadSigner(made.keyPath, 'x'), clock: { nowMs: () => 5 }, warn: (m) => warnings.push(m) });
-    log.close();
+    const log = await AuditLog.open({ logPath: made.logPath, signer: loadSigner(made.keyPath, 'x'), clock: { nowMs: () => 5 }, warn: (m) => warnings.push(m) });
+    await log.close();
     assert.match(warnings.join(), /torn line/);
     assert.equal(readFileSync(`${made.logPath}.quarantine`, 'utf8'), '{"event":"dec\n');
     assert.equal(verifyLog(readFileSync(made.logPath, 'utf8'), made.verifier, [{ label: 'h', note: readFileSync(`${made.logPath}.head`, 'utf8') }]).verdict, 'intact');
   });
 
-  it('refuses a second writer on the same log', () => {
-    const made = makeLog(1);
+  it('refuses a second writer on the same log', async () => {
+    const made = await makeLog(1);
     const signer = loadSigner(made.keyPath, 'x');
-    const first = AuditLog.open({ logPath: made.logPath, signer, clock: { nowMs: () => 5 }, warn: () => {} });
+    const first = await AuditLog.open({ logPath: made.logPath, signer, clock: { nowMs: () => 5 }, warn: () => {} });
     try {
-      assert.throws(() => AuditLog.open({ logPath: made.logPath, signer, clock: { nowMs: () => 5 }, warn: () => {} }), (e: Error & { code?: string }) => e.code === 'AUDIT_LOCKED' && /another lookfirst/.test(e.message));
+      await assert.rejects(AuditLog.open({ logPath: made.logPath, signer, clock: { nowMs: () => 5 }, warn: () => {} }), (e: Error & { code?: string }) => e.code === 'AUDIT_LOCKED' && /another lookfirst/.test(e.message));
     } finally {
-      first.close();
+      await first.close();
     }
   });
 
-  it('refuses to append to a log whose chain is broken', () => {
-    const made = makeLog(3);
+  it('refuses to append to a log whose chain is broken', async () => {
+    const made = await makeLog(3);
     const lines = readFileSync(made.logPath, 'utf8').split('\n');
     writeFileSync(made.logPath, [lines[0], lines[2], ''].join('\n'));
-    assert.throws(
-      () => AuditLog.open({ logPath: made.logPath, signer: loadSigner(made.keyPath, 'x'), clock: { nowMs: () => 5 }, warn: () => {} }),
+    await assert.rejects(
+      AuditLog.open({ logPath: made.logPath, signer: loadSigner(made.keyPath, 'x'), clock: { nowMs: () => 5 }, warn: () => {} }),
       (e: Error & { code?: string }) => e.code === 'AUDIT_LOG_UNREADABLE' && /line 2/.test(e.message),
     );
   });

@@ -19,8 +19,8 @@ import { VERSION } from '../version.js';
 export async function serveCommand(opts: { config: string }): Promise<number> {
   const config = loadConfig(opts.config);
   const signer = loadSigner(config.audit.keyPath, config.file);
-  const audit = AuditLog.open({ logPath: config.audit.logPath, signer, clock: systemClock, warn: logLine });
-  audit.appendDurable({ event: 'gate_started', version: VERSION, pid: process.pid, upstreams: config.upstreams.map((u) => u.name).join(',') });
+  const audit = await AuditLog.open({ logPath: config.audit.logPath, signer, clock: systemClock, warn: logLine });
+  await audit.appendDurable({ event: 'gate_started', version: VERSION, pid: process.pid, upstreams: config.upstreams.map((u) => u.name).join(',') });
   const pending = new PendingApprovals();
   let web: WebApp | undefined;
   const cleanup: (() => Promise<void> | void)[] = [];
@@ -52,9 +52,9 @@ export async function serveCommand(opts: { config: string }): Promise<number> {
         stopping = true;
         for (const c of cleanup) await c();
         try {
-          audit.appendDurable({ event: 'gate_stopped', reason: why });
+          await audit.appendDurable({ event: 'gate_stopped', reason: why });
         } finally {
-          audit.close();
+          await audit.close();
         }
         resolve(0);
       };
@@ -66,7 +66,7 @@ export async function serveCommand(opts: { config: string }): Promise<number> {
     });
   } catch (err) {
     for (const c of cleanup) await c();
-    audit.close();
+    await audit.close();
     throw err;
   }
 }

@@ -1,0 +1,221 @@
+/**
+ * The synchronous core of the audit log: one writer per log (a lock file), append-only JSONL,
+ * hash-chained and signed, with an RFC 6962 checkpoint in the head sidecar. It runs inside the audit
+ * worker thread (see writer.ts), so signing and disk waits never sit on the gate's request path.
+ *
+ * `append(batch, durable)` signs and writes a batch in one write; with `durable` it fdatasyncs before
+ * returning. `writeHead()` syncs the log first, then writes the head to a temp file and renames it over
+ * the old one, so the head never covers more than is on disk. At open, a torn last line (no newline: a
+ * crash mid-write) is moved to `<log>.quarantine` with a warning, never silently dropped.
+ */
+import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync, appendFileSync } from 'node:fs';
+import { LookfirstError } from '../errors.js';
+import { sha256Hex } from './canonical.js';
+import { encodeEntry, GENESIS_PREV, type AuditFields } from './entry.js';
+import { CompactTree, leafHash } from './merkle.js';
+import { formatCheckpoint, signNote, type NoteSigner } from './note.js';
+
+/** Extension line carrying the hash-chain tip inside the checkpoint. */
+export const CHAIN_EXTENSION = 'lookfirst-chain';
+
+/** Where the log's sidecars live, derived from the log path. */
+export function sidecarPaths(logPath: string): { head: string; lock: string; quarantine: string } {
+  return { head: `${logPath}.head`, lock: `${logPath}.lock`, quarantine: `${logPath}.quarantine` };
+}
+
+/** Options for opening a log. */
+export interface ChainWriterOptions {
+  logPath: string;
+  signer: NoteSigner;
+  /** Called with a sentence for the operator (stderr in the CLI). */
+  warn: (message: string) => void;
+}
+
+/** One entry to write: its time (ms) and fields. */
+export interface PendingEntry {
+  ts: number;
+  fields: AuditFields;
+}
+
+/** An open, locked audit log (single-threaded core). */
+export class ChainWriter {
+  private fd: number;
+  private seq = 0;
+  private prev = GENESIS_PREV;
+  private readonly tree = new CompactTree();
+  private headSize = -1;
+  private closed = false;
+  private readonly paths: ReturnType<typeof sidecarPaths>;
+
+  private constructor(private readonly opts: ChainWriterOptions) {
+    this.paths = sidecarPaths(opts.logPath);
+    this.takeLock();
+    try {
+      this.recover();
+      this.fd = openSync(opts.logPath, 'a', 0o600);
+    } catch (err) {
+      this.releaseLock();
+      throw err;
+    }
+  }
+
+  /**
+   * Opens (creating if needed) and locks a log, recovering its state (count, chain tip, Merkle tree).
+   * @throws LookfirstError `AUDIT_LOCKED` when another live gate holds the lock; `AUDIT_LOG_UNREADABLE`
+   *   when the log cannot be read or its lines do not chain (run `lookfirst verify-log`).
+   */
+  static open(opts: ChainWriterOptions): ChainWriter {
+    return new ChainWriter(opts);
+  }
+
+  /** Number of entries written. */
+  get size(): number {
+    return this.seq;
+  }
+
+  /**
+   * Signs and writes a batch in one write; with `durable`, syncs it to disk before returning.
+   * @throws LookfirstError `AUDIT_WRITE_FAILED`; after a failed write the writer refuses every later
+   *   batch, since its chain state would run ahead of the file.
+   */
+  append(batch: PendingEntry[], durable: boolean): void {
+    if (this.closed) throw new LookfirstError('AUDIT_WRITE_FAILED', 'the audit log is closed');
+    try {
+      this.writeEntries(batch);
+      if (durable) fdatasyncSync(this.fd);
+    } catch (err) {
+      this.closed = true;
+      throw new LookfirstError('AUDIT_WRITE_FAILED', `cannot write the audit log ${this.opts.logPath}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  /** Writes the final head, closes the file, releases the lock. Idempotent. */
+  close(): void {
+    if (this.fd < 0) return;
+    try {
+      if (!this.closed) this.writeHead();
+    } finally {
+      this.closed = true;
+      closeSync(this.fd);
+      this.fd = -1;
+      this.releaseLock();
+    }
+  }
+
+  private writeEntries(batch: PendingEntry[]): void {
+    if (batch.length === 0) return;
+    const lines: string[] = [];
+    for (const { ts, fields } of batch) {
+      const line = encodeEntry(fields, this.seq, ts, this.prev, this.opts.signer.key);
+      lines.push(line);
+      this.prev = sha256Hex(line);
+      this.tree.appendLeafHash(leafHash(Buffer.from(line, 'utf8')));
+      this.seq++;
+    }
+    // One write per batch: a crash tears at most the tail, which open() quarantines.
+    writeSync(this.fd, `${lines.join('\n')}\n`);
+  }
+
+  /** Refreshes the head sidecar if entries were written since the last one. */
+  writeHead(): void {
+    if (this.closed || (this.headSize === this.seq && existsSync(this.paths.head))) return;
+    fdatasyncSync(this.fd);
+    const text = formatCheckpoint({
+      origin: this.opts.signer.name,
+      size: this.seq,
+      root: this.tree.root(),
+      extensions: [`${CHAIN_EXTENSION} ${this.prev}`],
+    });
+    const tmp = `${this.paths.head}.tmp`;
+    const fd = openSync(tmp, 'w', 0o644);
+    try {
+      writeSync(fd, signNote(text, this.opts.signer));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, this.paths.head);
+    this.headSize = this.seq;
+  }
+
+  private takeLock(): void {
+    const lock = this.paths.lock;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        writeFileSync(lock, `${process.pid}\n`, { flag: 'wx' });
+        return;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot create the lock ${lock}: ${(err as Error).message}`);
+      }
+      const pid = Number.parseInt(readFileSync(lock, 'utf8'), 10);
+      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
+        throw new LookfirstError('AUDIT_LOCKED', `another lookfirst (pid ${pid}) is writing ${this.opts.logPath}. Stop it, or give this gate its own audit.log.`);
+      }
+      this.opts.warn(`audit: removing the stale lock ${lock} (pid ${Number.isNaN(pid) ? '?' : pid} is gone)`);
+      unlinkSync(lock);
+    }
+    throw new LookfirstError('AUDIT_LOCKED', `cannot take the lock ${lock}`);
+  }
+
+  private releaseLock(): void {
+    try {
+      unlinkSync(this.paths.lock);
+    } catch {
+      // Already gone: nothing to release.
+    }
+  }
+
+  /** Replays the log to restore seq, chain tip and tree; quarantines a torn last line. */
+  private recover(): void {
+    const path = this.opts.logPath;
+    if (!existsSync(path)) return;
+    let data: Buffer;
+    try {
+      data = readFileSync(path);
+    } catch (err) {
+      throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot read ${path}: ${(err as Error).message}`);
+    }
+    const end = data.lastIndexOf(0x0a) + 1;
+    if (end < data.length) {
+      const torn = data.subarray(end);
+      appendFileSync(this.paths.quarantine, Buffer.concat([torn, Buffer.from('\n')]), { mode: 0o600 });
+      const fd = openSync(path, 'r+');
+      try {
+        ftruncateSync(fd, end);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      this.opts.warn(`audit: ${path} ended in a torn line (${torn.length} bytes, likely a crash mid-write); moved it to ${this.paths.quarantine}`);
+    }
+    const text = data.subarray(0, end).toString('utf8');
+    if (text.length === 0) return;
+    const lines = text.slice(0, -1).split('\n');
+    for (const [i, line] of lines.entries()) {
+      let entry: { seq?: unknown; prev?: unknown };
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        throw damaged(path, i + 1, 'is not JSON');
+      }
+      if (entry.seq !== i || entry.prev !== this.prev) throw damaged(path, i + 1, 'does not continue the hash chain');
+      this.prev = sha256Hex(line);
+      this.tree.appendLeafHash(leafHash(Buffer.from(line, 'utf8')));
+      this.seq++;
+    }
+    this.headSize = -1;
+  }
+}
+
+function damaged(path: string, line: number, what: string): LookfirstError {
+  return new LookfirstError('AUDIT_LOG_UNREADABLE', `${path} line ${line} ${what}; the log is damaged. Run lookfirst verify-log to see what changed; the gate will not append to a broken chain.`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,19 @@
+/** Messages between the gate's main thread and the audit worker (structured-clone safe). */
+import type { AuditFields } from './entry.js';
+
+/** One entry as posted: time (ms), fields, and optionally arguments whose args_sha256 the worker computes. */
+export interface PostedEntry {
+  ts: number;
+  fields: AuditFields;
+  hashArgs?: unknown;
+}
+
+/** Main → worker. A batch with `ackId` is durable: the worker fdatasyncs, then acknowledges. */
+export type ToWorker = { type: 'batch'; entries: PostedEntry[]; ackId?: number } | { type: 'close'; ackId: number };
+
+/** Worker → main. */
+export type FromWorker =
+  | { type: 'opened'; size: number }
+  | { type: 'failed'; code: string; message: string }
+  | { type: 'ack'; id: number; error?: string }
+  | { type: 'warn'; message: string };
