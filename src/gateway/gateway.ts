@@ -7,7 +7,7 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ElicitResultSchema, type Notification, type Result } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitResultSchema, type JSONRPCMessage, type Notification, type Result } from '@modelcontextprotocol/sdk/types.js';
 import type { AuditLog } from '../audit/writer.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load.js';
@@ -17,6 +17,7 @@ import type { PendingApprovals } from '../confirm/pending.js';
 import { compilePolicy, unmatchedRules, type Policy } from '../policy/evaluate.js';
 import { handleToolCall, type PipelineDeps } from './call.js';
 import { Catalogue } from './catalogue.js';
+import { FastPath } from './fast-path.js';
 import { Forwarder, unionCapabilities } from './forward.js';
 import { isPlainObject } from './raw.js';
 import { Upstream } from './upstream.js';
@@ -74,6 +75,19 @@ export class Gateway {
     const server = this.buildServer();
     this.server = server;
     await server.connect(transport);
+    const fast = new FastPath({
+      catalogue: this.catalogue,
+      policy: this.policy,
+      audit: this.opts.audit,
+      logReads: this.opts.config.audit.reads,
+      send: (m) => transport.send(m),
+    });
+    // Allowed reads skip the SDK server once the client is initialized; everything else goes through it.
+    const sdkOnMessage = transport.onmessage;
+    transport.onmessage = (m: JSONRPCMessage, extra?: unknown) => {
+      if (this.ready && fast.handle(m)) return;
+      (sdkOnMessage as ((m: JSONRPCMessage, e?: unknown) => void) | undefined)?.(m, extra);
+    };
     return server;
   }
 

@@ -5,15 +5,16 @@
  * reporting that its outcome is unknown.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, type Notification, type Result, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type JSONRPCMessage, type Notification, type Result, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamConfig } from '../config/load.js';
 import { RAW_RESULT } from './raw.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './transport/lines.js';
+import { ChildProcessTransport } from './transport/stdio-client.js';
 
-/** Largest message accepted from a stdio upstream (bytes). */
-export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/** Largest message accepted on stdio, from an upstream or the client (bytes). */
+export const MAX_MESSAGE_BYTES = DEFAULT_MAX_MESSAGE_BYTES;
 const RECONNECT_INTERVAL_MS = 1000;
 
 /** Options of one forwarded request. */
@@ -22,6 +23,9 @@ export interface ForwardOptions {
   /** Called with each progress notification's params (without the upstream's token). */
   onprogress?: (progress: Record<string, unknown>) => void;
 }
+
+/** The upstream's answer to a raw request: its JSON-RPC response as sent, or why none will come. */
+export type RawReply = { kind: 'response'; message: Record<string, unknown> } | { kind: 'failed'; error: McpError };
 
 /** Events an upstream reports to the gateway. */
 export interface UpstreamEvents {
@@ -35,6 +39,9 @@ export class Upstream {
   private connecting: Promise<Client> | undefined;
   private lastAttemptMs = 0;
   private lastError = '';
+  private transportInUse: Transport | undefined;
+  private readonly raw = new Map<string, { reply: (r: RawReply) => void; timer: NodeJS.Timeout }>();
+  private nextRawId = 1;
   /** Lines on stdout that were not JSON-RPC (dropped, counted). */
   noiseLines = 0;
 
@@ -85,7 +92,7 @@ export class Upstream {
     client.fallbackNotificationHandler = async (n) => this.events.notification(this, n);
     client.onerror = (err) => {
       // Non-protocol lines on a stdio upstream's stdout (version banners, log lines) land here.
-      if (err instanceof SyntaxError || err.name === 'ZodError' || /JSON/.test(err.message)) {
+      if (err instanceof SyntaxError) {
         this.noiseLines++;
         this.events.log(`upstream ${this.name}: dropped a non-protocol line on stdout (${this.noiseLines} so far)`);
       } else {
@@ -93,14 +100,17 @@ export class Upstream {
       }
     };
     client.onclose = () => {
+      this.failRaw(new McpError(ErrorCode.ConnectionClosed, `upstream "${this.name}" closed the connection`));
       if (this.client === client) {
         this.client = undefined;
+        this.transportInUse = undefined;
         this.lastError = 'the connection closed';
         this.events.log(`upstream ${this.name}: connection closed; it will be reconnected on next use`);
       }
     };
+    const transport = this.transport();
     try {
-      await client.connect(this.transport(), { timeout: this.config.timeoutMs });
+      await client.connect(transport, { timeout: this.config.timeoutMs });
     } catch (err) {
       this.lastError = (err as Error).message;
       await client.close().catch(() => {});
@@ -108,29 +118,74 @@ export class Upstream {
     }
     this.lastError = '';
     this.client = client;
+    this.transportInUse = transport;
+    // Responses to raw requests (ids the gate minted, strings the SDK never uses) bypass the SDK client.
+    const sdkOnMessage = transport.onmessage;
+    transport.onmessage = (m: JSONRPCMessage, extra?: unknown) => {
+      if (!('method' in m) && typeof m.id === 'string') {
+        const pending = this.raw.get(m.id);
+        if (pending) {
+          this.raw.delete(m.id);
+          clearTimeout(pending.timer);
+          return pending.reply({ kind: 'response', message: m as unknown as Record<string, unknown> });
+        }
+      }
+      (sdkOnMessage as ((m: JSONRPCMessage, e?: unknown) => void) | undefined)?.(m, extra);
+    };
     return client;
+  }
+
+  /**
+   * Sends a request as raw JSON-RPC on the open connection, outside the SDK client: the gate's read fast
+   * path, where the result must reach the client byte-for-byte and the SDK's bookkeeping is pure cost.
+   * Times out after the upstream's `timeout_seconds` (cancelling upstream).
+   * @returns the id used upstream, or undefined when not connected (use the SDK path instead).
+   */
+  sendRaw(method: string, params: Record<string, unknown>, reply: (r: RawReply) => void): string | undefined {
+    const transport = this.transportInUse;
+    if (!this.client || !transport) return undefined;
+    const id = `lf-${this.nextRawId++}`;
+    const timer = setTimeout(() => {
+      this.cancelRaw(id, 'Request timed out');
+      reply({ kind: 'failed', error: new McpError(ErrorCode.RequestTimeout, `upstream "${this.name}" did not answer within ${this.config.timeoutMs} ms`) });
+    }, this.config.timeoutMs);
+    this.raw.set(id, { reply, timer });
+    transport.send({ jsonrpc: '2.0', id, method, params } as JSONRPCMessage).catch((err: Error) => {
+      if (!this.raw.delete(id)) return;
+      clearTimeout(timer);
+      reply({ kind: 'failed', error: new McpError(ErrorCode.ConnectionClosed, `cannot send to upstream "${this.name}": ${err.message}`) });
+    });
+    return id;
+  }
+
+  /** Withdraws a raw request: forwards `notifications/cancelled` with the upstream id; a late answer is dropped. */
+  cancelRaw(id: string, reason: string): void {
+    const pending = this.raw.get(id);
+    if (!pending) return;
+    this.raw.delete(id);
+    clearTimeout(pending.timer);
+    void this.transportInUse?.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } } as JSONRPCMessage).catch(() => {});
+  }
+
+  private failRaw(error: McpError): void {
+    for (const [id, p] of this.raw) {
+      clearTimeout(p.timer);
+      this.raw.delete(id);
+      p.reply({ kind: 'failed', error });
+    }
   }
 
   private transport(): Transport {
     const c = this.config;
     if (c.kind === 'http') return new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: c.headers } });
-    const t = new StdioClientTransport({
+    return new ChildProcessTransport({
       command: c.command,
       args: c.args,
       cwd: c.cwd,
-      // The SDK passes only a handful of variables to the child; the user's `env` is added on top.
-      env: { ...getDefaultEnvironment(), ...c.env },
-      stderr: 'pipe',
-      // The SDK's default stdio buffer (10 MB) fails larger results; lookfirst documents 64 MiB.
-      maxBufferSize: MAX_MESSAGE_BYTES,
+      env: c.env,
+      maxBytes: MAX_MESSAGE_BYTES,
+      onStderr: (line) => this.events.log(`[${c.name}] ${line}`),
     });
-    let partial = '';
-    t.stderr?.on('data', (chunk: Buffer) => {
-      const lines = (partial + chunk.toString('utf8')).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) if (line.trim()) this.events.log(`[${c.name}] ${line}`);
-    });
-    return t;
   }
 
   private unavailable(reason: string): McpError {
@@ -160,6 +215,7 @@ export class Upstream {
   async close(): Promise<void> {
     const c = this.client;
     this.client = undefined;
+    this.transportInUse = undefined;
     await c?.close().catch(() => {});
   }
 }

@@ -3,13 +3,13 @@
  * no gate), then the web page, then upstreams and catalogue, then the client connection. stdout carries
  * only MCP messages; everything for the operator goes to stderr.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { loadSigner } from '../../audit/keys.js';
 import { AuditLog } from '../../audit/writer.js';
 import { systemClock } from '../../clock.js';
 import { loadConfig } from '../../config/load.js';
 import { PendingApprovals } from '../../confirm/pending.js';
 import { Gateway } from '../../gateway/gateway.js';
+import { LineServerTransport } from '../../gateway/transport/stdio-server.js';
 import { MAX_MESSAGE_BYTES } from '../../gateway/upstream.js';
 import { startWebApp, type WebApp } from '../../web/app.js';
 import { logLine } from '../output.js';
@@ -43,7 +43,7 @@ export async function serveCommand(opts: { config: string }): Promise<number> {
     await gateway.start();
     const tools = gateway.catalogue.all().length;
     logLine(`serving ${tools} tool${tools === 1 ? '' : 's'} from ${config.upstreams.length} upstream${config.upstreams.length === 1 ? '' : 's'}; audit log ${config.audit.logPath}`);
-    const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
+    const transport = new LineServerTransport(process.stdin, process.stdout, MAX_MESSAGE_BYTES);
     await gateway.serve(transport);
     return await new Promise<number>((resolve) => {
       let stopping = false;

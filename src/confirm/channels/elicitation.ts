@@ -53,9 +53,10 @@ export function createElicitationChannel(port: ElicitationPort, enabled: boolean
     async ask(req, signal): Promise<ChannelAnswer> {
       let result;
       try {
-        result = await port.elicit({ message: elicitationMessage(req), requestedSchema: APPROVE_SCHEMA }, signal, Math.max(1, req.deadlineMs - Date.now()));
+        // The broker's signal enforces the deadline; the request's own timeout is only a backstop behind it.
+        result = await port.elicit({ message: elicitationMessage(req), requestedSchema: APPROVE_SCHEMA }, signal, Math.max(1, req.deadlineMs - Date.now()) + 1000);
       } catch (err) {
-        if (signal.aborted) return { kind: 'denied', channel: 'elicitation', reason: 'no decision before the confirmation timeout' };
+        if (signal.aborted || Date.now() >= req.deadlineMs) return { kind: 'denied', channel: 'elicitation', reason: 'no decision before the confirmation timeout (confirm.timeout_seconds)' };
         return { kind: 'unavailable', reason: `the client could not show the prompt (${(err as Error).message})` };
       }
       const actor = `elicitation:${port.clientName()}`;
