@@ -29,7 +29,10 @@ const data = join(dir, 'data');
 mkdirSync(data);
 const file = join(data, 'ten-kb.txt');
 writeFileSync(file, 'lookfirst bench line of text, 64 bytes long, for the read path.\n'.repeat(160));
-writeFileSync(join(dir, "lookfirst.yaml"), `upstreams:\n  files:\n    command: ${JSON.stringify(process.execPath)}\n    args: ${JSON.stringify([FS_SERVER, data])}\n${process.env.BENCH_NO_READ_LOG ? "audit:\n  reads: false\n" : ""}`);
+writeFileSync(
+  join(dir, 'lookfirst.yaml'),
+  `upstreams:\n  files:\n    command: ${JSON.stringify(process.execPath)}\n    args: ${JSON.stringify([FS_SERVER, data])}\n${process.env.BENCH_NO_READ_LOG ? 'audit:\n  reads: false\n' : ''}`,
+);
 generateAuditKey(join(dir, 'audit.key'), join(dir, 'audit.pub'));
 
 const paths: Record<string, string[]> = {

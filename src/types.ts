@@ -42,9 +42,7 @@ export interface ToolCall {
 }
 
 /** Outcome of asking a human. `actor` says who, e.g. `elicitation:claude-code` or `web:alice`. */
-export type Approval =
-  | { kind: 'approved'; channel: string; actor: string }
-  | { kind: 'denied'; channel: string; actor?: string; reason: string };
+export type Approval = { kind: 'approved'; channel: string; actor: string } | { kind: 'denied'; channel: string; actor?: string; reason: string };
 
 /**
  * The gate's verdict on a gated call, returned in `structuredContent.lookfirst` and `_meta.lookfirst`.

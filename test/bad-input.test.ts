@@ -44,6 +44,21 @@ describe('bad config', () => {
   });
 });
 
+describe('rules', () => {
+  it('warns at start about a rule that matches no tool, with its line', async () => {
+    const dir = tmp();
+    const config = writeConfig(dir, fakeConfig(dir, 'rules:\n  tools:\n    wirte_note: { action: deny }\n    "echo*": { action: confirm }\n'));
+    const agent = await startAgent(config, approve);
+    try {
+      await waitFor(() => /serving/.test(agent.stderr()), 3000);
+      assert.match(agent.stderr(), /warning: rule "wirte_note" \(line 7\) matches no tool/);
+      assert.doesNotMatch(agent.stderr(), /rule "echo\*"/);
+    } finally {
+      await agent.close();
+    }
+  });
+});
+
 describe('keygen', () => {
   it('creates a 0600 private key once and refuses to overwrite it', () => {
     const dir = tmp();
@@ -121,7 +136,10 @@ describe('upstream failures', () => {
     const config = writeConfig(dir, fakeConfig(dir));
     const agent = await startAgent(config, approve);
     try {
-      const r = (await agent.client.request({ method: 'tools/call', params: { name: 'write_note', arguments: ['x'] as never } }, ResultSchema)) as Record<string, unknown>;
+      const r = (await agent.client.request({ method: 'tools/call', params: { name: 'write_note', arguments: ['x'] as never } }, ResultSchema)) as Record<
+        string,
+        unknown
+      >;
       assert.equal(verdictOf(r)?.outcome, 'denied');
       assert.equal(agent.asked.length, 0);
       assert.equal(existsSync(join(dir, 'effects.txt')), false);

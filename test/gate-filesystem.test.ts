@@ -6,17 +6,28 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { approve, connectDirect, decline, FS_SERVER, NODE, ResultSchema, runCli, startAgent, textOf, tmp, verdictOf, writeConfig, type Agent } from './helpers.js';
+import {
+  type Agent,
+  approve,
+  connectDirect,
+  decline,
+  FS_SERVER,
+  NODE,
+  ResultSchema,
+  runCli,
+  startAgent,
+  textOf,
+  tmp,
+  verdictOf,
+  writeConfig,
+} from './helpers.js';
 
 function setup(extraYaml = '') {
   const dir = tmp();
   const data = join(dir, 'data');
   mkdirSync(data);
   writeFileSync(join(data, 'hello.txt'), 'hello, world\n');
-  const config = writeConfig(
-    dir,
-    `upstreams:\n  files:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FS_SERVER, data])}\n${extraYaml}`,
-  );
+  const config = writeConfig(dir, `upstreams:\n  files:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FS_SERVER, data])}\n${extraYaml}`);
   return { dir, data, config };
 }
 

@@ -50,7 +50,11 @@ export interface Agent {
   stderr: () => string;
   /** Messages the human was shown. */
   asked: string[];
-  call(name: string, args?: Record<string, unknown>, opts?: { timeout?: number; signal?: AbortSignal; onprogress?: (p: unknown) => void }): Promise<Record<string, unknown>>;
+  call(
+    name: string,
+    args?: Record<string, unknown>,
+    opts?: { timeout?: number; signal?: AbortSignal; onprogress?: (p: unknown) => void },
+  ): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
@@ -78,7 +82,11 @@ export async function startAgent(config: string, human?: Human): Promise<Agent> 
     stderr: () => err,
     asked,
     call: (name, args = {}, opts = {}) =>
-      client.request({ method: 'tools/call', params: { name, arguments: args } }, ResultSchema, { timeout: opts.timeout ?? 30_000, signal: opts.signal, onprogress: opts.onprogress as never }) as Promise<Record<string, unknown>>,
+      client.request({ method: 'tools/call', params: { name, arguments: args } }, ResultSchema, {
+        timeout: opts.timeout ?? 30_000,
+        signal: opts.signal,
+        onprogress: opts.onprogress as never,
+      }) as Promise<Record<string, unknown>>,
     close: async () => {
       await client.close();
       // Let the gate write its final head before the test reads the log.

@@ -56,7 +56,10 @@ describe('pass-through with two upstreams', () => {
       const got = await agent.client.request({ method: 'prompts/get', params: { name: 'ev2__args-prompt', arguments: { city: 'Lyon' } } }, ResultSchema);
       assert.match(JSON.stringify(got), /Lyon/);
       const done = await agent.client.request(
-        { method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'ev__completable-prompt' }, argument: { name: 'department', value: 'E' } } },
+        {
+          method: 'completion/complete',
+          params: { ref: { type: 'ref/prompt', name: 'ev__completable-prompt' }, argument: { name: 'department', value: 'E' } },
+        },
         ResultSchema,
       );
       assert.deepEqual((done.completion as { values: string[] }).values, ['Engineering']);

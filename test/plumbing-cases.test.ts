@@ -11,7 +11,22 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { approve, connectDirect, FAKE_UPSTREAM, MAIN, NODE, ResultSchema, runCli, startAgent, textOf, tmp, verdictOf, waitFor, writeConfig, type Human } from './helpers.js';
+import {
+  approve,
+  connectDirect,
+  FAKE_UPSTREAM,
+  type Human,
+  MAIN,
+  NODE,
+  ResultSchema,
+  runCli,
+  startAgent,
+  textOf,
+  tmp,
+  verdictOf,
+  waitFor,
+  writeConfig,
+} from './helpers.js';
 
 function fakeGate(flags: string[] = [], extra = '') {
   const dir = tmp();
@@ -19,7 +34,13 @@ function fakeGate(flags: string[] = [], extra = '') {
   const effects = join(dir, 'effects.txt');
   const args = [FAKE_UPSTREAM, '--side-effects', effects, '--events', events, ...flags];
   const config = writeConfig(dir, `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify(args)}\n${extra}`);
-  const seen = () => (existsSync(events) ? readFileSync(events, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { method: string; id?: number; params?: Record<string, unknown> }) : []);
+  const seen = () =>
+    existsSync(events)
+      ? readFileSync(events, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { method: string; id?: number; params?: Record<string, unknown> })
+      : [];
   return { dir, config, events, effects, seen, args };
 }
 
@@ -73,7 +94,10 @@ describe('BR-03 notifications', () => {
       agent.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
       agent.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
       await agent.client.setLoggingLevel('debug');
-      assert.ok(g.seen().some((e) => e.method === 'logging/setLevel' && e.params?.level === 'debug'), 'setLevel forwarded');
+      assert.ok(
+        g.seen().some((e) => e.method === 'logging/setLevel' && e.params?.level === 'debug'),
+        'setLevel forwarded',
+      );
       const progress: unknown[] = [];
       await agent.call('emit_all', {}, { onprogress: (p) => progress.push(p) });
       await waitFor(() => logs.length > 0 && listChanged > 0, 3000);
@@ -81,7 +105,10 @@ describe('BR-03 notifications', () => {
       assert.deepEqual(logs, [{ level: 'info', logger: 'fake', data: 'hello from upstream' }]);
       assert.equal(listChanged, 1);
       const { tools } = await agent.client.request({ method: 'tools/list' }, ResultSchema);
-      assert.ok((tools as { name: string }[]).some((t) => t.name === 'extra'), 'no stale list');
+      assert.ok(
+        (tools as { name: string }[]).some((t) => t.name === 'extra'),
+        'no stale list',
+      );
       assert.equal(textOf(await agent.call('extra', {})), '', 'the new tool is routable at once');
     } finally {
       await agent.close();
@@ -106,10 +133,20 @@ describe('BR-05 parallel calls', () => {
       await agent.close();
     }
     const outcomes = results.map((r) => verdictOf(r)?.outcome);
-    assert.deepEqual(outcomes, Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? 'executed' : 'denied')));
-    const written = readFileSync(g.effects, 'utf8').trim().split('\n').map((l) => JSON.parse(l).n).sort((a: number, b: number) => a - b);
+    assert.deepEqual(
+      outcomes,
+      Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? 'executed' : 'denied')),
+    );
+    const written = readFileSync(g.effects, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).n)
+      .sort((a: number, b: number) => a - b);
     assert.deepEqual(written, [1, 3, 5, 7, 9]);
-    const entries = readFileSync(join(g.dir, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const entries = readFileSync(join(g.dir, 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const terminal = new Map<string, number>();
     for (const e of entries) {
       if (e.event === 'executed' || (e.event === 'approval' && e.approved === false)) terminal.set(e.call_id, (terminal.get(e.call_id) ?? 0) + 1);
@@ -163,10 +200,19 @@ async function rawGate(config: string, lines: string[]): Promise<Record<string, 
   child.stdin.end();
   await new Promise((r) => child.on('exit', r));
   assert.ok(!out.includes('\r'), 'the gate writes only \\n-terminated lines');
-  return out.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
-const init = (version: string, id = 1) => JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const init = (version: string, id = 1) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
 
 describe('BR-11 CRLF framing', () => {
   it('accepts CRLF and empty lines from the upstream and from the client', async () => {
@@ -197,7 +243,10 @@ describe('BR-12 version negotiation', () => {
 describe('BR-16 tool names with several upstreams', () => {
   it('routes through the table, so a tool named a__b works behind a prefix', async () => {
     const dir = tmp();
-    const config = writeConfig(dir, `upstreams:\n  one:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM])}\n  two_x:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM])}\n`);
+    const config = writeConfig(
+      dir,
+      `upstreams:\n  one:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM])}\n  two_x:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM])}\n`,
+    );
     const agent = await startAgent(config, approve);
     try {
       const { tools } = await agent.client.request({ method: 'tools/list' }, ResultSchema);

@@ -12,7 +12,10 @@ import { approve, FAKE_UPSTREAM, NODE, runCli, startAgent, textOf, tmp, writeCon
 
 const gate = (upstreamExtra = '', extra = '') => {
   const dir = tmp();
-  const config = writeConfig(dir, `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM])}\n${upstreamExtra}${extra}`);
+  const config = writeConfig(
+    dir,
+    `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM])}\n${upstreamExtra}${extra}`,
+  );
   return { dir, config };
 };
 
@@ -51,7 +54,11 @@ describe('read fast path', () => {
     const args = { b: [1, 2], a: 'é' };
     await agent.call('echo', args);
     await agent.close();
-    const reads = readFileSync(join(g.dir, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.event === 'read');
+    const reads = readFileSync(join(g.dir, 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.event === 'read');
     assert.equal(reads.length, 1);
     assert.equal(reads[0].tool, 'echo');
     assert.equal(reads[0].outcome, 'ok');
@@ -65,7 +72,10 @@ describe('read fast path', () => {
     await agent.call('echo', {});
     await agent.call('write_note', { n: 1 }).catch(() => {});
     await agent.close();
-    const events = readFileSync(join(g.dir, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).event);
+    const events = readFileSync(join(g.dir, 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).event);
     assert.ok(!events.includes('read'));
     assert.ok(events.includes('approval'));
   });

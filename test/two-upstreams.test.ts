@@ -35,12 +35,17 @@ rules:
       const names = (tools as { name: string }[]).map((t) => t.name);
       assert.ok(names.includes('files__read_text_file'));
       assert.ok(names.includes('memory__create_entities'));
-      assert.ok(names.every((n) => n.startsWith('files__') || n.startsWith('memory__')), names.join());
+      assert.ok(
+        names.every((n) => n.startsWith('files__') || n.startsWith('memory__')),
+        names.join(),
+      );
 
       const read = await agent.call('files__read_text_file', { path: join(data, 'a.txt') });
       assert.equal(textOf(read), 'from files');
 
-      const created = await agent.call('memory__create_entities', { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] });
+      const created = await agent.call('memory__create_entities', {
+        entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }],
+      });
       assert.equal(verdictOf(created)?.outcome, 'executed');
       assert.equal(agent.asked.length, 1);
       assert.match(agent.asked[0]!, /memory__create_entities/);
@@ -53,7 +58,9 @@ rules:
       assert.equal(verdictOf(del)?.outcome, 'denied');
       assert.match(textOf(await agent.call('memory__read_graph', {})), /Ada/);
 
-      const unknown = await agent.client.request({ method: 'tools/call', params: { name: 'read_text_file', arguments: {} } }, ResultSchema).catch((e: Error) => e);
+      const unknown = await agent.client
+        .request({ method: 'tools/call', params: { name: 'read_text_file', arguments: {} } }, ResultSchema)
+        .catch((e: Error) => e);
       assert.ok(unknown instanceof Error && /Unknown tool/.test(unknown.message), 'unprefixed names do not route');
     } finally {
       await agent.close();

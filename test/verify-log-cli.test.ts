@@ -3,15 +3,18 @@
  * right line, with exit code 2; intact is 0; a missing head is never a clean verdict.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { createHash } from 'node:crypto';
-import { FAKE_UPSTREAM, NODE, approve, runCli, startAgent, tmp, writeConfig } from './helpers.js';
+import { approve, FAKE_UPSTREAM, NODE, runCli, startAgent, tmp, writeConfig } from './helpers.js';
 
 // One real session, written before the cases are built (they need its line count).
 const dir = tmp();
-const config = writeConfig(dir, `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', join(dir, 'effects.txt')])}\n`);
+const config = writeConfig(
+  dir,
+  `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', join(dir, 'effects.txt')])}\n`,
+);
 const agent = await startAgent(config, approve);
 for (let i = 0; i < 3; i++) await agent.call('echo', { i });
 await agent.call('write_note', { text: 'one' });
@@ -23,7 +26,11 @@ function verifyWith(text: string, extra: string[] = []) {
   writeFileSync(logPath, text);
   const r = runCli(['verify-log', '--config', config, '--json', ...extra]);
   writeFileSync(logPath, original);
-  return { status: r.status, report: JSON.parse(r.stdout || '{}') as { verdict: string; problems: { kind: string; line: number }[]; warnings: string[] }, stderr: r.stderr };
+  return {
+    status: r.status,
+    report: JSON.parse(r.stdout || '{}') as { verdict: string; problems: { kind: string; line: number }[]; warnings: string[] },
+    stderr: r.stderr,
+  };
 }
 
 const lines = () => original.slice(0, -1).split('\n');
@@ -48,18 +55,26 @@ describe('verify-log on a real session', () => {
     ['a removed line', (ls) => ls.filter((_, i) => i !== 3), 'removed', 4],
     ['two swapped lines', (ls) => ls.map((l, i) => (i === 2 ? ls[3]! : i === 3 ? ls[2]! : l)), 'reordered', 4],
     ['an inserted copy', (ls) => [...ls.slice(0, 5), ls[2]!, ...ls.slice(5)], 'inserted', 6],
-    ['a forged entry that links in', (ls) => {
-      const e = JSON.parse(ls[ls.length - 1]!);
-      const forged = { ...e, seq: e.seq + 1, prev: sha(ls[ls.length - 1]!), event: 'approval', approved: true };
-      return [...ls, JSON.stringify(forged)];
-    }, 'forged', lines().length + 1],
+    [
+      'a forged entry that links in',
+      (ls) => {
+        const e = JSON.parse(ls[ls.length - 1]!);
+        const forged = { ...e, seq: e.seq + 1, prev: sha(ls[ls.length - 1]!), event: 'approval', approved: true };
+        return [...ls, JSON.stringify(forged)];
+      },
+      'forged',
+      lines().length + 1,
+    ],
     ['the last two lines cut off', (ls) => ls.slice(0, -2), 'truncated', lines().length - 1],
   ];
   for (const [what, mutate, kind, line] of cases) {
     it(`exits 2 and names ${kind} at line ${line} for ${what}`, () => {
       const { status, report } = verifyWith(text(mutate(lines())));
       assert.equal(status, 2, JSON.stringify(report));
-      assert.ok(report.problems.some((p) => p.kind === kind && p.line === line), JSON.stringify(report.problems));
+      assert.ok(
+        report.problems.some((p) => p.kind === kind && p.line === line),
+        JSON.stringify(report.problems),
+      );
     });
   }
 

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { FS_SERVER, NODE, startAgent, tmp, verdictOf, waitFor, writeConfig, type Agent } from './helpers.js';
+import { type Agent, FS_SERVER, NODE, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
 
 async function gateWithWeb() {
   const dir = tmp();
@@ -25,7 +25,13 @@ async function gateWithWeb() {
 }
 
 /** A raw HTTP request, so tests control Host, Origin and every other header. */
-function http(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function http(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method, path, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
       let text = '';
@@ -64,7 +70,13 @@ describe('web approval page', () => {
     const p = await pendingCall(g.port);
     assert.match(p.page, /write_file/);
     assert.match(p.page, /via web/);
-    const res = await http(g.port, 'POST', '/decide', { ...FORM, origin: `http://127.0.0.1:${g.port}`, 'sec-fetch-site': 'same-origin' }, form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'approve', approver: 'alice' }));
+    const res = await http(
+      g.port,
+      'POST',
+      '/decide',
+      { ...FORM, origin: `http://127.0.0.1:${g.port}`, 'sec-fetch-site': 'same-origin' },
+      form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'approve', approver: 'alice' }),
+    );
     assert.equal(res.status, 303);
     const v = verdictOf(await result);
     await g.agent.close();
@@ -78,7 +90,13 @@ describe('web approval page', () => {
     const path = join(g.data, 'denied.txt');
     const result = g.agent.call('write_file', { path, content: 'no' });
     const p = await pendingCall(g.port);
-    const res = await http(g.port, 'POST', '/decide', FORM, form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'deny', approver: 'bob' }));
+    const res = await http(
+      g.port,
+      'POST',
+      '/decide',
+      FORM,
+      form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'deny', approver: 'bob' }),
+    );
     assert.equal(res.status, 303);
     const v = verdictOf(await result);
     await g.agent.close();

@@ -8,12 +8,25 @@
  * the old one, so the head never covers more than is on disk. At open, a torn last line (no newline: a
  * crash mid-write) is moved to `<log>.quarantine` with a warning, never silently dropped.
  */
-import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync, appendFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { LookfirstError } from '../errors.js';
 import { sha256Hex } from './canonical.js';
-import { encodeEntry, GENESIS_PREV, type AuditFields } from './entry.js';
+import { type AuditFields, encodeEntry, GENESIS_PREV } from './entry.js';
 import { CompactTree, leafHash } from './merkle.js';
-import { formatCheckpoint, signNote, type NoteSigner } from './note.js';
+import { formatCheckpoint, type NoteSigner, signNote } from './note.js';
 
 /** Extension line carrying the hash-chain tip inside the checkpoint. */
 export const CHAIN_EXTENSION = 'lookfirst-chain';
@@ -145,11 +158,15 @@ export class ChainWriter {
         writeFileSync(lock, `${process.pid}\n`, { flag: 'wx' });
         return;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot create the lock ${lock}: ${(err as Error).message}`);
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST')
+          throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot create the lock ${lock}: ${(err as Error).message}`);
       }
       const pid = Number.parseInt(readFileSync(lock, 'utf8'), 10);
       if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
-        throw new LookfirstError('AUDIT_LOCKED', `another lookfirst (pid ${pid}) is writing ${this.opts.logPath}. Stop it, or give this gate its own audit.log.`);
+        throw new LookfirstError(
+          'AUDIT_LOCKED',
+          `another lookfirst (pid ${pid}) is writing ${this.opts.logPath}. Stop it, or give this gate its own audit.log.`,
+        );
       }
       this.opts.warn(`audit: removing the stale lock ${lock} (pid ${Number.isNaN(pid) ? '?' : pid} is gone)`);
       unlinkSync(lock);
@@ -208,7 +225,10 @@ export class ChainWriter {
 }
 
 function damaged(path: string, line: number, what: string): LookfirstError {
-  return new LookfirstError('AUDIT_LOG_UNREADABLE', `${path} line ${line} ${what}; the log is damaged. Run lookfirst verify-log to see what changed; the gate will not append to a broken chain.`);
+  return new LookfirstError(
+    'AUDIT_LOG_UNREADABLE',
+    `${path} line ${line} ${what}; the log is damaged. Run lookfirst verify-log to see what changed; the gate will not append to a broken chain.`,
+  );
 }
 
 function isAlive(pid: number): boolean {

@@ -8,7 +8,7 @@
  * the RFC 6962 Merkle leaves of the log's checkpoint. Arguments appear only as `args_sha256`.
  * Pinned by test/audit-format.test.ts: change on purpose only.
  */
-import { sign, verify, type KeyObject } from 'node:crypto';
+import { type KeyObject, sign, verify } from 'node:crypto';
 import { canonicalJson } from './canonical.js';
 
 /** Format version written in every entry. */

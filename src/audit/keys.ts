@@ -7,7 +7,7 @@ import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:cryp
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { LookfirstError } from '../errors.js';
 import { sha256Hex } from './canonical.js';
-import { formatVerifierKey, keyIdOf, parseVerifierKey, rawPublicKey, type NoteSigner, type NoteVerifier } from './note.js';
+import { formatVerifierKey, keyIdOf, type NoteSigner, type NoteVerifier, parseVerifierKey, rawPublicKey } from './note.js';
 
 /** The note name of a key: stable, derived from the public key, e.g. `lookfirst/3fa2b01c`. */
 export function keyNameFor(key: KeyObject): string {
@@ -21,7 +21,11 @@ export function keyNameFor(key: KeyObject): string {
  */
 export function generateAuditKey(keyPath: string, pubPath: string): { name: string; vkey: string } {
   for (const p of [keyPath, pubPath]) {
-    if (existsSync(p)) throw new LookfirstError('AUDIT_KEY_EXISTS', `${p} already exists; lookfirst never overwrites an audit key. Move it away first if you really mean to start a new log.`);
+    if (existsSync(p))
+      throw new LookfirstError(
+        'AUDIT_KEY_EXISTS',
+        `${p} already exists; lookfirst never overwrites an audit key. Move it away first if you really mean to start a new log.`,
+      );
   }
   const { privateKey } = generateKeyPairSync('ed25519');
   const name = keyNameFor(privateKey);
@@ -48,7 +52,8 @@ export function loadSigner(keyPath: string, configFile: string): NoteSigner {
   } catch (err) {
     throw new LookfirstError('AUDIT_KEY_INVALID', `${keyPath} is not a PEM private key`, { cause: err });
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new LookfirstError('AUDIT_KEY_INVALID', `${keyPath} is a ${key.asymmetricKeyType} key; lookfirst signs with Ed25519`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new LookfirstError('AUDIT_KEY_INVALID', `${keyPath} is a ${key.asymmetricKeyType} key; lookfirst signs with Ed25519`);
   const name = keyNameFor(key);
   return { name, keyId: keyIdOf(name, rawPublicKey(key)), key };
 }

@@ -2,7 +2,18 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { formatCheckpoint, formatVerifierKey, keyIdOf, openNote, parseCheckpoint, parseSignerKey, parseVerifierKey, rawPublicKey, signatureLine, signNote } from './note.js';
+import {
+  formatCheckpoint,
+  formatVerifierKey,
+  keyIdOf,
+  openNote,
+  parseCheckpoint,
+  parseSignerKey,
+  parseVerifierKey,
+  rawPublicKey,
+  signatureLine,
+  signNote,
+} from './note.js';
 
 const v = JSON.parse(readFileSync(new URL('../../test/vectors/signed-note-vectors.json', import.meta.url), 'utf8'));
 

@@ -8,7 +8,7 @@
  * @see https://c2sp.org/signed-note
  * @see https://c2sp.org/tlog-checkpoint
  */
-import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import { sha256 } from './canonical.js';
 
 const ALG_ED25519 = 0x01;

@@ -3,14 +3,21 @@
  * SHA-256, Ed25519 and disk syncs run beside the gate's event loop, not on it. Messages from the main
  * thread arrive in order on one port, so entries are written in the order they were appended.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+
 import type { KeyObject } from 'node:crypto';
+import { parentPort, workerData } from 'node:worker_threads';
 import { LookfirstError } from '../errors.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
 import { ChainWriter, type PendingEntry } from './chain-writer.js';
 import type { FromWorker, ToWorker } from './worker-protocol.js';
 
-const { logPath, key, keyId, name, headIntervalMs } = workerData as { logPath: string; key: KeyObject; keyId: Uint8Array; name: string; headIntervalMs: number };
+const { logPath, key, keyId, name, headIntervalMs } = workerData as {
+  logPath: string;
+  key: KeyObject;
+  keyId: Uint8Array;
+  name: string;
+  headIntervalMs: number;
+};
 const port = parentPort!;
 const send = (m: FromWorker) => port.postMessage(m);
 
@@ -38,7 +45,10 @@ const scheduleHead = () => {
 port.on('message', (m: ToWorker) => {
   if (!writer) return;
   if (m.type === 'batch') {
-    const entries: PendingEntry[] = m.entries.map((e) => ({ ts: e.ts, fields: e.hashArgs === undefined ? e.fields : { ...e.fields, args_sha256: argsHash(e.hashArgs) } }));
+    const entries: PendingEntry[] = m.entries.map((e) => ({
+      ts: e.ts,
+      fields: e.hashArgs === undefined ? e.fields : { ...e.fields, args_sha256: argsHash(e.hashArgs) },
+    }));
     try {
       writer.append(entries, m.ackId !== undefined);
       if (m.ackId !== undefined) send({ type: 'ack', id: m.ackId });

@@ -18,7 +18,7 @@ import type { AuditFields } from './entry.js';
 import type { NoteSigner } from './note.js';
 import type { FromWorker, PostedEntry, ToWorker } from './worker-protocol.js';
 
-export { sidecarPaths, CHAIN_EXTENSION } from './chain-writer.js';
+export { CHAIN_EXTENSION, sidecarPaths } from './chain-writer.js';
 
 /** Longest the head may lag behind the log while the gate runs (ms). */
 export const HEAD_INTERVAL_MS = 100;
@@ -67,12 +67,21 @@ export class AuditLog {
    */
   static async open(opts: AuditLogOptions): Promise<AuditLog> {
     const here = fileURLToPath(import.meta.url);
-    const workerData = { logPath: opts.logPath, key: opts.signer.key satisfies KeyObject, keyId: opts.signer.keyId, name: opts.signer.name, headIntervalMs: HEAD_INTERVAL_MS };
+    const workerData = {
+      logPath: opts.logPath,
+      key: opts.signer.key satisfies KeyObject,
+      keyId: opts.signer.keyId,
+      name: opts.signer.name,
+      headIntervalMs: HEAD_INTERVAL_MS,
+    };
     const script = new URL(`./worker${extname(here)}`, import.meta.url);
     // From TypeScript sources (the tests), a worker does not inherit tsx: register it there first.
     const worker =
       extname(here) === '.ts'
-        ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(script.href)}); })`, { eval: true, workerData })
+        ? new Worker(
+            `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(script.href)}); })`,
+            { eval: true, workerData },
+          )
         : new Worker(script, { workerData });
     const first = await new Promise<FromWorker>((resolve, reject) => {
       const onMessage = (m: FromWorker) => {

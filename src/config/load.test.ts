@@ -47,7 +47,13 @@ audit:
       '/x/lookfirst.yaml',
     );
     assert.equal(c.upstreams[1]?.kind, 'http');
-    assert.deepEqual(c.rules.map((r) => [r.pattern, r.action, r.line]), [['files__write_file', 'confirm', 9], ['files__move_*', 'deny', 10]]);
+    assert.deepEqual(
+      c.rules.map((r) => [r.pattern, r.action, r.line]),
+      [
+        ['files__write_file', 'confirm', 9],
+        ['files__move_*', 'deny', 10],
+      ],
+    );
   });
 
   describe('when the file is wrong', () => {
@@ -56,7 +62,14 @@ audit:
     });
     it('reports every problem at once', () => {
       const p = problems('upstreams:\n  a:\n    command: x\n    argz: []\nconfirm:\n  timeout_seconds: 0\n  webb: {}\n');
-      assert.deepEqual(p.map((x) => [x.path, x.line]), [['upstreams.a.argz', 4], ['confirm.timeout_seconds', 6], ['confirm.webb', 7]]);
+      assert.deepEqual(
+        p.map((x) => [x.path, x.line]),
+        [
+          ['upstreams.a.argz', 4],
+          ['confirm.timeout_seconds', 6],
+          ['confirm.webb', 7],
+        ],
+      );
     });
     it('gives the line of a YAML syntax error', () => {
       const [p] = problems('upstreams:\n  a:\n    command: [x\nrules: 1\n');

@@ -81,7 +81,10 @@ export function parseConfig(text: string, file: string): Config {
   const parsed = configSchema.safeParse(data);
   if (!parsed.success) {
     const problems = parsed.error.issues.flatMap((i) => toProblems(i, doc.contents, lineOf));
-    throw new ConfigError(file, problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
+    throw new ConfigError(
+      file,
+      problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)),
+    );
   }
   const raw = parsed.data;
   const base = dirname(file);

@@ -4,9 +4,7 @@
  */
 import { z } from 'zod';
 
-const upstreamName = z
-  .string()
-  .regex(/^[a-z0-9_-]+$/, 'an upstream name may hold only lowercase letters, digits, - and _');
+const upstreamName = z.string().regex(/^[a-z0-9_-]+$/, 'an upstream name may hold only lowercase letters, digits, - and _');
 
 const stdioUpstream = z
   .object({
@@ -32,16 +30,12 @@ export const upstreamSchema = z.union([stdioUpstream, httpUpstream], {
 });
 
 /** One tool rule. */
-export const toolRuleSchema = z
-  .object({ action: z.enum(['allow', 'confirm', 'deny']) })
-  .strict();
+export const toolRuleSchema = z.object({ action: z.enum(['allow', 'confirm', 'deny']) }).strict();
 
 /** Whole config file. */
 export const configSchema = z
   .object({
-    upstreams: z
-      .record(upstreamName, upstreamSchema)
-      .refine((u) => Object.keys(u).length > 0, 'at least one upstream is needed'),
+    upstreams: z.record(upstreamName, upstreamSchema).refine((u) => Object.keys(u).length > 0, 'at least one upstream is needed'),
     rules: z
       .object({ tools: z.record(z.string().min(1), toolRuleSchema).default({}) })
       .strict()
@@ -53,9 +47,11 @@ export const configSchema = z
         web: z
           .object({
             enabled: z.boolean().default(false),
-            host: z.enum(['127.0.0.1', 'localhost', '::1'], {
-              error: 'web.host must be a loopback address (127.0.0.1, localhost or ::1)',
-            }).default('127.0.0.1'),
+            host: z
+              .enum(['127.0.0.1', 'localhost', '::1'], {
+                error: 'web.host must be a loopback address (127.0.0.1, localhost or ::1)',
+              })
+              .default('127.0.0.1'),
             port: z.number().int().min(0).max(65535).default(8471),
           })
           .strict()

@@ -5,7 +5,7 @@
  * in a channel is a denial, never an approval.
  */
 import type { Approval } from '../types.js';
-import type { ApprovalRequest, ConfirmChannel } from './channel.js';
+import type { ApprovalRequest, ChannelAnswer, ConfirmChannel } from './channel.js';
 
 /** What to tell the user when no channel could ask. */
 export const NO_CHANNEL_HINT =
@@ -33,7 +33,7 @@ export class ConfirmBroker {
         skipped.push(`${channel.name}: ${can}`);
         continue;
       }
-      let answer;
+      let answer: ChannelAnswer;
       try {
         answer = await channel.ask(req, both);
       } catch (err) {

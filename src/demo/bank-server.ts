@@ -20,8 +20,7 @@ if (!file) {
   process.stderr.write('usage: bank-server <state.json>\n');
   process.exit(1);
 }
-const load = (): BankState =>
-  existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as BankState) : { balance: 1250, currency: 'EUR', transactions: [] };
+const load = (): BankState => (existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as BankState) : { balance: 1250, currency: 'EUR', transactions: [] });
 const save = (s: BankState) => writeFileSync(file, JSON.stringify(s, null, 2));
 
 const server = new McpServer({ name: 'demo-bank', version: '1.0.0' });
@@ -59,7 +58,9 @@ server.registerTool(
     const id = s.transactions.length + 1;
     s.transactions.push({ id, to, amount, memo });
     save(s);
-    return { content: [{ type: 'text', text: `Transferred ${amount.toFixed(2)} ${s.currency} to ${to} (transaction ${id}). New balance ${s.balance.toFixed(2)}.` }] };
+    return {
+      content: [{ type: 'text', text: `Transferred ${amount.toFixed(2)} ${s.currency} to ${to} (transaction ${id}). New balance ${s.balance.toFixed(2)}.` }],
+    };
   },
 );
 

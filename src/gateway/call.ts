@@ -11,10 +11,10 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode, McpError, type Result } from '@modelcontextprotocol/sdk/types.js';
 import { canonicalJson, sha256Hex } from '../audit/canonical.js';
 import type { AuditLog } from '../audit/writer.js';
+import type { Clock } from '../clock.js';
 import type { ConfirmBroker } from '../confirm/broker.js';
 import { summarizeCall } from '../confirm/summary.js';
 import { decide, type Policy } from '../policy/evaluate.js';
-import type { Clock } from '../clock.js';
 import type { ToolCall, Verdict } from '../types.js';
 import type { Catalogue, CatalogueTool } from './catalogue.js';
 import { isPlainObject } from './raw.js';
@@ -155,7 +155,16 @@ async function gated(
     const result = await tool.upstream.request('tools/call', forward, { signal: ctx.signal, onprogress: ctx.progress });
     const upstreamError = result.isError === true;
     await deps.audit.appendDurable({ event: 'executed', ...base, outcome: upstreamError ? 'upstream_error' : 'ok' });
-    const v = verdictOf({ outcome: 'executed', reason: `approved by ${approval.actor}`, approved_by: approval.actor, upstream_error: upstreamError || undefined, retry_safe: false }, sha);
+    const v = verdictOf(
+      {
+        outcome: 'executed',
+        reason: `approved by ${approval.actor}`,
+        approved_by: approval.actor,
+        upstream_error: upstreamError || undefined,
+        retry_safe: false,
+      },
+      sha,
+    );
     return withVerdict(result, v, tool.hasOutputSchema);
   } catch (err) {
     const reason = ctx.signal.aborted ? 'cancelled by the client during execution' : describe(err);

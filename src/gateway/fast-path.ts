@@ -46,7 +46,7 @@ export class FastPath {
     if (isPlainObject(params._meta) && params._meta.progressToken !== undefined) return false;
     if (this.inflight.has(m.id)) return false;
     const tool = this.deps.catalogue.get(params.name);
-    if (!tool || !tool.upstream.connected) return false;
+    if (!tool?.upstream.connected) return false;
     const decision = decide(this.deps.policy, tool.exposed, tool.annotations);
     if (decision.action !== 'allow') return false;
 
@@ -56,7 +56,14 @@ export class FastPath {
       if (!this.inflight.delete(clientId)) return;
       void this.deps.send(toClient(clientId, reply)).catch(() => {});
       if (this.deps.logReads) {
-        const outcome = reply.kind === 'failed' ? 'failed' : isPlainObject(reply.message.result) && reply.message.result.isError === true ? 'upstream_error' : reply.message.error ? 'failed' : 'ok';
+        const outcome =
+          reply.kind === 'failed'
+            ? 'failed'
+            : isPlainObject(reply.message.result) && reply.message.result.isError === true
+              ? 'upstream_error'
+              : reply.message.error
+                ? 'failed'
+                : 'ok';
         this.deps.audit.appendLater(
           {
             event: 'read',
@@ -93,4 +100,3 @@ function toClient(id: string | number, reply: RawReply): JSONRPCMessage {
   if (reply.kind === 'failed') return { jsonrpc: '2.0', id, error: { code: reply.error.code, message: reply.error.message } } as JSONRPCMessage;
   return { ...reply.message, jsonrpc: '2.0', id } as unknown as JSONRPCMessage;
 }
-

@@ -144,7 +144,11 @@ export function unionCapabilities(upstreams: readonly Upstream[]): ServerCapabil
   for (const u of upstreams) {
     const c = u.capabilities;
     if (!c) continue;
-    if (c.resources) caps.resources = { subscribe: caps.resources?.subscribe || c.resources.subscribe || undefined, listChanged: caps.resources?.listChanged || c.resources.listChanged || undefined };
+    if (c.resources)
+      caps.resources = {
+        subscribe: caps.resources?.subscribe || c.resources.subscribe || undefined,
+        listChanged: caps.resources?.listChanged || c.resources.listChanged || undefined,
+      };
     if (c.prompts) caps.prompts = { listChanged: caps.prompts?.listChanged || c.prompts.listChanged || undefined };
     if (c.completions) caps.completions = {};
     if (c.logging) caps.logging = {};

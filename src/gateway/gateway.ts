@@ -14,7 +14,7 @@ import type { Config } from '../config/load.js';
 import { ConfirmBroker } from '../confirm/broker.js';
 import { createElicitationChannel } from '../confirm/channels/elicitation.js';
 import type { PendingApprovals } from '../confirm/pending.js';
-import { compilePolicy, unmatchedRules, type Policy } from '../policy/evaluate.js';
+import { compilePolicy, type Policy, unmatchedRules } from '../policy/evaluate.js';
 import { handleToolCall, type PipelineDeps } from './call.js';
 import { Catalogue } from './catalogue.js';
 import { FastPath } from './fast-path.js';
@@ -44,9 +44,7 @@ export class Gateway {
   private ready = false;
 
   constructor(private readonly opts: GatewayOptions) {
-    this.upstreams = opts.config.upstreams.map(
-      (c) => new Upstream(c, { notification: (u, n) => this.onUpstreamNotification(u, n), log: opts.log }),
-    );
+    this.upstreams = opts.config.upstreams.map((c) => new Upstream(c, { notification: (u, n) => this.onUpstreamNotification(u, n), log: opts.log }));
     this.catalogue = new Catalogue(this.upstreams, opts.log);
     this.forwarder = new Forwarder(this.upstreams);
     this.policy = compilePolicy(opts.config.rules);
@@ -58,15 +56,15 @@ export class Gateway {
    */
   async start(): Promise<void> {
     await Promise.all(
-      this.upstreams.map((u) =>
-        u.connect().catch((err: Error) => this.opts.log(`warning: ${err.message}; its tools are missing until it can be reached`)),
-      ),
+      this.upstreams.map((u) => u.connect().catch((err: Error) => this.opts.log(`warning: ${err.message}; its tools are missing until it can be reached`))),
     );
     await this.catalogue.refreshAll();
     const names = this.catalogue.all().map((t) => t.exposed);
     for (const pattern of unmatchedRules(this.policy, names)) {
       const line = this.opts.config.rules.find((r) => r.pattern === pattern)?.line;
-      this.opts.log(`warning: rule "${pattern}"${line ? ` (line ${line})` : ''} matches no tool; check the name (tools: ${names.slice(0, 12).join(', ')}${names.length > 12 ? ', …' : ''})`);
+      this.opts.log(
+        `warning: rule "${pattern}"${line ? ` (line ${line})` : ''} matches no tool; check the name (tools: ${names.slice(0, 12).join(', ')}${names.length > 12 ? ', …' : ''})`,
+      );
     }
   }
 
@@ -98,7 +96,10 @@ export class Gateway {
   }
 
   private buildServer(): Server {
-    const instructions = this.upstreams.map((u) => u.instructions).filter(Boolean).join('\n\n');
+    const instructions = this.upstreams
+      .map((u) => u.instructions)
+      .filter(Boolean)
+      .join('\n\n');
     const server = new Server(
       { name: 'lookfirst', version: this.opts.version },
       { capabilities: unionCapabilities(this.upstreams), instructions: instructions || undefined },
@@ -136,7 +137,8 @@ export class Gateway {
       const progress =
         token === undefined
           ? undefined
-          : (p: Record<string, unknown>) => void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } } as never).catch(() => {});
+          : (p: Record<string, unknown>) =>
+              void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } } as never).catch(() => {});
       if (request.method === 'tools/call') return handleToolCall(deps, params ?? {}, { signal: extra.signal, progress });
       if (request.method === 'tools/list') {
         await this.catalogue.refreshAll();

@@ -34,8 +34,7 @@ export function compilePolicy(rules: readonly ToolRule[]): Policy {
     if (picomatch.scan(rule.pattern).isGlob) {
       const matcher = picomatch(rule.pattern, { dot: true });
       globs.push({ rule, test: (name) => matcher(name) });
-    }
-    else exact.set(rule.pattern, rule);
+    } else exact.set(rule.pattern, rule);
   }
   return { exact, globs };
 }

@@ -59,13 +59,19 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
       return send(res, 200, pendingPage(opts.pending.list(), csrf, defaultApprover, Date.now()), 'text/html; charset=utf-8');
     }
     if (req.method === 'GET' && path === '/pending.json') {
-      return send(res, 200, JSON.stringify(opts.pending.list().map(({ argsCanonical, ...v }) => ({ ...v, args: JSON.parse(argsCanonical) }))), 'application/json');
+      return send(
+        res,
+        200,
+        JSON.stringify(opts.pending.list().map(({ argsCanonical, ...v }) => ({ ...v, args: JSON.parse(argsCanonical) }))),
+        'application/json',
+      );
     }
     if (path !== '/decide') return send(res, 404, 'not found');
     if (req.method !== 'POST') return send(res, 405, 'use POST');
     const same = checkSameOrigin(header(req, 'origin'), header(req, 'sec-fetch-site'), hosts);
     if (!same.ok) return refuse(res, req, same);
-    if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return send(res, 415, 'expected a form (application/x-www-form-urlencoded)');
+    if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded'))
+      return send(res, 415, 'expected a form (application/x-www-form-urlencoded)');
     const body = await readBody(req);
     if (body === undefined) return send(res, 413, 'form too large');
     const form = new URLSearchParams(body);
@@ -136,5 +142,8 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
 }
 
 function safeName(name: string): string {
-  return name.replace(/[^A-Za-z0-9 ._@-]/g, '').trim().slice(0, 64);
+  return name
+    .replace(/[^A-Za-z0-9 ._@-]/g, '')
+    .trim()
+    .slice(0, 64);
 }

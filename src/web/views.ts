@@ -13,7 +13,9 @@ export class SafeHtml {
   }
 }
 
-const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb]/gu;
+// Variation selectors (U+FE00..FE0F) sit in their own class: they combine with the character before them.
+const INVISIBLE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff0-\ufffb]|[\ufe00-\ufe0f]/gu;
 
 /** Escapes text for HTML and makes invisible/bidi characters visible as `<U+XXXX>`. */
 export function escapeHtml(text: string): string {

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { generateAuditKey, loadSigner, loadVerifier } from '../keys.js';
 import { AuditLog } from '../writer.js';
-import { verifyLog, type HeadInput } from './verify.js';
+import { type HeadInput, verifyLog } from './verify.js';
 
 /** Writes a real log of `n` entries and returns its lines, head and verifier. */
 async function makeLog(n: number) {
@@ -29,7 +29,6 @@ const join_ = (lines: string[]) => `${lines.join('\n')}\n`;
 const { lines, heads, verifier } = await makeLog(6);
 
 describe('verify-log', () => {
-
   it('calls an untouched log intact', () => {
     const r = verifyLog(join_(lines), verifier, heads);
     assert.equal(r.verdict, 'intact');
@@ -49,13 +48,19 @@ describe('verify-log', () => {
       edited[2] = edited[2]!.replace('"reason":"r2"', '"reason":"rX"');
       const r = verifyLog(join_(edited), verifier, heads);
       assert.equal(r.verdict, 'tampered');
-      assert.deepEqual(r.problems.map((p) => [p.kind, p.line]), [['edited', 3]]);
+      assert.deepEqual(
+        r.problems.map((p) => [p.kind, p.line]),
+        [['edited', 3]],
+      );
     });
     it('reports a line that is no longer JSON as edited', () => {
       const edited = [...lines];
       edited[4] = edited[4]!.slice(0, 20);
       const r = verifyLog(join_(edited), verifier, heads);
-      assert.deepEqual(r.problems.map((p) => [p.kind, p.line]), [['edited', 5]]);
+      assert.deepEqual(
+        r.problems.map((p) => [p.kind, p.line]),
+        [['edited', 5]],
+      );
     });
   });
 
@@ -63,7 +68,10 @@ describe('verify-log', () => {
     it('reports "removed" where the entry belonged', () => {
       const cut = lines.filter((_, i) => i !== 3);
       const r = verifyLog(join_(cut), verifier, heads);
-      assert.ok(r.problems.some((p) => p.kind === 'removed' && p.line === 4), JSON.stringify(r.problems));
+      assert.ok(
+        r.problems.some((p) => p.kind === 'removed' && p.line === 4),
+        JSON.stringify(r.problems),
+      );
     });
   });
 
@@ -72,7 +80,10 @@ describe('verify-log', () => {
       const swapped = [...lines];
       [swapped[2], swapped[3]] = [swapped[3]!, swapped[2]!];
       const r = verifyLog(join_(swapped), verifier, heads);
-      assert.ok(r.problems.some((p) => p.kind === 'reordered' && p.line === 4), JSON.stringify(r.problems));
+      assert.ok(
+        r.problems.some((p) => p.kind === 'reordered' && p.line === 4),
+        JSON.stringify(r.problems),
+      );
       assert.ok(!r.problems.some((p) => p.kind === 'removed'));
     });
   });
@@ -81,13 +92,19 @@ describe('verify-log', () => {
     it('reports a copied entry as "inserted" at the copy', () => {
       const copied = [...lines.slice(0, 4), lines[1]!, ...lines.slice(4)];
       const r = verifyLog(join_(copied), verifier, heads);
-      assert.ok(r.problems.some((p) => p.kind === 'inserted' && p.line === 5), JSON.stringify(r.problems));
+      assert.ok(
+        r.problems.some((p) => p.kind === 'inserted' && p.line === 5),
+        JSON.stringify(r.problems),
+      );
     });
     it('reports a made-up entry as "inserted" at its line', () => {
       const fake = JSON.stringify({ event: 'approval', approved: true, seq: 2, prev: 'x', sig: 'AAAA', ts: 1, v: 1 });
       const withFake = [...lines.slice(0, 2), fake, ...lines.slice(2)];
       const r = verifyLog(join_(withFake), verifier, heads);
-      assert.deepEqual(r.problems.map((p) => [p.kind, p.line]), [['inserted', 3]]);
+      assert.deepEqual(
+        r.problems.map((p) => [p.kind, p.line]),
+        [['inserted', 3]],
+      );
     });
   });
 
@@ -98,7 +115,9 @@ describe('verify-log', () => {
       for (let i = 2; i < forged.length; i++) {
         const e = JSON.parse(forged[i]!);
         if (i === 2) e.reason = 'nothing to see';
-        e.prev = createHash('sha256').update(forged[i - 1]!).digest('hex');
+        e.prev = createHash('sha256')
+          .update(forged[i - 1]!)
+          .digest('hex');
         forged[i] = JSON.stringify(e);
       }
       const r = verifyLog(join_(forged), verifier, heads);
@@ -111,7 +130,10 @@ describe('verify-log', () => {
   describe('when the end is cut off', () => {
     it('reports "truncated" against the head', () => {
       const r = verifyLog(join_(lines.slice(0, 4)), verifier, heads);
-      assert.ok(r.problems.some((p) => p.kind === 'truncated' && p.line === 5), JSON.stringify(r.problems));
+      assert.ok(
+        r.problems.some((p) => p.kind === 'truncated' && p.line === 5),
+        JSON.stringify(r.problems),
+      );
     });
     it('cannot see it without a head (and says so)', () => {
       const r = verifyLog(join_(lines.slice(0, 4)), verifier, []);
@@ -166,7 +188,10 @@ describe('audit log writer', () => {
     await log.close();
     assert.match(warnings.join(), /torn line/);
     assert.equal(readFileSync(`${made.logPath}.quarantine`, 'utf8'), '{"event":"dec\n');
-    assert.equal(verifyLog(readFileSync(made.logPath, 'utf8'), made.verifier, [{ label: 'h', note: readFileSync(`${made.logPath}.head`, 'utf8') }]).verdict, 'intact');
+    assert.equal(
+      verifyLog(readFileSync(made.logPath, 'utf8'), made.verifier, [{ label: 'h', note: readFileSync(`${made.logPath}.head`, 'utf8') }]).verdict,
+      'intact',
+    );
   });
 
   it('refuses a second writer on the same log', async () => {
@@ -174,7 +199,10 @@ describe('audit log writer', () => {
     const signer = loadSigner(made.keyPath, 'x');
     const first = await AuditLog.open({ logPath: made.logPath, signer, clock: { nowMs: () => 5 }, warn: () => {} });
     try {
-      await assert.rejects(AuditLog.open({ logPath: made.logPath, signer, clock: { nowMs: () => 5 }, warn: () => {} }), (e: Error & { code?: string }) => e.code === 'AUDIT_LOCKED' && /another lookfirst/.test(e.message));
+      await assert.rejects(
+        AuditLog.open({ logPath: made.logPath, signer, clock: { nowMs: () => 5 }, warn: () => {} }),
+        (e: Error & { code?: string }) => e.code === 'AUDIT_LOCKED' && /another lookfirst/.test(e.message),
+      );
     } finally {
       await first.close();
     }

@@ -17,7 +17,7 @@ import type { KeyObject } from 'node:crypto';
 import { sha256Hex } from '../canonical.js';
 import { GENESIS_PREV, verifyEntrySignature } from '../entry.js';
 import { CompactTree, leafHash } from '../merkle.js';
-import { openNote, parseCheckpoint, type NoteVerifier } from '../note.js';
+import { type NoteVerifier, openNote, parseCheckpoint } from '../note.js';
 
 /** Extension line name carrying the chain tip in a lookfirst checkpoint. */
 const CHAIN_EXTENSION = 'lookfirst-chain';
@@ -114,7 +114,11 @@ function classifyBadSignatures(items: Item[], heads: HeadInput[], verifier: Note
       problems.push({ kind: 'forged', line: item.line, message: 'entry forged: appended past the signed head without the log key' });
     } else {
       item.kind = 'edited';
-      problems.push({ kind: 'edited', line: item.line, message: item.entry ? 'entry edited: its signature does not match its content' : 'entry edited: the line is not a JSON object' });
+      problems.push({
+        kind: 'edited',
+        line: item.line,
+        message: item.entry ? 'entry edited: its signature does not match its content' : 'entry edited: the line is not a JSON object',
+      });
     }
   });
 }
@@ -170,11 +174,16 @@ function checkHead(head: HeadInput, items: Item[], verifier: NoteVerifier, probl
     problems.push({ kind: 'head', line: 0, message: `${head.label}: signed, but not a checkpoint` });
     return;
   }
-  if (cp.origin !== verifier.name) problems.push({ kind: 'head', line: 0, message: `${head.label}: origin "${cp.origin}" is not this log's key name "${verifier.name}"` });
+  if (cp.origin !== verifier.name)
+    problems.push({ kind: 'head', line: 0, message: `${head.label}: origin "${cp.origin}" is not this log's key name "${verifier.name}"` });
   const maxSeq = Math.max(-1, ...items.filter((i) => i.sigOk).map((i) => i.seq ?? -1));
   if (items.length < cp.size || maxSeq + 1 < cp.size) {
     const held = Math.min(items.length, maxSeq + 1);
-    problems.push({ kind: 'truncated', line: items.length + 1, message: `log truncated: ${head.label} records ${cp.size} entries, the log ends after ${held}` });
+    problems.push({
+      kind: 'truncated',
+      line: items.length + 1,
+      message: `log truncated: ${head.label} records ${cp.size} entries, the log ends after ${held}`,
+    });
     return;
   }
   const tree = new CompactTree();

@@ -9,7 +9,9 @@ export function keygenCommand(opts: { config: string; json?: boolean }): number 
   if (opts.json) {
     process.stdout.write(`${JSON.stringify({ key: config.audit.keyPath, pub: config.audit.pubPath, name, vkey })}\n`);
   } else {
-    process.stdout.write(`created ${config.audit.keyPath} (private, mode 0600) and ${config.audit.pubPath}\nkey name ${name}\nkeep a copy of the .pub file elsewhere: it is what proves the log was signed by this gate\n`);
+    process.stdout.write(
+      `created ${config.audit.keyPath} (private, mode 0600) and ${config.audit.pubPath}\nkey name ${name}\nkeep a copy of the .pub file elsewhere: it is what proves the log was signed by this gate\n`,
+    );
   }
   return 0;
 }

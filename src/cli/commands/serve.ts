@@ -42,7 +42,9 @@ export async function serveCommand(opts: { config: string }): Promise<number> {
     cleanup.unshift(() => gateway.close());
     await gateway.start();
     const tools = gateway.catalogue.all().length;
-    logLine(`serving ${tools} tool${tools === 1 ? '' : 's'} from ${config.upstreams.length} upstream${config.upstreams.length === 1 ? '' : 's'}; audit log ${config.audit.logPath}`);
+    logLine(
+      `serving ${tools} tool${tools === 1 ? '' : 's'} from ${config.upstreams.length} upstream${config.upstreams.length === 1 ? '' : 's'}; audit log ${config.audit.logPath}`,
+    );
     const transport = new LineServerTransport(process.stdin, process.stdout, MAX_MESSAGE_BYTES);
     await gateway.serve(transport);
     return await new Promise<number>((resolve) => {

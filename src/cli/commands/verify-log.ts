@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { loadVerifier } from '../../audit/keys.js';
-import { verifyLog, type HeadInput, type VerifyReport } from '../../audit/verify/verify.js';
+import { type HeadInput, type VerifyReport, verifyLog } from '../../audit/verify/verify.js';
 import { sidecarPaths } from '../../audit/writer.js';
 import { loadConfig } from '../../config/load.js';
 import { LookfirstError } from '../../errors.js';
@@ -57,7 +57,11 @@ export function verifyLogCommand(opts: { config: string; trustedHead?: string; j
         ? paint(out, 'green', `intact: ${report.entries} entries, signatures, hash chain and signed head all check out`)
         : report.verdict === 'tampered'
           ? paint(out, 'red', `TAMPERED: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'} in ${config.audit.logPath}`)
-          : paint(out, 'yellow', `unproven: ${report.entries} entries check out by signature and chain, but there is no head to prove nothing was cut from the end`);
+          : paint(
+              out,
+              'yellow',
+              `unproven: ${report.entries} entries check out by signature and chain, but there is no head to prove nothing was cut from the end`,
+            );
     out.write(`${summary}\n`);
   }
   return VERIFY_EXIT[report.verdict];

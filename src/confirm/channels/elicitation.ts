@@ -25,7 +25,11 @@ export interface ElicitationPort {
   /** Client name from `initialize` (for `approved_by`). */
   clientName(): string;
   /** Sends `elicitation/create` and returns the raw result. */
-  elicit(params: { message: string; requestedSchema: typeof APPROVE_SCHEMA }, signal: AbortSignal, timeoutMs: number): Promise<{ action?: unknown; content?: unknown }>;
+  elicit(
+    params: { message: string; requestedSchema: typeof APPROVE_SCHEMA },
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<{ action?: unknown; content?: unknown }>;
 }
 
 /** Builds the message a person reads in the client. */
@@ -51,12 +55,17 @@ export function createElicitationChannel(port: ElicitationPort, enabled: boolean
       return true;
     },
     async ask(req, signal): Promise<ChannelAnswer> {
-      let result;
+      let result: { action?: unknown; content?: unknown };
       try {
         // The broker's signal enforces the deadline; the request's own timeout is only a backstop behind it.
-        result = await port.elicit({ message: elicitationMessage(req), requestedSchema: APPROVE_SCHEMA }, signal, Math.max(1, req.deadlineMs - Date.now()) + 1000);
+        result = await port.elicit(
+          { message: elicitationMessage(req), requestedSchema: APPROVE_SCHEMA },
+          signal,
+          Math.max(1, req.deadlineMs - Date.now()) + 1000,
+        );
       } catch (err) {
-        if (signal.aborted || Date.now() >= req.deadlineMs) return { kind: 'denied', channel: 'elicitation', reason: 'no decision before the confirmation timeout (confirm.timeout_seconds)' };
+        if (signal.aborted || Date.now() >= req.deadlineMs)
+          return { kind: 'denied', channel: 'elicitation', reason: 'no decision before the confirmation timeout (confirm.timeout_seconds)' };
         return { kind: 'unavailable', reason: `the client could not show the prompt (${(err as Error).message})` };
       }
       const actor = `elicitation:${port.clientName()}`;

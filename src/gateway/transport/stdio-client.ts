@@ -37,7 +37,11 @@ export class ChildProcessTransport implements Transport {
     return new Promise((resolve, reject) => {
       const child = spawn(s.command, s.args, { cwd: s.cwd, env: { ...getDefaultEnvironment(), ...s.env }, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
       this.child = child;
-      const reader = new LineReader((m) => this.onmessage?.(m), (e) => this.onerror?.(e), s.maxBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+      const reader = new LineReader(
+        (m) => this.onmessage?.(m),
+        (e) => this.onerror?.(e),
+        s.maxBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      );
       child.stdout!.on('data', (c: Buffer) => reader.push(c));
       let partial = '';
       child.stderr!.on('data', (c: Buffer) => {

@@ -22,7 +22,11 @@ export class LineServerTransport implements Transport {
     private readonly output: Writable,
     maxBytes = DEFAULT_MAX_MESSAGE_BYTES,
   ) {
-    this.reader = new LineReader((m) => this.onmessage?.(m), (e) => this.onerror?.(e), maxBytes);
+    this.reader = new LineReader(
+      (m) => this.onmessage?.(m),
+      (e) => this.onerror?.(e),
+      maxBytes,
+    );
   }
 
   async start(): Promise<void> {
