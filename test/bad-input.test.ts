@@ -3,10 +3,11 @@
  * nothing is executed on doubt; nothing is half-logged.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { approve, FAKE_UPSTREAM, NODE, ResultSchema, runCli, startAgent, textOf, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { approve, FAKE_UPSTREAM, MAIN, NODE, ResultSchema, runCli, startAgent, textOf, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
 
 const fakeConfig = (dir: string, extra = '') =>
   `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', join(dir, 'effects.txt')])}\n${extra}`;
@@ -150,6 +151,26 @@ describe('upstream failures', () => {
 });
 
 describe('crash safety of the log', () => {
+  it('takes over the lock of a gate that was killed, and the log still verifies', async () => {
+    const dir = tmp();
+    const config = writeConfig(dir, fakeConfig(dir));
+    const child = spawn(NODE, [MAIN, 'serve', '--config', config], { stdio: ['pipe', 'pipe', 'pipe'] });
+    await waitFor(() => existsSync(join(dir, 'audit.jsonl.lock')) && existsSync(join(dir, 'audit.jsonl')), 5000);
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill('SIGKILL');
+    await new Promise((r) => child.on('exit', r));
+    assert.ok(existsSync(join(dir, 'audit.jsonl.lock')), 'the killed gate left its lock');
+    const agent = await startAgent(config, approve);
+    try {
+      await waitFor(() => /stale lock/.test(agent.stderr()), 3000);
+      assert.match(agent.stderr(), /removing the stale lock .* is gone/);
+      await agent.call('echo', {});
+    } finally {
+      await agent.close();
+    }
+    assert.equal(runCli(['verify-log', '--config', config]).status, 0);
+  });
+
   it('quarantines a torn last line at start and keeps the chain verifiable', async () => {
     const dir = tmp();
     const config = writeConfig(dir, fakeConfig(dir));

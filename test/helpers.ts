@@ -60,12 +60,13 @@ export interface Agent {
 
 /**
  * Starts `lookfirst serve --config <config>` and connects an SDK Client to it.
- * @param human elicitation handler; undefined → the client does not declare elicitation.
+ * @param human elicitation handler; undefined → the client does not declare elicitation;
+ *   'declared-but-unhandled' → it declares elicitation but answers -32601 (shared cases BR-15 b).
  */
-export async function startAgent(config: string, human?: Human): Promise<Agent> {
+export async function startAgent(config: string, human?: Human | 'declared-but-unhandled'): Promise<Agent> {
   const client = new Client({ name: 'test-agent', version: '1.0.0' }, { capabilities: human ? { elicitation: { form: {} } } : {} });
   const asked: string[] = [];
-  if (human) {
+  if (typeof human === 'function') {
     client.setRequestHandler(ElicitRequestSchema, async (req) => {
       asked.push(req.params.message);
       return human(req.params.message);

@@ -84,6 +84,30 @@ describe('BR-02 cancellation', () => {
   });
 });
 
+describe('BR-02 variant B: cancel during execution', () => {
+  it('forwards the cancel under the upstream id and records the outcome as unknown', async () => {
+    const g = fakeGate();
+    const agent = await startAgent(g.config, approve);
+    try {
+      const ctl = new AbortController();
+      const running = agent.call('slow_write', { n: 1 }, { signal: ctl.signal });
+      await waitFor(() => g.seen().some((e) => e.method === 'tools/call' && e.params?.name === 'slow_write'), 5000);
+      ctl.abort('stop');
+      await assert.rejects(running);
+      await waitFor(() => g.seen().some((e) => e.method === 'notifications/cancelled'), 2000);
+      const call = g.seen().find((e) => e.method === 'tools/call' && e.params?.name === 'slow_write')!;
+      assert.equal(g.seen().find((e) => e.method === 'notifications/cancelled')?.params?.requestId, call.id);
+      await waitFor(() => readFileSync(join(g.dir, 'audit.jsonl'), 'utf8').includes('execution_failed'), 3000);
+    } finally {
+      await agent.close();
+    }
+    assert.match(
+      readFileSync(join(g.dir, 'audit.jsonl'), 'utf8'),
+      /"event":"execution_failed"[^\n]*"outcome":"unknown"[^\n]*cancelled by the client during execution/,
+    );
+  });
+});
+
 describe('BR-03 notifications', () => {
   it('relays logging, progress with the client token, and list_changed after re-reading the tools', async () => {
     const g = fakeGate();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { type Agent, FS_SERVER, NODE, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
 
-async function gateWithWeb() {
+async function gateWithWeb(human?: 'declared-but-unhandled') {
   const dir = tmp();
   const data = join(dir, 'data');
   mkdirSync(data);
@@ -18,7 +18,7 @@ async function gateWithWeb() {
     `upstreams:\n  files:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FS_SERVER, data])}\nconfirm:\n  timeout_seconds: 20\n  web: { enabled: true, host: 127.0.0.1, port: 0 }\n`,
   );
   // The client has no elicitation: the web page is the only channel.
-  const agent = await startAgent(config, undefined);
+  const agent = await startAgent(config, human);
   await waitFor(() => /approval page at/.test(agent.stderr()), 5000);
   const port = Number(/approval page at http:\/\/127\.0\.0\.1:(\d+)\//.exec(agent.stderr())?.[1]);
   return { dir, data, config, agent, port };
@@ -83,6 +83,18 @@ describe('web approval page', () => {
     assert.equal(v?.outcome, 'executed');
     assert.equal(v?.approved_by, 'web:alice');
     assert.equal(readFileSync(path, 'utf8'), 'via web');
+  });
+
+  it('takes the call when the client declared elicitation but cannot answer it (-32601)', async () => {
+    const g = await gateWithWeb('declared-but-unhandled');
+    const path = join(g.data, 'fallback.txt');
+    const result = g.agent.call('write_file', { path, content: 'fell back' });
+    const p = await pendingCall(g.port);
+    await http(g.port, 'POST', '/decide', FORM, form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'approve', approver: 'carol' }));
+    const v = verdictOf(await result);
+    await g.agent.close();
+    assert.equal(v?.approved_by, 'web:carol');
+    assert.equal(readFileSync(path, 'utf8'), 'fell back');
   });
 
   it('denies over HTTP: nothing is written', async () => {
