@@ -15,7 +15,8 @@ export type ErrorCode =
   | 'AUDIT_LOG_UNREADABLE'
   | 'AUDIT_CHAIN_BROKEN'
   | 'AUDIT_WRITE_FAILED'
-  | 'UPSTREAM_UNAVAILABLE';
+  | 'UPSTREAM_UNAVAILABLE'
+  | 'WEB_UNAVAILABLE';
 
 /** Base class: a known failure with a stable code (pinned by tests; change on purpose only). */
 export class LookfirstError extends Error {
@@ -49,7 +50,7 @@ export class ConfigError extends LookfirstError {
     readonly problems: ConfigProblem[],
     code: 'CONFIG_INVALID' | 'CONFIG_UNREADABLE' = 'CONFIG_INVALID',
   ) {
-    const lines = problems.map((p) => `  ${p.line ? `line ${p.line}: ` : ''}${p.path || '(document)'}: ${p.message}`);
+    const lines = problems.map((p) => `  ${p.line ? `line ${p.line}: ` : ''}${p.path ? `${p.path}: ` : ''}${p.message}`);
     super(code, `${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the config\n${lines.join('\n')}`);
   }
 }

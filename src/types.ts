@@ -55,7 +55,10 @@ export interface Verdict {
   reason: string;
   call_id: string;
   args_sha256: string;
+  /** Who approved (executed and unknown outcomes only). */
   approved_by?: string;
+  /** Who said no, when a person denied it. */
+  denied_by?: string;
   upstream_error?: boolean;
   retry_safe?: boolean;
 }

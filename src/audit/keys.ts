@@ -37,14 +37,15 @@ export function generateAuditKey(keyPath: string, pubPath: string): { name: stri
 
 /**
  * Loads the private key as a note signer.
+ * @param keygenHint the command that creates the key, shown when it is missing.
  * @throws LookfirstError `AUDIT_KEY_MISSING` (with the keygen command to run) or `AUDIT_KEY_INVALID`.
  */
-export function loadSigner(keyPath: string, configFile: string): NoteSigner {
+export function loadSigner(keyPath: string, keygenHint: string): NoteSigner {
   let pem: string;
   try {
     pem = readFileSync(keyPath, 'utf8');
   } catch {
-    throw new LookfirstError('AUDIT_KEY_MISSING', `no audit key at ${keyPath}. Create one with: lookfirst keygen --config ${configFile}`);
+    throw new LookfirstError('AUDIT_KEY_MISSING', `no audit key at ${keyPath}. Create one with: ${keygenHint}`);
   }
   let key: KeyObject;
   try {
@@ -60,14 +61,18 @@ export function loadSigner(keyPath: string, configFile: string): NoteSigner {
 
 /**
  * Loads the public verifier key.
+ * @param keygenHint the command that creates the key pair, shown when it is missing.
  * @throws LookfirstError `AUDIT_KEY_MISSING` or `AUDIT_KEY_INVALID`.
  */
-export function loadVerifier(pubPath: string): NoteVerifier {
+export function loadVerifier(pubPath: string, keygenHint = 'lookfirst keygen'): NoteVerifier {
   let text: string;
   try {
     text = readFileSync(pubPath, 'utf8');
   } catch {
-    throw new LookfirstError('AUDIT_KEY_MISSING', `no audit public key at ${pubPath}; it is written by lookfirst keygen beside the private key`);
+    throw new LookfirstError(
+      'AUDIT_KEY_MISSING',
+      `no audit public key at ${pubPath}. If this gate never had a key, create the pair with: ${keygenHint}; if the log came from elsewhere, put its audit.pub there.`,
+    );
   }
   try {
     return parseVerifierKey(text);

@@ -57,6 +57,11 @@ try {
 } catch (err) {
   if (err instanceof ConfigError || err instanceof LookfirstError) {
     process.stderr.write(`${paint(process.stderr, 'red', 'lookfirst:')} ${err.message}\n`);
+    // Machines asked for JSON: give them the error as JSON on stdout too.
+    if (process.argv.includes('--json')) {
+      const problems = err instanceof ConfigError ? err.problems : undefined;
+      process.stdout.write(`${JSON.stringify({ error: { code: err.code, message: err.message, problems } })}\n`);
+    }
     process.exitCode = 1;
   } else {
     process.stderr.write(`lookfirst: unexpected error (a bug; please report it with this output):\n${(err as Error).stack ?? err}\n`);

@@ -4,6 +4,8 @@
  * MCP channel).
  */
 
+import { basename, relative } from 'node:path';
+
 const useColor = (stream: NodeJS.WriteStream) => stream.isTTY === true && !process.env.NO_COLOR;
 
 /** Wraps text in an ANSI color when the stream supports it. */
@@ -11,6 +13,17 @@ export function paint(stream: NodeJS.WriteStream, color: 'red' | 'green' | 'yell
   if (!useColor(stream)) return text;
   const codes = { red: 31, green: 32, yellow: 33, bold: 1, dim: 2 } as const;
   return `\u001b[${codes[color]}m${text}\u001b[0m`;
+}
+
+/**
+ * How the user ran this CLI, for commands we suggest: `lookfirst` when installed on PATH (npm link, a
+ * global install), else `node <path to main.js>` as in a fresh clone.
+ */
+export function cliName(): string {
+  const script = process.argv[1] ?? '';
+  if (basename(script) === 'lookfirst') return 'lookfirst';
+  const shown = relative(process.cwd(), script);
+  return `node ${shown.startsWith('..') || shown === '' ? script : shown}`;
 }
 
 /** Writes one diagnostic line to stderr, prefixed with `lookfirst:`. */

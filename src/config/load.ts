@@ -58,7 +58,12 @@ export function loadConfig(file: string): Config {
   try {
     text = readFileSync(abs, 'utf8');
   } catch (err) {
-    throw new ConfigError(abs, [{ path: '', message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})` }], 'CONFIG_UNREADABLE');
+    const code = (err as NodeJS.ErrnoException).code;
+    const message =
+      code === 'ENOENT'
+        ? 'no such file. Pass the path of your lookfirst.yaml with --config (see README, Config reference)'
+        : `cannot read the file (${code ?? String(err)})`;
+    throw new ConfigError(abs, [{ path: '', message }], 'CONFIG_UNREADABLE');
   }
   return parseConfig(text, abs);
 }
@@ -69,18 +74,18 @@ export function loadConfig(file: string): Config {
  */
 export function parseConfig(text: string, file: string): Config {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const lineOf = (offset: number | undefined) => (offset === undefined ? undefined : lineCounter.linePos(offset).line);
   if (doc.errors.length > 0) {
     throw new ConfigError(
       file,
-      doc.errors.map((e) => ({ path: '', line: lineOf(e.pos[0]), message: `YAML syntax: ${e.message.split('\n')[0]}` })),
+      doc.errors.map((e) => ({ path: '', line: e.linePos?.[0]?.line ?? lineOf(e.pos[0]), message: `YAML syntax: ${e.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}` })),
     );
   }
   const data = doc.toJS() ?? {};
   const parsed = configSchema.safeParse(data);
   if (!parsed.success) {
-    const problems = parsed.error.issues.flatMap((i) => toProblems(i, doc.contents, lineOf));
+    const problems = parsed.error.issues.flatMap((i) => toProblems(i, doc.contents, lineOf, data));
     throw new ConfigError(
       file,
       problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)),
@@ -109,21 +114,62 @@ export function parseConfig(text: string, file: string): Config {
   };
 }
 
-function toProblems(issue: z.core.$ZodIssue, root: unknown, lineOf: (o: number | undefined) => number | undefined): ConfigProblem[] {
+function toProblems(issue: z.core.$ZodIssue, root: unknown, lineOf: (o: number | undefined) => number | undefined, data: unknown): ConfigProblem[] {
   const path = issue.path.map(String);
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({
       path: [...path, key].join('.'),
       line: lineOf(findNode(root, [...path, key], true)?.range?.[0]),
-      message: `unknown key "${key}"`,
+      message: `unknown key "${key}"${suggest(key)}`,
     }));
   }
-  // zod reports a bad record key as a wrapper issue; its inner issue holds the message worth showing.
-  const message = issue.code === 'invalid_key' ? `"${path.at(-1)}": ${issue.issues[0]?.message ?? issue.message}` : issue.message;
+  const message = describeIssue(issue, path, valueAt(data, path));
   let node = findNode(root, path, false);
   // A missing key has no node: point at its parent, which is where it should be added.
   for (let up = path.length - 1; !node && up >= 0; up--) node = findNode(root, path.slice(0, up), false);
   return [{ path: path.join('.'), line: lineOf(node?.range?.[0]), message }];
+}
+
+/** A sentence for one schema problem, in the config's own terms rather than the schema library's. */
+function describeIssue(issue: z.core.$ZodIssue, path: string[], received: unknown): string {
+  const what: Record<string, string> = { boolean: 'true or false', number: 'a number', string: 'a string', array: 'a list', object: 'a mapping', record: 'a mapping' };
+  if (issue.code === 'invalid_key') return `"${path.at(-1)}": ${issue.issues[0]?.message ?? issue.message}`;
+  if (issue.code === 'invalid_type') {
+    if (received === undefined) return path.length === 1 && path[0] === 'upstreams' ? 'is required: name at least one MCP server to put behind the gate' : 'is required';
+    return `must be ${what[issue.expected] ?? issue.expected}, not ${JSON.stringify(received)?.slice(0, 40)}`;
+  }
+  if (issue.code === 'invalid_value') return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (issue.code === 'too_small' && issue.origin === 'number') return `must be ${issue.inclusive ? 'at least' : 'more than'} ${issue.minimum}`;
+  return issue.message;
+}
+
+const KNOWN_KEYS = ['upstreams', 'rules', 'confirm', 'audit', 'command', 'args', 'env', 'cwd', 'timeout_seconds', 'url', 'headers', 'tools', 'action', 'elicitation', 'web', 'enabled', 'host', 'port', 'log', 'key', 'reads'];
+
+function valueAt(data: unknown, path: string[]): unknown {
+  let v = data;
+  for (const k of path) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
+
+/** ` (did you mean "args"?)` for a key one or two edits away from a known one. */
+function suggest(key: string): string {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const k of KNOWN_KEYS) {
+    const d = editDistance(key.toLowerCase(), k);
+    if (d < bestDistance) [best, bestDistance] = [k, d];
+  }
+  return best ? ` (did you mean "${best}"?)` : '';
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
 }
 
 /** Finds the YAML node at a key path; with `keyNode`, the node of the last key itself (its line). */

@@ -7,9 +7,14 @@
 import type { Approval } from '../types.js';
 import type { ApprovalRequest, ChannelAnswer, ConfirmChannel } from './channel.js';
 
-/** What to tell the user when no channel could ask. */
-export const NO_CHANNEL_HINT =
-  'enable the local web page (confirm.web.enabled: true) or use a client that supports MCP elicitation (confirm.elicitation: true)';
+/** What to tell the user when no channel could ask: only the fixes that would have helped this call. */
+export function hintFor(skipped: readonly string[]): string {
+  const fixes: string[] = [];
+  if (skipped.some((s) => s.startsWith('web:'))) fixes.push('enable the local web page (confirm.web.enabled: true)');
+  if (skipped.some((s) => s.startsWith('elicitation: disabled'))) fixes.push('turn on confirm.elicitation');
+  if (skipped.some((s) => s.startsWith('elicitation: the client'))) fixes.push('use a client that supports MCP elicitation');
+  return fixes.length > 0 ? `to fix: ${fixes.join(', or ')}` : 'check the confirm section of the config';
+}
 
 /** Runs the channels for one held call. */
 export class ConfirmBroker {
@@ -39,20 +44,21 @@ export class ConfirmBroker {
       } catch (err) {
         return { kind: 'denied', channel: channel.name, reason: `the ${channel.name} channel failed (${(err as Error).message})` };
       }
-      // An approval that lands after the timeout or the client's cancel is refused.
-      if (answer.kind !== 'unavailable') return both.aborted && answer.kind === 'approved' ? aborted(signal, channel.name) : answer;
+      // Past the timeout or the client's cancel, whatever the channel says is a denial that says why.
+      if (both.aborted) return aborted(signal, channel.name);
+      if (answer.kind !== 'unavailable') return answer;
       skipped.push(`${channel.name}: ${answer.reason}`);
     }
     if (both.aborted) return aborted(signal, 'none');
     return {
       kind: 'denied',
       channel: 'none',
-      reason: `no confirmation channel could ask a person (${skipped.join('; ') || 'none configured'}); ${NO_CHANNEL_HINT}`,
+      reason: `no confirmation channel could ask a person (${skipped.join('; ') || 'none configured'}); ${hintFor(skipped)}`,
     };
   }
 }
 
 function aborted(clientSignal: AbortSignal, channel: string): Approval {
-  if (clientSignal.aborted) return { kind: 'denied', channel, reason: 'cancelled by the client before approval' };
-  return { kind: 'denied', channel, reason: 'no decision before the confirmation timeout (confirm.timeout_seconds)' };
+  if (clientSignal.aborted) return { kind: 'denied', channel, reason: 'cancelled by the client before a decision' };
+  return { kind: 'denied', channel, reason: 'nobody decided before the confirmation timeout (confirm.timeout_seconds)' };
 }

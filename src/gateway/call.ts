@@ -8,7 +8,7 @@
  * means the call is not executed.
  */
 import { randomUUID } from 'node:crypto';
-import { ErrorCode, McpError, type Result } from '@modelcontextprotocol/sdk/types.js';
+import type { Result } from '@modelcontextprotocol/sdk/types.js';
 import { canonicalJson, sha256Hex } from '../audit/canonical.js';
 import type { AuditLog } from '../audit/writer.js';
 import type { Clock } from '../clock.js';
@@ -20,6 +20,7 @@ import type { Catalogue, CatalogueTool } from './catalogue.js';
 import { isPlainObject } from './raw.js';
 import type { ForwardOptions } from './upstream.js';
 import { denialText, errorResult, unknownOutcomeText, withVerdict } from './verdict.js';
+import { ErrorCode, plainMessage, WireError } from './wire-error.js';
 
 /** What the pipeline needs from the gate. */
 export interface PipelineDeps {
@@ -42,19 +43,19 @@ export interface CallContext {
 /**
  * Handles one `tools/call`.
  * @param params the request params exactly as the client sent them.
- * @throws McpError InvalidParams for an unknown tool or a missing name (JSON-RPC error, spec §tools).
+ * @throws WireError InvalidParams for an unknown tool or a missing name (JSON-RPC error, spec §tools).
  * @returns the upstream's result (allowed reads: untouched), or an error result carrying the verdict.
  */
 export async function handleToolCall(deps: PipelineDeps, params: Record<string, unknown>, ctx: CallContext): Promise<Result> {
   const name = params.name;
-  if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'tools/call needs a string "name"');
+  if (typeof name !== 'string') throw new WireError(ErrorCode.InvalidParams, 'tools/call needs a string "name"');
   let tool = deps.catalogue.get(name);
   if (!tool) {
     // The client may know a tool the gate has not seen yet (a list_changed in flight): look once more.
     await deps.catalogue.refreshAll();
     tool = deps.catalogue.get(name);
   }
-  if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  if (!tool) throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
   const decision = decide(deps.policy, name, tool.annotations);
   if (decision.action === 'allow') return forwardRead(deps, tool, params, ctx, decision.reason);
   return gated(deps, tool, params, ctx, decision);
@@ -148,7 +149,7 @@ async function gated(
     return deny(`the audit log cannot be written (${(err as Error).message})`);
   }
   if (ctx.signal.aborted) return deny('cancelled by the client');
-  if (approval.kind === 'denied') return deny(approval.reason, { approved_by: approval.actor });
+  if (approval.kind === 'denied') return deny(approval.reason, approval.actor ? { denied_by: approval.actor } : {});
 
   const forward = { ...params, name: call.upstreamTool, arguments: call.args };
   try {
@@ -179,10 +180,9 @@ async function gated(
 }
 
 function describe(err: unknown): string {
-  if (err instanceof McpError) {
-    if (err.code === ErrorCode.ConnectionClosed) return `the upstream connection closed: ${err.message}`;
-    if (err.code === ErrorCode.RequestTimeout) return `the upstream did not answer in time: ${err.message}`;
-    return `the upstream answered with error ${err.code}: ${err.message}`;
-  }
-  return (err as Error).message ?? String(err);
+  const code = (err as { code?: unknown }).code;
+  if (code === ErrorCode.ConnectionClosed) return `the upstream connection closed: ${plainMessage(err)}`;
+  if (code === ErrorCode.RequestTimeout) return `the upstream did not answer in time: ${plainMessage(err)}`;
+  if (typeof code === 'number') return `the upstream answered with error ${code}: ${plainMessage(err)}`;
+  return plainMessage(err);
 }

@@ -7,6 +7,7 @@
 import type { ToolAnnotations } from '../types.js';
 import { isPlainObject } from './raw.js';
 import type { Upstream } from './upstream.js';
+import { plainMessage } from './wire-error.js';
 
 /** One tool as the gate knows it. */
 export interface CatalogueTool {
@@ -71,7 +72,7 @@ export class Catalogue {
         if (cursor === undefined) break;
       }
     } catch (err) {
-      this.warn(`upstream ${upstream.name}: cannot list its tools (${(err as Error).message}); its tools are unavailable until it answers`);
+      this.warn(`upstream ${upstream.name}: cannot list its tools (${plainMessage(err)}); its tools are unavailable until it answers`);
       tools.length = 0;
     }
     this.byUpstream.set(upstream.name, tools);

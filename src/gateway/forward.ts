@@ -5,9 +5,10 @@
  * upstream cursor}), prompt names get the `<upstream>__` prefix, and resource URIs are routed to the
  * upstream that listed them (else to each upstream in turn until one has the URI).
  */
-import { ErrorCode, McpError, type Result, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { Result, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainObject } from './raw.js';
 import type { ForwardOptions, Upstream } from './upstream.js';
+import { ErrorCode, WireError } from './wire-error.js';
 
 type Capability = 'resources' | 'prompts' | 'completions' | 'logging';
 
@@ -28,7 +29,7 @@ export class Forwarder {
 
   /**
    * Forwards one request.
-   * @throws McpError MethodNotFound for methods the gate does not forward (allow-list), or the upstream's error.
+   * @throws WireError MethodNotFound for methods the gate does not forward (allow-list), or the upstream's error.
    */
   async forward(method: string, params: Record<string, unknown> | undefined, opts: ForwardOptions): Promise<Result> {
     switch (method) {
@@ -50,7 +51,7 @@ export class Forwarder {
         await Promise.all(this.having('logging').map((u) => u.request(method, params, opts)));
         return {};
       default:
-        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+        throw new WireError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     }
   }
 
@@ -90,10 +91,10 @@ export class Forwarder {
     const one = this.single;
     if (one) return one.request(method, params, opts);
     const uri = typeof params?.uri === 'string' ? params.uri : undefined;
-    if (uri === undefined) throw new McpError(ErrorCode.InvalidParams, `${method} needs a string "uri"`);
+    if (uri === undefined) throw new WireError(ErrorCode.InvalidParams, `${method} needs a string "uri"`);
     const owner = this.uriOwner.get(uri);
     if (owner) return owner.request(method, params, opts);
-    let last: unknown = new McpError(-32002, `Resource not found: ${uri}`);
+    let last: unknown = new WireError(-32002, `Resource not found: ${uri}`);
     for (const u of this.having('resources')) {
       try {
         const result = await u.request(method, params, opts);
@@ -111,7 +112,7 @@ export class Forwarder {
     if (one) return one.request(method, params, opts);
     const name = typeof params?.name === 'string' ? params.name : '';
     const route = this.promptOwner.get(name) ?? this.splitPrompt(name);
-    if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+    if (!route) throw new WireError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
     return route.upstream.request(method, { ...params, name: route.name }, opts);
   }
 
@@ -128,7 +129,7 @@ export class Forwarder {
     const ref = isPlainObject(params?.ref) ? params.ref : {};
     if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
       const route = this.promptOwner.get(ref.name) ?? this.splitPrompt(ref.name);
-      if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+      if (!route) throw new WireError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
       return route.upstream.request('completion/complete', { ...params, ref: { ...ref, name: route.name } }, opts);
     }
     const uri = typeof ref.uri === 'string' ? ref.uri : '';
@@ -170,5 +171,5 @@ function decodeCursor(cursor: unknown, count: number): { u: number; c?: string }
   } catch {
     // fall through to the error below
   }
-  throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');
+  throw new WireError(ErrorCode.InvalidParams, 'Invalid cursor');
 }

@@ -21,6 +21,7 @@ import { FastPath } from './fast-path.js';
 import { Forwarder, unionCapabilities } from './forward.js';
 import { isPlainObject } from './raw.js';
 import { Upstream } from './upstream.js';
+import { plainMessage, toWireError } from './wire-error.js';
 
 /** What a gateway is built from. */
 export interface GatewayOptions {
@@ -58,13 +59,13 @@ export class Gateway {
     await Promise.all(
       this.upstreams.map((u) => u.connect().catch((err: Error) => this.opts.log(`warning: ${err.message}; its tools are missing until it can be reached`))),
     );
-    await this.catalogue.refreshAll();
+    await Promise.all(this.upstreams.filter((u) => u.connected).map((u) => this.catalogue.refresh(u)));
     const names = this.catalogue.all().map((t) => t.exposed);
+    const down = this.upstreams.filter((u) => !u.connected).map((u) => u.name);
     for (const pattern of unmatchedRules(this.policy, names)) {
       const line = this.opts.config.rules.find((r) => r.pattern === pattern)?.line;
-      this.opts.log(
-        `warning: rule "${pattern}"${line ? ` (line ${line})` : ''} matches no tool; check the name (tools: ${names.slice(0, 12).join(', ')}${names.length > 12 ? ', …' : ''})`,
-      );
+      const known = down.length > 0 ? `tools of ${down.join(', ')} are unknown until it answers` : `tools: ${names.slice(0, 12).join(', ')}${names.length > 12 ? ', …' : ''}`;
+      this.opts.log(`warning: rule "${pattern}"${line ? ` (line ${line})` : ''} matches no tool; check the name (${known})`);
     }
   }
 
@@ -139,12 +140,16 @@ export class Gateway {
           ? undefined
           : (p: Record<string, unknown>) =>
               void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } } as never).catch(() => {});
-      if (request.method === 'tools/call') return handleToolCall(deps, params ?? {}, { signal: extra.signal, progress });
-      if (request.method === 'tools/list') {
-        await this.catalogue.refreshAll();
-        return { tools: this.catalogue.all().map((t) => t.definition) };
+      try {
+        if (request.method === 'tools/call') return await handleToolCall(deps, params ?? {}, { signal: extra.signal, progress });
+        if (request.method === 'tools/list') {
+          await this.catalogue.refreshAll();
+          return { tools: this.catalogue.all().map((t) => t.definition) };
+        }
+        return await this.forwarder.forward(request.method, params, { signal: extra.signal, onprogress: progress });
+      } catch (err) {
+        throw toWireError(err);
       }
-      return this.forwarder.forward(request.method, params, { signal: extra.signal, onprogress: progress });
     };
     server.fallbackNotificationHandler = async (n) => {
       await Promise.all(this.upstreams.map((u) => u.notify(n)));

@@ -7,11 +7,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type JSONRPCMessage, McpError, type Notification, type Result, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, Notification, Result, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamConfig } from '../config/load.js';
 import { RAW_RESULT } from './raw.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './transport/lines.js';
 import { ChildProcessTransport } from './transport/stdio-client.js';
+import { ErrorCode, plainMessage, WireError } from './wire-error.js';
 
 /** Largest message accepted on stdio, from an upstream or the client (bytes). */
 export const MAX_MESSAGE_BYTES = DEFAULT_MAX_MESSAGE_BYTES;
@@ -25,7 +26,7 @@ export interface ForwardOptions {
 }
 
 /** The upstream's answer to a raw request: its JSON-RPC response as sent, or why none will come. */
-export type RawReply = { kind: 'response'; message: Record<string, unknown> } | { kind: 'failed'; error: McpError };
+export type RawReply = { kind: 'response'; message: Record<string, unknown> } | { kind: 'failed'; error: WireError };
 
 /** Events an upstream reports to the gateway. */
 export interface UpstreamEvents {
@@ -71,7 +72,7 @@ export class Upstream {
 
   /**
    * Connects (or returns the open connection).
-   * @throws McpError ConnectionClosed with a sentence naming the upstream when it cannot be reached.
+   * @throws WireError ConnectionClosed with a sentence naming the upstream when it cannot be reached.
    */
   async connect(): Promise<Client> {
     if (this.client) return this.client;
@@ -100,7 +101,7 @@ export class Upstream {
       }
     };
     client.onclose = () => {
-      this.failRaw(new McpError(ErrorCode.ConnectionClosed, `upstream "${this.name}" closed the connection`));
+      this.failRaw(new WireError(ErrorCode.ConnectionClosed, `upstream "${this.name}" closed the connection`));
       if (this.client === client) {
         this.client = undefined;
         this.transportInUse = undefined;
@@ -112,7 +113,7 @@ export class Upstream {
     try {
       await client.connect(transport, { timeout: this.config.timeoutMs });
     } catch (err) {
-      this.lastError = (err as Error).message;
+      this.lastError = plainMessage(err);
       await client.close().catch(() => {});
       throw this.unavailable(this.lastError);
     }
@@ -147,13 +148,13 @@ export class Upstream {
     const id = `lf-${this.nextRawId++}`;
     const timer = setTimeout(() => {
       this.cancelRaw(id, 'Request timed out');
-      reply({ kind: 'failed', error: new McpError(ErrorCode.RequestTimeout, `upstream "${this.name}" did not answer within ${this.config.timeoutMs} ms`) });
+      reply({ kind: 'failed', error: new WireError(ErrorCode.RequestTimeout, `upstream "${this.name}" did not answer within ${this.config.timeoutMs} ms`) });
     }, this.config.timeoutMs);
     this.raw.set(id, { reply, timer });
     transport.send({ jsonrpc: '2.0', id, method, params } as JSONRPCMessage).catch((err: Error) => {
       if (!this.raw.delete(id)) return;
       clearTimeout(timer);
-      reply({ kind: 'failed', error: new McpError(ErrorCode.ConnectionClosed, `cannot send to upstream "${this.name}": ${err.message}`) });
+      reply({ kind: 'failed', error: new WireError(ErrorCode.ConnectionClosed, `cannot send to upstream "${this.name}": ${err.message}`) });
     });
     return id;
   }
@@ -167,7 +168,7 @@ export class Upstream {
     void this.transportInUse?.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } } as JSONRPCMessage).catch(() => {});
   }
 
-  private failRaw(error: McpError): void {
+  private failRaw(error: WireError): void {
     for (const [id, p] of this.raw) {
       clearTimeout(p.timer);
       this.raw.delete(id);
@@ -188,13 +189,13 @@ export class Upstream {
     });
   }
 
-  private unavailable(reason: string): McpError {
-    return new McpError(ErrorCode.ConnectionClosed, `upstream "${this.name}" is not reachable (${reason}); check its command or url in the config`);
+  private unavailable(reason: string): WireError {
+    return new WireError(ErrorCode.ConnectionClosed, `upstream "${this.name}" is not reachable (${reason}); check its command or url in the config`);
   }
 
   /**
    * Sends one request and returns the upstream's result exactly as sent.
-   * @throws McpError: the upstream's own JSON-RPC error, or ConnectionClosed / RequestTimeout.
+   * @throws McpError (from the SDK client): the upstream's own JSON-RPC error, or ConnectionClosed / RequestTimeout.
    */
   async request(method: string, params: Record<string, unknown> | undefined, opts: ForwardOptions = {}): Promise<Result> {
     const client = this.client ?? (await this.connect());

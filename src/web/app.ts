@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
 import type { PendingApprovals } from '../confirm/pending.js';
+import { LookfirstError } from '../errors.js';
 import { allowedHosts, checkCsrf, checkHost, checkSameOrigin, type GuardResult } from './guards.js';
 import { pendingPage } from './views.js';
 
@@ -36,7 +37,7 @@ export interface WebApp {
 
 /**
  * Starts the page.
- * @throws Error when the address is taken (EADDRINUSE) or cannot be bound.
+ * @throws LookfirstError `WEB_UNAVAILABLE` when the address is taken (EADDRINUSE) or cannot be bound.
  */
 export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
   const csrf = randomBytes(32).toString('base64url');
@@ -87,11 +88,12 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
   }
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => {
-      server.off('error', reject);
-      resolve();
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      const where = `${opts.host}:${opts.port}`;
+      const why = err.code === 'EADDRINUSE' ? `${where} is already in use (another gate, or another program)` : `${where}: ${err.message}`;
+      reject(new LookfirstError('WEB_UNAVAILABLE', `the approval page cannot listen on ${why}. Set confirm.web.port to a free port, or to 0 to let the system pick one (the address is printed at start).`, { cause: err }));
     });
+    server.listen(opts.port, opts.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   hosts = allowedHosts(opts.host, port);

@@ -66,6 +66,8 @@ export function verifyLog(logText: string, verifier: NoteVerifier, heads: HeadIn
   const problems: Problem[] = [];
   const warnings: string[] = [];
   const items = parseItems(logText, verifier.key, problems);
+  const mismatch = keyMismatch(items, heads, verifier);
+  if (mismatch) return { verdict: 'unproven', entries: items.length, problems: [], warnings: [mismatch] };
 
   classifyBadSignatures(items, heads, verifier, problems);
   checkNumbering(items, problems);
@@ -75,6 +77,17 @@ export function verifyLog(logText: string, verifier: NoteVerifier, heads: HeadIn
   problems.sort((a, b) => a.line - b.line);
   const verdict = problems.length > 0 ? 'tampered' : heads.length === 0 ? 'unproven' : 'intact';
   return { verdict, entries: items.length, problems, warnings };
+}
+
+/**
+ * Not one entry verifies and a head is signed under another key name: the public key given is most
+ * likely not this log's. Saying "every line forged" would mislead; no verdict can be given.
+ */
+function keyMismatch(items: Item[], heads: HeadInput[], verifier: NoteVerifier): string | undefined {
+  if (items.length === 0 || items.some((i) => i.sigOk)) return undefined;
+  const signers = heads.flatMap((h) => [...h.note.matchAll(/^\u2014 (\S+) /gmu)].map((m) => m[1]!)).filter((n) => n !== verifier.name);
+  if (signers.length === 0) return undefined;
+  return `no entry verifies with the public key ${verifier.name}, and the head is signed by ${[...new Set(signers)].join(', ')}: this public key is probably not this log's. Point audit.key/audit.pub at the pair that wrote the log.`;
 }
 
 function parseItems(text: string, key: KeyObject, problems: Problem[]): Item[] {

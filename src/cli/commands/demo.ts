@@ -14,7 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { generateAuditKey } from '../../audit/keys.js';
 import { loadConfig } from '../../config/load.js';
-import { paint } from '../output.js';
+import { cliName, paint } from '../output.js';
 import { runVerify } from './verify-log.js';
 
 const here = (rel: string) => fileURLToPath(new URL(`${rel}${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
@@ -92,7 +92,7 @@ export async function demoCommand(opts: { yes?: boolean }): Promise<number> {
 
   const ok = before.verdict === 'intact' && after.verdict === 'tampered' && after.problems.some((p) => p.line === target + 1);
   say(ok ? '\nThe demo ran as promised.' : '\nSomething did not behave as promised: see above.');
-  say(`Try it yourself: lookfirst verify-log --config ${configPath}`);
+  say(`Try it yourself: ${cliName()} verify-log --config ${configPath}`);
   return ok ? 0 : 2;
 }
 

@@ -12,13 +12,13 @@ import { Gateway } from '../../gateway/gateway.js';
 import { LineServerTransport } from '../../gateway/transport/stdio-server.js';
 import { MAX_MESSAGE_BYTES } from '../../gateway/upstream.js';
 import { startWebApp, type WebApp } from '../../web/app.js';
-import { logLine } from '../output.js';
+import { cliName, logLine } from '../output.js';
 import { VERSION } from '../version.js';
 
 /** Runs the gate until the client disconnects or a signal arrives; resolves with the exit code. */
 export async function serveCommand(opts: { config: string }): Promise<number> {
   const config = loadConfig(opts.config);
-  const signer = loadSigner(config.audit.keyPath, config.file);
+  const signer = loadSigner(config.audit.keyPath, `${cliName()} keygen --config ${config.file}`);
   const audit = await AuditLog.open({ logPath: config.audit.logPath, signer, clock: systemClock, warn: logLine });
   await audit.appendDurable({ event: 'gate_started', version: VERSION, pid: process.pid, upstreams: config.upstreams.map((u) => u.name).join(',') });
   const pending = new PendingApprovals();
@@ -68,7 +68,11 @@ export async function serveCommand(opts: { config: string }): Promise<number> {
     });
   } catch (err) {
     for (const c of cleanup) await c();
-    await audit.close();
+    try {
+      await audit.appendDurable({ event: 'gate_stopped', reason: `failed to start: ${(err as Error).message.slice(0, 200)}` });
+    } finally {
+      await audit.close();
+    }
     throw err;
   }
 }

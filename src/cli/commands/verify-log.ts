@@ -9,25 +9,28 @@ import { type HeadInput, type VerifyReport, verifyLog } from '../../audit/verify
 import { sidecarPaths } from '../../audit/writer.js';
 import { loadConfig } from '../../config/load.js';
 import { LookfirstError } from '../../errors.js';
-import { paint } from '../output.js';
+import { cliName, paint } from '../output.js';
 
 /** Exit codes of verify-log (pinned by tests). */
 export const VERIFY_EXIT = { intact: 0, unproven: 1, tampered: 2 } as const;
 
 /** Reads the files and verifies; pure verification happens in audit/verify. */
-export function runVerify(logPath: string, pubPath: string, trustedHead?: string): VerifyReport {
-  const verifier = loadVerifier(pubPath);
+export function runVerify(logPath: string, pubPath: string, trustedHead?: string, configFile = 'lookfirst.yaml'): VerifyReport {
+  const verifier = loadVerifier(pubPath, `${cliName()} keygen --config ${configFile}`);
   let text: string;
   try {
     text = readFileSync(logPath, 'utf8');
   } catch (err) {
-    throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot read the audit log ${logPath}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new LookfirstError('AUDIT_LOG_UNREADABLE', `no audit log at ${logPath} yet: the gate creates it when it first runs (${cliName()} serve --config ${configFile}).`);
+    throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot read the audit log ${logPath}: ${code ?? err}`);
   }
   const heads: HeadInput[] = [];
   const sidecar = sidecarPaths(logPath).head;
   const missing: string[] = [];
   if (existsSync(sidecar)) heads.push({ label: 'head sidecar', note: readFileSync(sidecar, 'utf8') });
-  else missing.push(`no head sidecar at ${sidecar}: a cut at the end of the log cannot be detected`);
+  else if (trustedHead) missing.push(`no head sidecar at ${sidecar}: checked against the trusted head only; entries written after it are checked by signature and chain alone`);
+  else missing.push(`no head sidecar at ${sidecar}: entries cut from the end of the log would go unnoticed`);
   if (trustedHead) {
     try {
       heads.push({ label: `trusted head ${trustedHead}`, note: readFileSync(trustedHead, 'utf8') });
@@ -36,6 +39,8 @@ export function runVerify(logPath: string, pubPath: string, trustedHead?: string
     }
   }
   const report = verifyLog(text, verifier, heads);
+  // The sidecar warning says the same as the verifier's generic "no head" one, with the path.
+  if (heads.length === 0) report.warnings = report.warnings.filter((w) => !w.startsWith('no head to check against'));
   report.warnings.unshift(...missing);
   // Without the sidecar, a trusted head alone still cannot vouch for entries written after it.
   if (missing.length > 0 && report.verdict === 'intact') report.verdict = 'unproven';
@@ -45,7 +50,7 @@ export function runVerify(logPath: string, pubPath: string, trustedHead?: string
 /** Runs the command; returns the exit code. */
 export function verifyLogCommand(opts: { config: string; trustedHead?: string; json?: boolean }): number {
   const config = loadConfig(opts.config);
-  const report = runVerify(config.audit.logPath, config.audit.pubPath, opts.trustedHead);
+  const report = runVerify(config.audit.logPath, config.audit.pubPath, opts.trustedHead, config.file);
   if (opts.json) {
     process.stdout.write(`${JSON.stringify({ log: config.audit.logPath, ...report })}\n`);
   } else {
@@ -60,7 +65,7 @@ export function verifyLogCommand(opts: { config: string; trustedHead?: string; j
           : paint(
               out,
               'yellow',
-              `unproven: ${report.entries} entries check out by signature and chain, but there is no head to prove nothing was cut from the end`,
+              `no verdict: ${report.entries} entries, but the evidence is incomplete (see the warnings above)`,
             );
     out.write(`${summary}\n`);
   }
