@@ -238,6 +238,44 @@ const init = (version: string, id = 1) =>
     params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
   });
 
+describe('a tools/call without an id (a JSON-RPC notification)', () => {
+  it('never reaches the upstream, even for a tool a rule denies', async () => {
+    const g = fakeGate([], 'rules:\n  tools:\n    write_note: { action: deny }\n');
+    await rawGate(g.config, [
+      `${init('2025-06-18')}\n`,
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`,
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'write_note', arguments: { x: 1 } } })}\n`,
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'echo', arguments: { x: 1 } } })}\n`,
+      `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`,
+    ]);
+    assert.ok(!g.seen().some((e) => e.method === 'tools/call'), JSON.stringify(g.seen().map((e) => e.method)));
+    assert.equal(existsSync(g.effects), false);
+  });
+});
+
+describe('arguments nested thousands of levels deep', () => {
+  it('are logged as unhashable on a read, denied on a write, and the gate stays up', async () => {
+    const g = fakeGate();
+    const deep = `${'['.repeat(6000)}0${']'.repeat(6000)}`;
+    const call = (id: number, name: string, args: string) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":${args}}}\n`;
+    const replies = await rawGate(g.config, [
+      `${init('2025-06-18')}\n`,
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`,
+      call(2, 'echo', `{"deep":${deep}}`),
+      call(3, 'write_note', `{"deep":${deep}}`),
+      call(4, 'echo', '{"still":"up"}'),
+    ]);
+    const byId = new Map(replies.map((r) => [r.id, r as { result?: { isError?: boolean; content: { text: string }[] } }]));
+    assert.equal(byId.get(3)?.result?.isError, true);
+    assert.match(byId.get(3)!.result!.content[0]!.text, /canonical form/);
+    assert.equal(byId.get(4)?.result?.content[0]?.text, '{"still":"up"}');
+    assert.ok(!existsSync(g.effects));
+    assert.match(readFileSync(join(g.dir, 'audit.jsonl'), 'utf8'), /"args_sha256":"unhashable"/);
+    assert.equal(runCli(['verify-log', '--config', g.config]).status, 0);
+  });
+});
+
 describe('BR-11 CRLF framing', () => {
   it('accepts CRLF and empty lines from the upstream and from the client', async () => {
     const g = fakeGate(['--crlf']);

@@ -8,6 +8,7 @@
  * the old one, so the head never covers more than is on disk. At open, a torn last line (no newline: a
  * crash mid-write) is moved to `<log>.quarantine` with a warning, never silently dropped.
  */
+import { createPublicKey } from 'node:crypto';
 import {
   appendFileSync,
   closeSync,
@@ -25,8 +26,8 @@ import {
 import { LookfirstError } from '../errors.js';
 import { sha256Hex } from './canonical.js';
 import { type AuditFields, encodeEntry, GENESIS_PREV } from './entry.js';
-import { CompactTree, leafHash } from './merkle.js';
-import { formatCheckpoint, type NoteSigner, signNote } from './note.js';
+import { CompactTree, EMPTY_ROOT, leafHash } from './merkle.js';
+import { formatCheckpoint, type NoteSigner, openNote, parseCheckpoint, signNote } from './note.js';
 
 /** Extension line carrying the hash-chain tip inside the checkpoint. */
 export const CHAIN_EXTENSION = 'lookfirst-chain';
@@ -193,6 +194,37 @@ export class ChainWriter {
       throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot read ${path}: ${(err as Error).message}`);
     }
     const end = data.lastIndexOf(0x0a) + 1;
+    const head = this.readHead();
+    let rootAtHead: Buffer | undefined;
+    let tipAtHead: string | undefined;
+    // Line by line over the bytes: a log larger than the biggest string Node can hold still replays.
+    for (let start = 0; start < end; ) {
+      const nl = data.indexOf(0x0a, start);
+      const bytes = data.subarray(start, nl);
+      start = nl + 1;
+      const line = this.seq + 1;
+      let entry: { seq?: unknown; prev?: unknown };
+      try {
+        entry = JSON.parse(bytes.toString('utf8'));
+      } catch {
+        throw damaged(path, line, 'is not JSON');
+      }
+      if (entry.seq !== this.seq || entry.prev !== this.prev) throw damaged(path, line, 'does not continue the hash chain');
+      this.prev = sha256Hex(bytes);
+      this.tree.appendLeafHash(leafHash(bytes));
+      this.seq++;
+      if (head && this.seq === head.size) [rootAtHead, tipAtHead] = [this.tree.root(), this.prev];
+    }
+    if (head) {
+      // The head was signed by this gate: a log that no longer matches it was cut or rewritten since.
+      if (head.size > this.seq)
+        throw damaged(path, this.seq + 1, `ends after ${this.seq} entries, but its signed head records ${head.size}: entries were removed`);
+      const root = head.size === 0 ? EMPTY_ROOT : rootAtHead;
+      const tip = head.size === 0 ? GENESIS_PREV : tipAtHead;
+      if (!root?.equals(head.root) || tip !== head.chain) throw damaged(path, head.size, 'does not match its signed head');
+    } else if (this.seq > 0) {
+      this.opts.warn(`audit: ${path} has ${this.seq} entries but no head sidecar (${this.paths.head}); a new head is written now`);
+    }
     if (end < data.length) {
       const torn = data.subarray(end);
       appendFileSync(this.paths.quarantine, Buffer.concat([torn, Buffer.from('\n')]), { mode: 0o600 });
@@ -205,22 +237,27 @@ export class ChainWriter {
       }
       this.opts.warn(`audit: ${path} ended in a torn line (${torn.length} bytes, likely a crash mid-write); moved it to ${this.paths.quarantine}`);
     }
-    const text = data.subarray(0, end).toString('utf8');
-    if (text.length === 0) return;
-    const lines = text.slice(0, -1).split('\n');
-    for (const [i, line] of lines.entries()) {
-      let entry: { seq?: unknown; prev?: unknown };
-      try {
-        entry = JSON.parse(line);
-      } catch {
-        throw damaged(path, i + 1, 'is not JSON');
-      }
-      if (entry.seq !== i || entry.prev !== this.prev) throw damaged(path, i + 1, 'does not continue the hash chain');
-      this.prev = sha256Hex(line);
-      this.tree.appendLeafHash(leafHash(Buffer.from(line, 'utf8')));
-      this.seq++;
-    }
     this.headSize = -1;
+  }
+
+  /**
+   * The existing head, checked against this gate's own key.
+   * @throws LookfirstError `AUDIT_LOG_UNREADABLE` when the head is not a checkpoint signed by this key.
+   */
+  private readHead(): { size: number; root: Buffer; chain: string | undefined } | undefined {
+    if (!existsSync(this.paths.head)) return undefined;
+    const signer = this.opts.signer;
+    const verifier = { name: signer.name, keyId: signer.keyId, key: createPublicKey(signer.key) };
+    const opened = openNote(readFileSync(this.paths.head, 'utf8'), verifier);
+    const cp = opened.ok ? parseCheckpoint(opened.text) : undefined;
+    if (!cp) {
+      throw new LookfirstError(
+        'AUDIT_LOG_UNREADABLE',
+        `${this.paths.head} is not a head signed by this gate's key (${opened.ok ? 'not a checkpoint' : opened.reason}). Run lookfirst verify-log; the gate will not append to a log it cannot vouch for.`,
+      );
+    }
+    const chain = cp.extensions.find((e) => e.startsWith(`${CHAIN_EXTENSION} `))?.slice(CHAIN_EXTENSION.length + 1);
+    return { size: cp.size, root: cp.root, chain };
   }
 }
 

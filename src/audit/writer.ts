@@ -143,15 +143,25 @@ export class AuditLog {
   private flush(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (this.queue.length > 0 && !this.closed) this.worker.postMessage({ type: 'batch', entries: this.take() } satisfies ToWorker);
+    if (this.queue.length > 0 && !this.closed) this.send({ type: 'batch', entries: this.take() });
   }
 
   private post(make: (ackId: number) => ToWorker): Promise<void> {
     const id = this.nextAck++;
     return new Promise((resolve, reject) => {
       this.acks.set(id, (error) => (error ? reject(new LookfirstError('AUDIT_WRITE_FAILED', error)) : resolve()));
-      this.worker.postMessage(make(id));
+      this.send(make(id));
     });
+  }
+
+  /** Posts to the worker; a batch the structured clone cannot carry is retried entry by entry. */
+  private send(m: ToWorker): void {
+    try {
+      this.worker.postMessage(m);
+    } catch {
+      if (m.type !== 'batch') throw new LookfirstError('AUDIT_WRITE_FAILED', 'cannot reach the audit worker');
+      this.worker.postMessage({ ...m, entries: cloneable(m.entries) });
+    }
   }
 
   private failAll(reason: string): void {
@@ -159,4 +169,20 @@ export class AuditLog {
     for (const ack of this.acks.values()) ack(reason);
     this.acks.clear();
   }
+}
+
+/**
+ * Entries the structured clone can carry. Arguments nested too deeply (or otherwise uncloneable) would
+ * make postMessage throw and lose the whole batch: such an entry is logged with `args_sha256: "unhashable"`.
+ */
+function cloneable(entries: PostedEntry[]): PostedEntry[] {
+  return entries.map((e) => {
+    if (e.hashArgs === undefined) return e;
+    try {
+      structuredClone(e.hashArgs);
+      return e;
+    } catch {
+      return { ts: e.ts, fields: { ...e.fields, args_sha256: 'unhashable' } };
+    }
+  });
 }

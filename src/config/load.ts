@@ -79,7 +79,11 @@ export function parseConfig(text: string, file: string): Config {
   if (doc.errors.length > 0) {
     throw new ConfigError(
       file,
-      doc.errors.map((e) => ({ path: '', line: e.linePos?.[0]?.line ?? lineOf(e.pos[0]), message: `YAML syntax: ${e.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}` })),
+      doc.errors.map((e) => ({
+        path: '',
+        line: e.linePos?.[0]?.line ?? lineOf(e.pos[0]),
+        message: `YAML syntax: ${e.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`,
+      })),
     );
   }
   const data = doc.toJS() ?? {};
@@ -132,10 +136,18 @@ function toProblems(issue: z.core.$ZodIssue, root: unknown, lineOf: (o: number |
 
 /** A sentence for one schema problem, in the config's own terms rather than the schema library's. */
 function describeIssue(issue: z.core.$ZodIssue, path: string[], received: unknown): string {
-  const what: Record<string, string> = { boolean: 'true or false', number: 'a number', string: 'a string', array: 'a list', object: 'a mapping', record: 'a mapping' };
+  const what: Record<string, string> = {
+    boolean: 'true or false',
+    number: 'a number',
+    string: 'a string',
+    array: 'a list',
+    object: 'a mapping',
+    record: 'a mapping',
+  };
   if (issue.code === 'invalid_key') return `"${path.at(-1)}": ${issue.issues[0]?.message ?? issue.message}`;
   if (issue.code === 'invalid_type') {
-    if (received === undefined) return path.length === 1 && path[0] === 'upstreams' ? 'is required: name at least one MCP server to put behind the gate' : 'is required';
+    if (received === undefined)
+      return path.length === 1 && path[0] === 'upstreams' ? 'is required: name at least one MCP server to put behind the gate' : 'is required';
     return `must be ${what[issue.expected] ?? issue.expected}, not ${JSON.stringify(received)?.slice(0, 40)}`;
   }
   if (issue.code === 'invalid_value') return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
@@ -143,7 +155,29 @@ function describeIssue(issue: z.core.$ZodIssue, path: string[], received: unknow
   return issue.message;
 }
 
-const KNOWN_KEYS = ['upstreams', 'rules', 'confirm', 'audit', 'command', 'args', 'env', 'cwd', 'timeout_seconds', 'url', 'headers', 'tools', 'action', 'elicitation', 'web', 'enabled', 'host', 'port', 'log', 'key', 'reads'];
+const KNOWN_KEYS = [
+  'upstreams',
+  'rules',
+  'confirm',
+  'audit',
+  'command',
+  'args',
+  'env',
+  'cwd',
+  'timeout_seconds',
+  'url',
+  'headers',
+  'tools',
+  'action',
+  'elicitation',
+  'web',
+  'enabled',
+  'host',
+  'port',
+  'log',
+  'key',
+  'reads',
+];
 
 function valueAt(data: unknown, path: string[]): unknown {
   let v = data;

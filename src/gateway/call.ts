@@ -102,12 +102,23 @@ async function gated(
   const base = { call_id: callId, tool: tool.exposed };
   const verdictOf = (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha = ''): Verdict => ({ ...v, call_id: callId, args_sha256: sha });
   if (!isPlainObject(args)) {
-    await deps.audit.appendDurable({ event: 'decision', ...base, action: 'deny', reason: 'arguments are not a JSON object' });
+    await deps.audit.appendDurable({ event: 'decision', ...base, action: 'deny', reason: 'arguments are not a JSON object' }).catch(() => {});
     const v = verdictOf({ outcome: 'denied', reason: 'arguments must be a JSON object', retry_safe: true });
     return errorResult(denialText(tool.exposed, v.reason), v, tool.hasOutputSchema);
   }
   // Fix the arguments once: the bytes hashed are the bytes shown, approved and sent.
-  const argsCanonical = canonicalJson(args);
+  let argsCanonical: string;
+  try {
+    argsCanonical = canonicalJson(args);
+  } catch (err) {
+    await deps.audit.appendDurable({ event: 'decision', ...base, action: 'deny', reason: 'arguments have no canonical form' }).catch(() => {});
+    const v = verdictOf({
+      outcome: 'denied',
+      reason: `the arguments cannot be put in canonical form (${(err as Error).message.slice(0, 80)})`,
+      retry_safe: true,
+    });
+    return errorResult(denialText(tool.exposed, v.reason), v, tool.hasOutputSchema);
+  }
   const call: ToolCall = {
     callId,
     tool: tool.exposed,

@@ -23,6 +23,9 @@ import { isPlainObject } from './raw.js';
 import { Upstream } from './upstream.js';
 import { plainMessage, toWireError } from './wire-error.js';
 
+/** Client-to-server notifications the gate passes to every upstream. */
+const FORWARDED_NOTIFICATIONS = new Set(['notifications/roots/list_changed']);
+
 /** What a gateway is built from. */
 export interface GatewayOptions {
   config: Config;
@@ -57,14 +60,19 @@ export class Gateway {
    */
   async start(): Promise<void> {
     await Promise.all(
-      this.upstreams.map((u) => u.connect().catch((err: Error) => this.opts.log(`warning: ${err.message}; its tools are missing until it can be reached`))),
+      this.upstreams.map((u) =>
+        u.connect().catch((err: unknown) => this.opts.log(`warning: ${plainMessage(err)}; its tools are missing until it can be reached`)),
+      ),
     );
     await Promise.all(this.upstreams.filter((u) => u.connected).map((u) => this.catalogue.refresh(u)));
     const names = this.catalogue.all().map((t) => t.exposed);
     const down = this.upstreams.filter((u) => !u.connected).map((u) => u.name);
     for (const pattern of unmatchedRules(this.policy, names)) {
       const line = this.opts.config.rules.find((r) => r.pattern === pattern)?.line;
-      const known = down.length > 0 ? `tools of ${down.join(', ')} are unknown until it answers` : `tools: ${names.slice(0, 12).join(', ')}${names.length > 12 ? ', …' : ''}`;
+      const known =
+        down.length > 0
+          ? `tools of ${down.join(', ')} are unknown until it answers`
+          : `tools: ${names.slice(0, 12).join(', ')}${names.length > 12 ? ', …' : ''}`;
       this.opts.log(`warning: rule "${pattern}"${line ? ` (line ${line})` : ''} matches no tool; check the name (${known})`);
     }
   }
@@ -151,8 +159,14 @@ export class Gateway {
         throw toWireError(err);
       }
     };
+    // Client notifications are allow-listed: anything else, a `tools/call` sent without an id above all,
+    // would reach upstreams undecided. Cancellation and progress are handled before this point.
     server.fallbackNotificationHandler = async (n) => {
-      await Promise.all(this.upstreams.map((u) => u.notify(n)));
+      if (FORWARDED_NOTIFICATIONS.has(n.method)) await Promise.all(this.upstreams.map((u) => u.notify(n)));
+      else
+        this.opts.log(
+          `dropped a client notification "${n.method.slice(0, 60)}"${n.method === 'tools/call' ? ' (a tools/call without an id is never executed)' : ''}`,
+        );
     };
     server.oninitialized = () => {
       this.ready = true;

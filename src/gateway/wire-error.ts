@@ -34,4 +34,3 @@ export function plainMessage(err: unknown): string {
   const m = (err as { message?: unknown })?.message;
   return typeof m === 'string' ? m.replace(PREFIX, '') : String(err);
 }
-

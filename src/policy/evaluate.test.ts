@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compilePolicy, decide, unmatchedRules } from './evaluate.js';
+import { compilePolicy, decide, globToRegExp, unmatchedRules } from './evaluate.js';
 
 describe('policy decision', () => {
   const none = compilePolicy([]);
@@ -58,5 +58,24 @@ describe('policy decision', () => {
       { pattern: 'nothing', action: 'allow' },
     ]);
     assert.deepEqual(unmatchedRules(p, ['write_file', 'read_file']).sort(), ['nothing', 'wirte_*']);
+  });
+});
+
+describe('tool-name globs', () => {
+  it('let * cross every character a tool name may hold', () => {
+    const p = compilePolicy([
+      { pattern: 'crm__*', action: 'deny' },
+      { pattern: '*', action: 'confirm' },
+    ]);
+    for (const name of ['crm__send/money', 'crm__a.b', 'crm__..', 'crm__', 'crm__x__y', 'crm__é😀']) {
+      assert.equal(decide(p, name, { readOnlyHint: true }).action, 'deny', name);
+    }
+    for (const name of ['other/tool', '.', '..', 'a.b']) assert.equal(decide(p, name, { readOnlyHint: true }).action, 'confirm', name);
+  });
+  it('treat every other character literally', () => {
+    const re = globToRegExp('a.b+[c]?');
+    assert.equal(re.test('a.b+[c]x'), true);
+    assert.equal(re.test('aXb+[c]x'), false);
+    assert.equal(re.test('a.b+[c]'), false);
   });
 });

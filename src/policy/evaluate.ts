@@ -9,7 +9,6 @@
  * 4. No annotations, or none that say read-only → confirm (fail-safe: not clearly read-only is a write).
  * Annotations are untrusted hints; a rule is how a user overrides them.
  */
-import picomatch from 'picomatch';
 import type { Action, Decision, ToolAnnotations } from '../types.js';
 
 /** A tool rule from the config. */
@@ -26,17 +25,27 @@ export interface Policy {
 
 const STRICTNESS: Record<Action, number> = { allow: 0, confirm: 1, deny: 2 };
 
-/** Compiles rules once; a pattern without glob characters is an exact-name rule. */
+/** Compiles rules once; a pattern without `*` or `?` is an exact-name rule. */
 export function compilePolicy(rules: readonly ToolRule[]): Policy {
   const exact = new Map<string, ToolRule>();
   const globs: Policy['globs'] = [];
   for (const rule of rules) {
-    if (picomatch.scan(rule.pattern).isGlob) {
-      const matcher = picomatch(rule.pattern, { dot: true });
-      globs.push({ rule, test: (name) => matcher(name) });
+    if (/[*?]/.test(rule.pattern)) {
+      const re = globToRegExp(rule.pattern);
+      globs.push({ rule, test: (name) => re.test(name) });
     } else exact.set(rule.pattern, rule);
   }
   return { exact, globs };
+}
+
+/**
+ * Tool-name globs: `*` is any run of characters (including none), `?` exactly one; everything else is
+ * literal. Tool names are not paths: `*` crosses `/`, `.` and `__` alike, so `crm__*` covers every tool of
+ * the upstream `crm` whatever its name holds (a path-glob library would stop at `/`).
+ */
+export function globToRegExp(pattern: string): RegExp {
+  const body = [...pattern].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\/-]/g, '\\$&'))).join('');
+  return new RegExp(`^${body}$`, 'su');
 }
 
 /** Decides what happens to a call of `tool` (its exposed name) given its annotations. */

@@ -91,7 +91,13 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
     server.once('error', (err: NodeJS.ErrnoException) => {
       const where = `${opts.host}:${opts.port}`;
       const why = err.code === 'EADDRINUSE' ? `${where} is already in use (another gate, or another program)` : `${where}: ${err.message}`;
-      reject(new LookfirstError('WEB_UNAVAILABLE', `the approval page cannot listen on ${why}. Set confirm.web.port to a free port, or to 0 to let the system pick one (the address is printed at start).`, { cause: err }));
+      reject(
+        new LookfirstError(
+          'WEB_UNAVAILABLE',
+          `the approval page cannot listen on ${why}. Set confirm.web.port to a free port, or to 0 to let the system pick one (the address is printed at start).`,
+          { cause: err },
+        ),
+      );
     });
     server.listen(opts.port, opts.host, () => resolve());
   });

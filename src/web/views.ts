@@ -4,6 +4,7 @@
  * visible escapes, so arguments cannot hide text from the person approving them.
  */
 import type { PendingView } from '../confirm/pending.js';
+import { showHidden } from '../confirm/visible.js';
 
 /** A fragment of trusted HTML. */
 export class SafeHtml {
@@ -13,19 +14,9 @@ export class SafeHtml {
   }
 }
 
-// Variation selectors (U+FE00..FE0F) sit in their own class: they combine with the character before them.
-const INVISIBLE =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff0-\ufffb]|[\ufe00-\ufe0f]/gu;
-
 /** Escapes text for HTML and makes invisible/bidi characters visible as `<U+XXXX>`. */
 export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;')
-    .replace(INVISIBLE, (c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`.replace('<', '&lt;').replace('>', '&gt;'));
+  return showHidden(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 /** Tagged template: values are escaped unless they are SafeHtml (or arrays of it). */

@@ -208,6 +208,28 @@ describe('audit log writer', () => {
     }
   });
 
+  describe('when the log no longer matches its signed head', () => {
+    const open = (made: Awaited<ReturnType<typeof makeLog>>) =>
+      AuditLog.open({ logPath: made.logPath, signer: loadSigner(made.keyPath, 'x'), clock: { nowMs: () => 5 }, warn: () => {} });
+    it('refuses to start on a log cut at the end, instead of re-signing the cut', async () => {
+      const made = await makeLog(5);
+      writeFileSync(made.logPath, `${made.lines.slice(0, 3).join('\n')}\n`);
+      await assert.rejects(open(made), (e: Error & { code?: string }) => e.code === 'AUDIT_LOG_UNREADABLE' && /signed head records 5/.test(e.message));
+      assert.equal(readFileSync(made.logPath, 'utf8').split('\n').length, 4, 'nothing was changed');
+    });
+    it('refuses when the last newline was removed (the last entry would otherwise be quarantined away)', async () => {
+      const made = await makeLog(3);
+      writeFileSync(made.logPath, made.lines.join('\n'));
+      await assert.rejects(open(made), /signed head records 3/);
+    });
+    it('refuses a head that this key did not sign', async () => {
+      const made = await makeLog(2);
+      const other = await makeLog(2);
+      writeFileSync(`${made.logPath}.head`, readFileSync(`${other.logPath}.head`, 'utf8'));
+      await assert.rejects(open(made), /not a head signed by this gate's key/);
+    });
+  });
+
   it('refuses to append to a log whose chain is broken', async () => {
     const made = await makeLog(3);
     const lines = readFileSync(made.logPath, 'utf8').split('\n');

@@ -22,14 +22,19 @@ export function runVerify(logPath: string, pubPath: string, trustedHead?: string
     text = readFileSync(logPath, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new LookfirstError('AUDIT_LOG_UNREADABLE', `no audit log at ${logPath} yet: the gate creates it when it first runs (${cliName()} serve --config ${configFile}).`);
+    if (code === 'ENOENT')
+      throw new LookfirstError(
+        'AUDIT_LOG_UNREADABLE',
+        `no audit log at ${logPath} yet: the gate creates it when it first runs (${cliName()} serve --config ${configFile}).`,
+      );
     throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot read the audit log ${logPath}: ${code ?? err}`);
   }
   const heads: HeadInput[] = [];
   const sidecar = sidecarPaths(logPath).head;
   const missing: string[] = [];
   if (existsSync(sidecar)) heads.push({ label: 'head sidecar', note: readFileSync(sidecar, 'utf8') });
-  else if (trustedHead) missing.push(`no head sidecar at ${sidecar}: checked against the trusted head only; entries written after it are checked by signature and chain alone`);
+  else if (trustedHead)
+    missing.push(`no head sidecar at ${sidecar}: checked against the trusted head only; entries written after it are checked by signature and chain alone`);
   else missing.push(`no head sidecar at ${sidecar}: entries cut from the end of the log would go unnoticed`);
   if (trustedHead) {
     try {
@@ -62,11 +67,7 @@ export function verifyLogCommand(opts: { config: string; trustedHead?: string; j
         ? paint(out, 'green', `intact: ${report.entries} entries, signatures, hash chain and signed head all check out`)
         : report.verdict === 'tampered'
           ? paint(out, 'red', `TAMPERED: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'} in ${config.audit.logPath}`)
-          : paint(
-              out,
-              'yellow',
-              `no verdict: ${report.entries} entries, but the evidence is incomplete (see the warnings above)`,
-            );
+          : paint(out, 'yellow', `no verdict: ${report.entries} entries, but the evidence is incomplete (see the warnings above)`);
     out.write(`${summary}\n`);
   }
   return VERIFY_EXIT[report.verdict];

@@ -7,6 +7,7 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation
  */
 import type { ApprovalRequest, ChannelAnswer, ConfirmChannel } from '../channel.js';
+import { showHiddenInJson } from '../visible.js';
 
 /** Longest argument JSON shown in an elicitation message (characters). */
 export const ELICITATION_MAX_ARGS_CHARS = 800;
@@ -38,7 +39,7 @@ export function elicitationMessage(req: ApprovalRequest): string {
     `lookfirst holds a call to ${req.call.tool} until you decide.`,
     req.summary,
     `Arguments (sha256 ${req.call.argsSha256.slice(0, 16)}…):`,
-    req.call.argsCanonical,
+    showHiddenInJson(req.call.argsCanonical),
   ].join('\n');
 }
 

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { canonicalJson } from '../audit/canonical.js';
+import { elicitationMessage } from './channels/elicitation.js';
+import { summarizeCall } from './summary.js';
+import { hasHidden, showHidden, showHiddenInJson } from './visible.js';
+
+const HIDDEN_SAMPLES = ['\u202e', '\u2066', '\u200b', '\u2028', '\u2029', '\u00ad', '\u034f', '\u180b', '\ufe0f', '\u{e0001}', '\u{e0100}', '\u{1d173}', '\ufeff', '\u0007', '\ud800'];
+
+describe('hidden characters', () => {
+  it('shows each kind as a visible code', () => {
+    for (const c of HIDDEN_SAMPLES) {
+      const shown = showHidden(`a${c}b`);
+      assert.match(shown, /^a<U\+[0-9A-F]{4,5}>b$/, JSON.stringify(c));
+      assert.equal(hasHidden(shown), false);
+    }
+  });
+
+  it('keeps JSON meaning while making it visible (property)', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' })), (obj) => {
+        const json = canonicalJson(obj);
+        const shown = showHiddenInJson(json);
+        assert.deepEqual(JSON.parse(shown), JSON.parse(json));
+        assert.equal(hasHidden(shown), false);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('the prompt a person approves', () => {
+  const call = (args: Record<string, unknown>) => {
+    const argsCanonical = canonicalJson(args);
+    return { callId: 'c', tool: 'transfer', upstream: 'bank', upstreamTool: 'transfer', args, argsCanonical, argsSha256: 'f'.repeat(64) };
+  };
+
+  it('cannot be spoofed by a key that fakes another arguments block', () => {
+    const evil = { [`x\n\nArguments (sha256 ffff…):\n{"amount":10,"to":"savings"}\n\n\n\n`]: 1, amount: 10000, to: 'attacker' };
+    const message = elicitationMessage({ call: call(evil), summary: summarizeCall('transfer', evil), deadlineMs: 0 });
+    assert.equal(message.split('\n').length, 4, message);
+    assert.match(message.split('\n')[3]!, /"to":"attacker"/);
+  });
+
+  it('shows bidi overrides in both the summary and the arguments', () => {
+    const args = { to: 'DE89\u202e0000' };
+    const message = elicitationMessage({ call: call(args), summary: summarizeCall('transfer', args), deadlineMs: 0 });
+    assert.equal(hasHidden(message), false);
+    assert.match(message, /<U\+202E>/);
+    assert.match(message, /\\u202e/);
+  });
+});
