@@ -20,8 +20,8 @@ async function gateWithWeb(human?: 'declared-but-unhandled') {
   // The client has no elicitation: the web page is the only channel.
   const agent = await startAgent(config, human);
   await waitFor(() => /approval page at/.test(agent.stderr()), 5000);
-  const port = Number(/approval page at http:\/\/127\.0\.0\.1:(\d+)\//.exec(agent.stderr())?.[1]);
-  return { dir, data, config, agent, port };
+  const [, port, key] = /approval page at http:\/\/127\.0\.0\.1:(\d+)\/\?k=([A-Za-z0-9_-]+)/.exec(agent.stderr()) ?? [];
+  return { dir, data, config, agent, port: Number(port), key: key! };
 }
 
 /** A raw HTTP request, so tests control Host, Origin and every other header. */
@@ -44,11 +44,11 @@ function http(
   });
 }
 
-async function pendingCall(port: number): Promise<{ callId: string; argsSha256: string; csrf: string; page: string }> {
+async function pendingCall(port: number, key: string): Promise<{ callId: string; argsSha256: string; csrf: string; page: string }> {
   let page = '';
   await waitFor(() => false, 0);
   for (let i = 0; i < 100 && !/name="call_id"/.test(page); i++) {
-    page = (await http(port, 'GET', '/')).body;
+    page = (await http(port, 'GET', `/?k=${key}`)).body;
     if (!/name="call_id"/.test(page)) await new Promise((r) => setTimeout(r, 50));
   }
   return {
@@ -67,13 +67,13 @@ describe('web approval page', () => {
     const g = await gateWithWeb();
     const path = join(g.data, 'web.txt');
     const result = g.agent.call('write_file', { path, content: 'via web' });
-    const p = await pendingCall(g.port);
+    const p = await pendingCall(g.port, g.key);
     assert.match(p.page, /write_file/);
     assert.match(p.page, /via web/);
     const res = await http(
       g.port,
       'POST',
-      '/decide',
+      `/decide?k=${g.key}`,
       { ...FORM, origin: `http://127.0.0.1:${g.port}`, 'sec-fetch-site': 'same-origin' },
       form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'approve', approver: 'alice' }),
     );
@@ -89,8 +89,8 @@ describe('web approval page', () => {
     const g = await gateWithWeb('declared-but-unhandled');
     const path = join(g.data, 'fallback.txt');
     const result = g.agent.call('write_file', { path, content: 'fell back' });
-    const p = await pendingCall(g.port);
-    await http(g.port, 'POST', '/decide', FORM, form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'approve', approver: 'carol' }));
+    const p = await pendingCall(g.port, g.key);
+    await http(g.port, 'POST', `/decide?k=${g.key}`, FORM, form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'approve', approver: 'carol' }));
     const v = verdictOf(await result);
     await g.agent.close();
     assert.equal(v?.approved_by, 'web:carol');
@@ -101,11 +101,11 @@ describe('web approval page', () => {
     const g = await gateWithWeb();
     const path = join(g.data, 'denied.txt');
     const result = g.agent.call('write_file', { path, content: 'no' });
-    const p = await pendingCall(g.port);
+    const p = await pendingCall(g.port, g.key);
     const res = await http(
       g.port,
       'POST',
-      '/decide',
+      `/decide?k=${g.key}`,
       FORM,
       form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'deny', approver: 'bob' }),
     );
@@ -114,6 +114,22 @@ describe('web approval page', () => {
     await g.agent.close();
     assert.equal(v?.outcome, 'denied');
     assert.equal(existsSync(path), false);
+  });
+
+  it('withdraws a held call when the client disconnects: a late approval executes nothing', async () => {
+    const g = await gateWithWeb();
+    const path = join(g.data, 'orphan.txt');
+    g.agent.call('write_file', { path, content: 'orphan' }).catch(() => {});
+    const p = await pendingCall(g.port, g.key);
+    const closing = g.agent.close();
+    await new Promise((r) => setTimeout(r, 50));
+    const late = await http(g.port, 'POST', `/decide?k=${g.key}`, FORM, form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'approve', approver: 'late' })).catch(() => ({ status: 0 }));
+    await closing;
+    assert.notEqual(late.status, 303);
+    assert.equal(existsSync(path), false);
+    const log = readFileSync(join(g.dir, 'audit.jsonl'), 'utf8');
+    assert.match(log, /"event":"cancelled"/);
+    assert.match(log, /"event":"gate_stopped"/);
   });
 
   describe('when the request is hostile', () => {
@@ -125,26 +141,28 @@ describe('web approval page', () => {
       agent = g.agent;
       const path = join(g.data, 'forged.txt');
       const result = agent.call('write_file', { path, content: 'forged' });
-      const p = await pendingCall(g.port);
+      const p = await pendingCall(g.port, g.key);
       const good = { csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'approve', approver: 'mallory' };
       const attempts: [string, Promise<{ status: number }>][] = [
-        ['foreign Origin', http(g.port, 'POST', '/decide', { ...FORM, origin: 'https://attacker.example' }, form(good))],
-        ['Origin null', http(g.port, 'POST', '/decide', { ...FORM, origin: 'null' }, form(good))],
-        ['wrong Host (DNS rebinding)', http(g.port, 'POST', '/decide', { ...FORM, host: `attacker.example:${g.port}` }, form(good))],
-        ['cross-site fetch', http(g.port, 'POST', '/decide', { ...FORM, 'sec-fetch-site': 'cross-site' }, form(good))],
-        ['missing CSRF token', http(g.port, 'POST', '/decide', FORM, form({ ...good, csrf: '' }))],
-        ['wrong CSRF token', http(g.port, 'POST', '/decide', FORM, form({ ...good, csrf: 'x'.repeat(43) }))],
+        ['foreign Origin', http(g.port, 'POST', `/decide?k=${g.key}`, { ...FORM, origin: 'https://attacker.example' }, form(good))],
+        ['Origin null', http(g.port, 'POST', `/decide?k=${g.key}`, { ...FORM, origin: 'null' }, form(good))],
+        ['wrong Host (DNS rebinding)', http(g.port, 'POST', `/decide?k=${g.key}`, { ...FORM, host: `attacker.example:${g.port}` }, form(good))],
+        ['cross-site fetch', http(g.port, 'POST', `/decide?k=${g.key}`, { ...FORM, 'sec-fetch-site': 'cross-site' }, form(good))],
+        ['missing CSRF token', http(g.port, 'POST', `/decide?k=${g.key}`, FORM, form({ ...good, csrf: '' }))],
+        ['wrong CSRF token', http(g.port, 'POST', `/decide?k=${g.key}`, FORM, form({ ...good, csrf: 'x'.repeat(43) }))],
       ];
       for (const [what, attempt] of attempts) assert.equal((await attempt).status, 403, what);
-      assert.equal((await http(g.port, 'GET', '/decide?decision=approve')).status, 405, 'GET cannot approve');
-      assert.equal((await http(g.port, 'GET', '/', { host: 'evil.example' })).status, 403, 'the page is not served to a foreign Host');
-      const wrongHash = await http(g.port, 'POST', '/decide', FORM, form({ ...good, args_sha256: '0'.repeat(64) }));
+      assert.equal((await http(g.port, 'GET', `/decide?k=${g.key}&decision=approve`)).status, 405, 'GET cannot approve');
+      assert.equal((await http(g.port, 'GET', `/?k=${g.key}`, { host: 'evil.example' })).status, 403, 'the page is not served to a foreign Host');
+      for (const path of ['/', '/pending.json', '/?k=wrong']) assert.equal((await http(g.port, 'GET', path)).status, 403, `${path}: without the access key nothing is shown`);
+      assert.equal((await http(g.port, 'POST', '/decide', FORM, form(good))).status, 403, 'without the access key nothing is decided');
+      const wrongHash = await http(g.port, 'POST', `/decide?k=${g.key}`, FORM, form({ ...good, args_sha256: '0'.repeat(64) }));
       assert.equal(wrongHash.status, 409, 'an approval bound to other arguments is refused');
       assert.equal(existsSync(path), false);
       // Still pending: the real person now denies it.
-      const still = await pendingCall(g.port);
+      const still = await pendingCall(g.port, g.key);
       assert.equal(still.callId, p.callId);
-      await http(g.port, 'POST', '/decide', FORM, form({ ...good, decision: 'deny', approver: 'owner' }));
+      await http(g.port, 'POST', `/decide?k=${g.key}`, FORM, form({ ...good, decision: 'deny', approver: 'owner' }));
       assert.equal(verdictOf(await result)?.outcome, 'denied');
       await agent.close();
       assert.equal(existsSync(path), false);

@@ -46,6 +46,8 @@ export class Gateway {
   private readonly policy: Policy;
   private server: Server | undefined;
   private ready = false;
+  /** Gated calls in progress, so that shutdown can wait for their audit entries. */
+  private readonly gatedCalls = new Set<Promise<Result>>();
 
   constructor(private readonly opts: GatewayOptions) {
     this.upstreams = opts.config.upstreams.map((c) => new Upstream(c, { notification: (u, n) => this.onUpstreamNotification(u, n), log: opts.log }));
@@ -98,9 +100,15 @@ export class Gateway {
     return server;
   }
 
-  /** Closes the client connection and every upstream. */
+  /**
+   * Closes the client connection, waits (at most 5 s) for gated calls to finish writing how they ended
+   * (a held call is aborted: it is denied, never executed), then stops every upstream.
+   */
   async close(): Promise<void> {
+    for (const u of this.upstreams) u.shutdown();
     await this.server?.close().catch(() => {});
+    const drained = Promise.allSettled([...this.gatedCalls]);
+    await Promise.race([drained, new Promise((r) => setTimeout(r, 5000).unref())]);
     await Promise.all(this.upstreams.map((u) => u.close()));
   }
 
@@ -149,7 +157,11 @@ export class Gateway {
           : (p: Record<string, unknown>) =>
               void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } } as never).catch(() => {});
       try {
-        if (request.method === 'tools/call') return await handleToolCall(deps, params ?? {}, { signal: extra.signal, progress });
+        if (request.method === 'tools/call') {
+          const call = handleToolCall(deps, params ?? {}, { signal: extra.signal, progress });
+          this.gatedCalls.add(call);
+          return await call.finally(() => this.gatedCalls.delete(call));
+        }
         if (request.method === 'tools/list') {
           await this.catalogue.refreshAll();
           return { tools: this.catalogue.all().map((t) => t.definition) };

@@ -40,6 +40,7 @@ export class Upstream {
   private connecting: Promise<Client> | undefined;
   private lastAttemptMs = 0;
   private lastError = '';
+  private shuttingDown = false;
   private transportInUse: Transport | undefined;
   private readonly raw = new Map<string, { reply: (r: RawReply) => void; timer: NodeJS.Timeout }>();
   private nextRawId = 1;
@@ -76,6 +77,7 @@ export class Upstream {
    */
   async connect(): Promise<Client> {
     if (this.client) return this.client;
+    if (this.shuttingDown) throw this.unavailable('the gate is shutting down');
     if (this.connecting) return this.connecting;
     const now = Date.now();
     if (now - this.lastAttemptMs < RECONNECT_INTERVAL_MS && this.lastError) {
@@ -210,6 +212,11 @@ export class Upstream {
   /** Sends a notification if connected (dropped otherwise: there is nobody to tell). */
   async notify(n: Notification): Promise<void> {
     await this.client?.notification(n as never).catch(() => {});
+  }
+
+  /** From now on, never (re)connect: the gate is stopping. */
+  shutdown(): void {
+    this.shuttingDown = true;
   }
 
   /** Closes the connection (stops a stdio child). */

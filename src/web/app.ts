@@ -1,8 +1,11 @@
 /**
  * The local approval page (loopback only): lists held calls and takes Approve / Deny.
- * Every request passes the Host check first; a POST also needs a same-origin request, a form body, and
- * the per-process CSRF token, all before the body is looked at for anything else. Refusals are 403 and
- * are reported to `onRefused` (the gate logs them); nothing changes state on a refused request.
+ * Every request passes the Host check first, then must carry the per-process access key (`?k=`, part of
+ * the address the gate prints at start); a POST also needs a same-origin request, a form body, and the
+ * per-process CSRF token, all before the body is looked at for anything else. Refusals are 403 and are
+ * reported to `onRefused` (the gate logs them); nothing changes state on a refused request.
+ * Posture: the access key is the person's credential. A process that can read the gate's stderr (the
+ * client's MCP log) can read it too; keep such processes behind the gate, or approve in the client.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -28,9 +31,10 @@ export interface WebAppOptions {
 
 /** A running approval page. */
 export interface WebApp {
+  /** The page's address, access key included: only whoever has it can see or decide anything. */
   url: string;
   port: number;
-  /** The per-process CSRF token (tests and the terminal hint use it; never logged). */
+  /** The per-process CSRF token (never logged). */
   csrf: string;
   close(): Promise<void>;
 }
@@ -41,6 +45,9 @@ export interface WebApp {
  */
 export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
   const csrf = randomBytes(32).toString('base64url');
+  // The access key is what separates the person (who has the address the gate printed) from any other
+  // local process that can reach loopback: without it, nothing is shown and nothing can be decided.
+  const accessKey = randomBytes(24).toString('base64url');
   let hosts = new Set<string>();
   const defaultApprover = safeName(userInfo().username);
   const server: Server = createServer((req, res) => {
@@ -55,9 +62,12 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const host = checkHost(req.headers.host, hosts);
     if (!host.ok) return refuse(res, req, host);
-    const path = (req.url ?? '/').split('?')[0];
+    const url = new URL(req.url ?? '/', 'http://page.invalid');
+    const path = url.pathname;
+    const key = checkCsrf(url.searchParams.get('k') ?? undefined, accessKey);
+    if (!key.ok) return refuse(res, req, { ok: false, reason: `${key.reason.replace('CSRF token', 'access key')}: open the address the gate printed at start` });
     if (req.method === 'GET' && path === '/') {
-      return send(res, 200, pendingPage(opts.pending.list(), csrf, defaultApprover, Date.now()), 'text/html; charset=utf-8');
+      return send(res, 200, pendingPage(opts.pending.list(), csrf, accessKey, defaultApprover, Date.now()), 'text/html; charset=utf-8');
     }
     if (req.method === 'GET' && path === '/pending.json') {
       return send(
@@ -82,9 +92,9 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
     if (decision !== 'approve' && decision !== 'deny') return send(res, 400, 'decision must be approve or deny');
     const actor = safeName(form.get('approver') ?? '') || defaultApprover;
     const result = opts.pending.decide(form.get('call_id') ?? '', form.get('args_sha256') ?? '', decision === 'approve', 'web', actor);
-    if (!result.ok) return send(res, 409, pendingPage(opts.pending.list(), csrf, actor, Date.now(), result.reason), 'text/html; charset=utf-8');
+    if (!result.ok) return send(res, 409, pendingPage(opts.pending.list(), csrf, accessKey, actor, Date.now(), result.reason), 'text/html; charset=utf-8');
     opts.onDecided?.(form.get('call_id') ?? '', decision === 'approve', actor);
-    res.writeHead(303, { location: '/', 'cache-control': 'no-store' }).end();
+    res.writeHead(303, { location: `/?k=${accessKey}`, 'cache-control': 'no-store' }).end();
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -105,7 +115,7 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
   hosts = allowedHosts(opts.host, port);
   const shownHost = opts.host === '::1' ? '[::1]' : opts.host;
   return {
-    url: `http://${shownHost}:${port}/`,
+    url: `http://${shownHost}:${port}/?k=${accessKey}`,
     port,
     csrf,
     close: () =>

@@ -38,6 +38,7 @@ describe('approval page escaping', () => {
         },
       ],
       'tok',
+      'key',
       'alice',
       1000,
     );

@@ -36,14 +36,14 @@ function render(v: unknown): string {
 }
 
 /** The whole page: pending calls with Approve and Deny forms bound to call id and args hash. */
-export function pendingPage(items: PendingView[], csrf: string, approver: string, nowMs: number, flash?: string): string {
+export function pendingPage(items: PendingView[], csrf: string, accessKey: string, approver: string, nowMs: number, flash?: string): string {
   const rows = items.map(
     (p) => html`<section class="call">
   <h2>${p.tool} <small>on ${p.upstream}</small></h2>
   <p class="summary">${p.summary}</p>
   <pre class="args">${prettyArgs(p.argsCanonical)}</pre>
   <p class="meta">call ${p.callId} · args sha256 <code>${p.argsSha256}</code> · waiting ${Math.round((nowMs - p.sinceMs) / 1000)} s, ${Math.max(0, Math.round((p.deadlineMs - nowMs) / 1000))} s left</p>
-  <form method="post" action="/decide">
+  <form method="post" action="/decide?k=${accessKey}">
     <input type="hidden" name="csrf" value="${csrf}">
     <input type="hidden" name="call_id" value="${p.callId}">
     <input type="hidden" name="args_sha256" value="${p.argsSha256}">

@@ -62,7 +62,12 @@ export async function serveCommand(opts: { config: string }): Promise<number> {
       };
       process.stdin.once('end', () => void stop('client disconnected'));
       process.stdin.once('close', () => void stop('client disconnected'));
-      transport.onclose = () => void stop('client disconnected');
+      // Chain, not replace: the SDK's own close handler aborts every call still waiting for a person.
+      const sdkOnClose = transport.onclose;
+      transport.onclose = () => {
+        sdkOnClose?.();
+        void stop('client disconnected');
+      };
       process.once('SIGINT', () => void stop('SIGINT'));
       process.once('SIGTERM', () => void stop('SIGTERM'));
     });
