@@ -163,7 +163,7 @@ describe('crash safety of the log', () => {
     const agent = await startAgent(config, approve);
     try {
       await waitFor(() => /stale lock/.test(agent.stderr()), 3000);
-      assert.match(agent.stderr(), /removing the stale lock .* is gone/);
+      assert.match(agent.stderr(), /removed the stale lock .* is gone/);
       await agent.call('echo', {});
     } finally {
       await agent.close();

@@ -290,6 +290,25 @@ describe('BR-11 CRLF framing', () => {
   });
 });
 
+describe('invalid requests', () => {
+  it('get a -32600 answer instead of silence, and the gate stays up', async () => {
+    const g = fakeGate();
+    const replies = await rawGate(g.config, [
+      `${JSON.stringify({ jsonrpc: '2.0', id: null, method: 'ping' })}\n`,
+      `${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: [1] })}\n`,
+      `${init('2025-06-18', 8)}\n`,
+    ]);
+    assert.deepEqual(
+      replies.map((r) => [r.id, (r as { error?: { code: number } }).error?.code]),
+      [
+        [null, -32600],
+        [7, -32600],
+        [8, undefined],
+      ],
+    );
+  });
+});
+
 describe('BR-12 version negotiation', () => {
   it('never echoes an unknown version and keeps an old one the SDK supports', async () => {
     const g = fakeGate();

@@ -90,7 +90,13 @@ describe('web approval page', () => {
     const path = join(g.data, 'fallback.txt');
     const result = g.agent.call('write_file', { path, content: 'fell back' });
     const p = await pendingCall(g.port, g.key);
-    await http(g.port, 'POST', `/decide?k=${g.key}`, FORM, form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'approve', approver: 'carol' }));
+    await http(
+      g.port,
+      'POST',
+      `/decide?k=${g.key}`,
+      FORM,
+      form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'approve', approver: 'carol' }),
+    );
     const v = verdictOf(await result);
     await g.agent.close();
     assert.equal(v?.approved_by, 'web:carol');
@@ -123,7 +129,13 @@ describe('web approval page', () => {
     const p = await pendingCall(g.port, g.key);
     const closing = g.agent.close();
     await new Promise((r) => setTimeout(r, 50));
-    const late = await http(g.port, 'POST', `/decide?k=${g.key}`, FORM, form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'approve', approver: 'late' })).catch(() => ({ status: 0 }));
+    const late = await http(
+      g.port,
+      'POST',
+      `/decide?k=${g.key}`,
+      FORM,
+      form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'approve', approver: 'late' }),
+    ).catch(() => ({ status: 0 }));
     await closing;
     assert.notEqual(late.status, 303);
     assert.equal(existsSync(path), false);
@@ -154,7 +166,8 @@ describe('web approval page', () => {
       for (const [what, attempt] of attempts) assert.equal((await attempt).status, 403, what);
       assert.equal((await http(g.port, 'GET', `/decide?k=${g.key}&decision=approve`)).status, 405, 'GET cannot approve');
       assert.equal((await http(g.port, 'GET', `/?k=${g.key}`, { host: 'evil.example' })).status, 403, 'the page is not served to a foreign Host');
-      for (const path of ['/', '/pending.json', '/?k=wrong']) assert.equal((await http(g.port, 'GET', path)).status, 403, `${path}: without the access key nothing is shown`);
+      for (const path of ['/', '/pending.json', '/?k=wrong'])
+        assert.equal((await http(g.port, 'GET', path)).status, 403, `${path}: without the access key nothing is shown`);
       assert.equal((await http(g.port, 'POST', '/decide', FORM, form(good))).status, 403, 'without the access key nothing is decided');
       const wrongHash = await http(g.port, 'POST', `/decide?k=${g.key}`, FORM, form({ ...good, args_sha256: '0'.repeat(64) }));
       assert.equal(wrongHash.status, 409, 'an approval bound to other arguments is refused');

@@ -16,6 +16,7 @@ import {
   fdatasyncSync,
   fsyncSync,
   ftruncateSync,
+  linkSync,
   openSync,
   readFileSync,
   renameSync,
@@ -154,25 +155,46 @@ export class ChainWriter {
 
   private takeLock(): void {
     const lock = this.paths.lock;
-    for (let attempt = 0; attempt < 2; attempt++) {
+    const locked = (pid: string) =>
+      new LookfirstError('AUDIT_LOCKED', `another lookfirst (pid ${pid}) is writing ${this.opts.logPath}. Stop it, or give this gate its own audit.log.`);
+    for (let attempt = 0; attempt < 3; attempt++) {
       try {
         writeFileSync(lock, `${process.pid}\n`, { flag: 'wx' });
         return;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST')
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
           throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot create the lock ${lock}: ${(err as Error).message}`);
+        }
       }
-      const pid = Number.parseInt(readFileSync(lock, 'utf8'), 10);
-      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
-        throw new LookfirstError(
-          'AUDIT_LOCKED',
-          `another lookfirst (pid ${pid}) is writing ${this.opts.logPath}. Stop it, or give this gate its own audit.log.`,
-        );
+      let seen: string;
+      try {
+        seen = readFileSync(lock, 'utf8');
+      } catch {
+        continue; // released meanwhile: try again
       }
-      this.opts.warn(`audit: removing the stale lock ${lock} (pid ${Number.isNaN(pid) ? '?' : pid} is gone)`);
-      unlinkSync(lock);
+      const pid = Number.parseInt(seen, 10);
+      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) throw locked(String(pid));
+      // Take a stale lock over by renaming it aside: of two gates racing, only one rename succeeds, and a
+      // gate that moved a lock someone had just taken puts it back and stands down.
+      const aside = `${lock}.stale-${process.pid}`;
+      try {
+        renameSync(lock, aside);
+      } catch {
+        continue;
+      }
+      const moved = readFileSync(aside, 'utf8');
+      if (moved !== seen) {
+        try {
+          linkSync(aside, lock);
+        } finally {
+          unlinkSync(aside);
+        }
+        throw locked(moved.trim());
+      }
+      unlinkSync(aside);
+      this.opts.warn(`audit: removed the stale lock ${lock} (pid ${Number.isNaN(pid) ? '?' : pid} is gone)`);
     }
-    throw new LookfirstError('AUDIT_LOCKED', `cannot take the lock ${lock}`);
+    throw new LookfirstError('AUDIT_LOCKED', `cannot take the lock ${lock}; another gate may be starting on the same log`);
   }
 
   private releaseLock(): void {

@@ -51,6 +51,8 @@ port.on('message', (m: ToWorker) => {
     }));
     try {
       writer.append(entries, m.ackId !== undefined);
+      // After an entry about a write, the head follows at once: a crash then leaves no signed gap.
+      if (m.ackId !== undefined) writer.writeHead();
       if (m.ackId !== undefined) send({ type: 'ack', id: m.ackId });
     } catch (err) {
       if (m.ackId !== undefined) send({ type: 'ack', id: m.ackId, error: (err as Error).message });

@@ -6,13 +6,16 @@ import { z } from 'zod';
 
 const upstreamName = z.string().regex(/^[a-z0-9_-]+$/, 'an upstream name may hold only lowercase letters, digits, - and _');
 
+/** A timeout in seconds: positive, and short enough for a Node timer (2^31-1 ms, about 24.8 days). */
+const timeoutSeconds = z.number().positive().max(2_147_483, 'must be at most 2147483 seconds (about 24 days)');
+
 const stdioUpstream = z
   .object({
     command: z.string().min(1, 'command must not be empty'),
     args: z.array(z.string()).default([]),
     env: z.record(z.string(), z.string()).default({}),
     cwd: z.string().optional(),
-    timeout_seconds: z.number().positive().finite().default(60),
+    timeout_seconds: timeoutSeconds.default(60),
   })
   .strict();
 
@@ -20,7 +23,7 @@ const httpUpstream = z
   .object({
     url: z.url({ protocol: /^https?$/, error: 'url must be an http:// or https:// address' }),
     headers: z.record(z.string(), z.string()).default({}),
-    timeout_seconds: z.number().positive().finite().default(60),
+    timeout_seconds: timeoutSeconds.default(60),
   })
   .strict();
 
@@ -42,7 +45,7 @@ export const configSchema = z
       .default({ tools: {} }),
     confirm: z
       .object({
-        timeout_seconds: z.number().positive().finite().default(120),
+        timeout_seconds: timeoutSeconds.default(120),
         elicitation: z.boolean().default(true),
         web: z
           .object({

@@ -65,7 +65,8 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
     const url = new URL(req.url ?? '/', 'http://page.invalid');
     const path = url.pathname;
     const key = checkCsrf(url.searchParams.get('k') ?? undefined, accessKey);
-    if (!key.ok) return refuse(res, req, { ok: false, reason: `${key.reason.replace('CSRF token', 'access key')}: open the address the gate printed at start` });
+    if (!key.ok)
+      return refuse(res, req, { ok: false, reason: `${key.reason.replace('CSRF token', 'access key')}: open the address the gate printed at start` });
     if (req.method === 'GET' && path === '/') {
       return send(res, 200, pendingPage(opts.pending.list(), csrf, accessKey, defaultApprover, Date.now()), 'text/html; charset=utf-8');
     }

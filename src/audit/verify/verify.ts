@@ -189,7 +189,9 @@ function checkHead(head: HeadInput, items: Item[], verifier: NoteVerifier, probl
   }
   if (cp.origin !== verifier.name)
     problems.push({ kind: 'head', line: 0, message: `${head.label}: origin "${cp.origin}" is not this log's key name "${verifier.name}"` });
-  const maxSeq = Math.max(-1, ...items.filter((i) => i.sigOk).map((i) => i.seq ?? -1));
+  // A loop, not Math.max(...spread): a log of a few hundred thousand entries would overflow the stack.
+  let maxSeq = -1;
+  for (const i of items) if (i.sigOk && i.seq !== undefined && i.seq > maxSeq) maxSeq = i.seq;
   if (items.length < cp.size || maxSeq + 1 < cp.size) {
     const held = Math.min(items.length, maxSeq + 1);
     problems.push({

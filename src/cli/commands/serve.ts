@@ -15,6 +15,33 @@ import { startWebApp, type WebApp } from '../../web/app.js';
 import { cliName, logLine } from '../output.js';
 import { VERSION } from '../version.js';
 
+/** Batches refusal events to at most one entry per second (plus a count of the ones left out). */
+function createRefusalLog(write: (reason: string, suppressed: number) => void): { record(reason: string): void } {
+  let windowStart = 0;
+  let suppressed = 0;
+  let flushPending = false;
+  return {
+    record(reason) {
+      const now = Date.now();
+      if (now - windowStart >= 1000) {
+        windowStart = now;
+        write(reason, 0);
+        return;
+      }
+      suppressed++;
+      if (flushPending) return;
+      flushPending = true;
+      const flush = () => {
+        flushPending = false;
+        write('further requests', suppressed);
+        suppressed = 0;
+        windowStart = Date.now();
+      };
+      setTimeout(flush, 1000 - (now - windowStart)).unref();
+    },
+  };
+}
+
 /** Runs the gate until the client disconnects or a signal arrives; resolves with the exit code. */
 export async function serveCommand(opts: { config: string }): Promise<number> {
   const config = loadConfig(opts.config);
@@ -23,6 +50,12 @@ export async function serveCommand(opts: { config: string }): Promise<number> {
   await audit.appendDurable({ event: 'gate_started', version: VERSION, pid: process.pid, upstreams: config.upstreams.map((u) => u.name).join(',') });
   const pending = new PendingApprovals();
   let web: WebApp | undefined;
+  // Refused requests are security events, but a hostile page can send thousands a second: log the first
+  // of each second in full, and how many more there were, so the log cannot be flooded.
+  const refusals = createRefusalLog((reason, suppressed) => {
+    logLine(`web: refused ${reason}${suppressed ? ` (and ${suppressed} more in the last second)` : ''}`);
+    audit.appendLater({ event: 'web_refused', reason: reason.slice(0, 200), suppressed });
+  });
   const cleanup: (() => Promise<void> | void)[] = [];
   try {
     if (config.confirm.web.enabled) {
@@ -30,10 +63,7 @@ export async function serveCommand(opts: { config: string }): Promise<number> {
         host: config.confirm.web.host,
         port: config.confirm.web.port,
         pending,
-        onRefused: (reason, req) => {
-          logLine(`web: refused ${req.method} ${req.url?.slice(0, 60)}: ${reason}`);
-          audit.appendLater({ event: 'web_refused', method: req.method ?? '', reason });
-        },
+        onRefused: (reason, req) => refusals.record(`${req.method ?? ''} ${reason}`),
       });
       logLine(`approval page at ${web.url}`);
       cleanup.push(() => web?.close());

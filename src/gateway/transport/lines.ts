@@ -27,6 +27,8 @@ export class LineReader {
     private readonly onMessage: (m: JSONRPCMessage) => void,
     private readonly onError: (err: Error) => void,
     private readonly maxBytes = DEFAULT_MAX_MESSAGE_BYTES,
+    /** Called with a JSON object that is not a valid message (so a server can answer -32600). */
+    private readonly onInvalid?: (value: Record<string, unknown>) => void,
   ) {}
 
   /** Feeds a chunk; emits every message it completes. */
@@ -73,7 +75,10 @@ export class LineReader {
       return;
     }
     if (isJsonRpcMessage(value)) this.onMessage(value);
-    else this.onError(new SyntaxError(`not a JSON-RPC 2.0 message: ${text.slice(0, 80)}`));
+    else {
+      this.onError(new SyntaxError(`not a JSON-RPC 2.0 message: ${text.slice(0, 80)}`));
+      if (isObject(value)) this.onInvalid?.(value);
+    }
   }
 }
 

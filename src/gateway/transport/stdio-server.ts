@@ -26,6 +26,14 @@ export class LineServerTransport implements Transport {
       (m) => this.onmessage?.(m),
       (e) => this.onerror?.(e),
       maxBytes,
+      // JSON-RPC 2.0 §5: an invalid request is answered with -32600 (id null when it has no usable id),
+      // so a client never waits for an answer that cannot come.
+      (v) => {
+        if (typeof v.method !== 'string' && !('id' in v)) return;
+        const id = typeof v.id === 'string' || typeof v.id === 'number' ? v.id : null;
+        const error = { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 request (check jsonrpc, id and params)' };
+        void this.send({ jsonrpc: '2.0', id, error } as unknown as JSONRPCMessage).catch(() => {});
+      },
     );
   }
 
