@@ -18,7 +18,7 @@ describe('bad config', () => {
     const config = writeConfig(dir, 'upstreams:\n  fake:\n    command: [node\nconfirm: {\n', { keygen: false });
     const r = runCli(['serve', '--config', config]);
     assert.equal(r.status, 1);
-    assert.match(r.stderr, /line \d+: \(document\): YAML syntax/);
+    assert.match(r.stderr, /line \d+: YAML syntax: /);
   });
 
   it('names an unknown key and its line, with every other problem', () => {
@@ -35,13 +35,13 @@ describe('bad config', () => {
     const config = writeConfig(dir, fakeConfig(dir), { keygen: false });
     const r = runCli(['serve', '--config', config]);
     assert.equal(r.status, 1);
-    assert.match(r.stderr, /lookfirst keygen --config/);
+    assert.match(r.stderr, /Create one with: node \S+main\.js keygen --config \S+lookfirst\.yaml/);
   });
 
   it('says so when the config file cannot be read', () => {
     const r = runCli(['verify-log', '--config', '/nonexistent/lookfirst.yaml']);
     assert.equal(r.status, 1);
-    assert.match(r.stderr, /cannot read the file \(ENOENT\)/);
+    assert.match(r.stderr, /no such file\. Pass the path of your lookfirst\.yaml with --config/);
   });
 });
 
