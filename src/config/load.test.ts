@@ -58,7 +58,9 @@ audit:
 
   describe('when the file is wrong', () => {
     it('names an unknown key and its line', () => {
-      assert.deepEqual(problems('upstreams:\n  a:\n    command: x\naudit:\n  lgo: a.jsonl\n'), [{ path: 'audit.lgo', line: 5, message: 'unknown key "lgo" (did you mean "log"?)' }]);
+      assert.deepEqual(problems('upstreams:\n  a:\n    command: x\naudit:\n  lgo: a.jsonl\n'), [
+        { path: 'audit.lgo', line: 5, message: 'unknown key "lgo" (did you mean "log"?)' },
+      ]);
     });
     it('reports every problem at once', () => {
       const p = problems('upstreams:\n  a:\n    command: x\n    argz: []\nconfirm:\n  timeout_seconds: 0\n  webb: {}\n');
