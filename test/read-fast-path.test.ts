@@ -7,8 +7,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import canonicalize from 'canonicalize';
-import { approve, FAKE_UPSTREAM, NODE, runCli, startAgent, textOf, tmp, writeConfig } from './helpers.js';
+import { approve, FAKE_UPSTREAM, NODE, runCli, startAgent, textOf, tmp, waitFor, writeConfig } from './helpers.js';
 
 const gate = (upstreamExtra = '', extra = '') => {
   const dir = tmp();
@@ -34,15 +35,18 @@ describe('read fast path', () => {
     }
   });
 
-  it('answers a read whose upstream dies with a connection error, then reconnects', async () => {
+  it('answers a read whose upstream dies with a connection error, then reconnects and re-reads its tools', async () => {
     const g = gate();
     const agent = await startAgent(g.config, approve);
+    let listChanged = 0;
+    agent.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
     try {
       const err = await agent.call('crash_read', {}).catch((e: Error) => e);
       assert.ok(err instanceof Error);
       assert.equal((err as { code?: number }).code, -32000);
       await new Promise((r) => setTimeout(r, 1100));
       assert.equal(textOf(await agent.call('echo', { back: true })), '{"back":true}');
+      assert.ok(await waitFor(() => listChanged === 1, 3000), 'the client is told to re-list after the restart');
     } finally {
       await agent.close();
     }

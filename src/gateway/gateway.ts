@@ -50,7 +50,15 @@ export class Gateway {
   private readonly gatedCalls = new Set<Promise<Result>>();
 
   constructor(private readonly opts: GatewayOptions) {
-    this.upstreams = opts.config.upstreams.map((c) => new Upstream(c, { notification: (u, n) => this.onUpstreamNotification(u, n), log: opts.log }));
+    this.upstreams = opts.config.upstreams.map(
+      (c) =>
+        new Upstream(c, {
+          notification: (u, n) => this.onUpstreamNotification(u, n),
+          log: opts.log,
+          // A restarted server may list other tools: re-read them, then tell the client (BR-20).
+          reconnected: (u) => void this.onUpstreamNotification(u, { method: 'notifications/tools/list_changed' }),
+        }),
+    );
     this.catalogue = new Catalogue(this.upstreams, opts.log);
     this.forwarder = new Forwarder(this.upstreams);
     this.policy = compilePolicy(opts.config.rules);

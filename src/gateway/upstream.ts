@@ -32,6 +32,8 @@ export type RawReply = { kind: 'response'; message: Record<string, unknown> } | 
 export interface UpstreamEvents {
   notification: (upstream: Upstream, n: Notification) => void;
   log: (message: string) => void;
+  /** A connection was opened again after the first (the server restarted: its tools may differ). */
+  reconnected?: (upstream: Upstream) => void;
 }
 
 /** A connection to one upstream server. */
@@ -41,6 +43,7 @@ export class Upstream {
   private lastAttemptMs = 0;
   private lastError = '';
   private shuttingDown = false;
+  private everConnected = false;
   private transportInUse: Transport | undefined;
   private readonly raw = new Map<string, { reply: (r: RawReply) => void; timer: NodeJS.Timeout }>();
   private nextRawId = 1;
@@ -122,6 +125,8 @@ export class Upstream {
     this.lastError = '';
     this.client = client;
     this.transportInUse = transport;
+    if (this.everConnected) queueMicrotask(() => this.events.reconnected?.(this));
+    this.everConnected = true;
     // Responses to raw requests (ids the gate minted, strings the SDK never uses) bypass the SDK client.
     const sdkOnMessage = transport.onmessage;
     transport.onmessage = (m: JSONRPCMessage, extra?: unknown) => {
