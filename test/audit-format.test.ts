@@ -1,0 +1,70 @@
+/**
+ * Pins: the audit entry bytes, the error codes and the exit codes that scripts and other tools depend on.
+ * A change here is a format change: change it on purpose, with a new ENTRY_VERSION where bytes differ.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { ENTRY_VERSION, encodeEntry, GENESIS_PREV, verifyEntrySignature } from '../src/audit/entry.js';
+import { parseSignerKey } from '../src/audit/note.js';
+import { VERIFY_EXIT } from '../src/cli/commands/verify-log.js';
+
+const vectors = JSON.parse(readFileSync(new URL('./vectors/signed-note-vectors.json', import.meta.url), 'utf8'));
+
+describe('audit entry format v1', () => {
+  const signer = parseSignerKey(vectors.goSumdbNote.signerKey);
+
+  it('encodes an entry to these exact bytes (canonical JSON, Ed25519 is deterministic)', () => {
+    const line = encodeEntry(
+      {
+        event: 'decision',
+        call_id: '00000000-0000-4000-8000-000000000000',
+        tool: 'write_file',
+        action: 'confirm',
+        reason: 'annotations: destructiveHint true',
+        rule: undefined,
+      },
+      0,
+      1_800_000_000_000,
+      GENESIS_PREV,
+      signer.key,
+    );
+    assert.equal(ENTRY_VERSION, 1);
+    const parsed = JSON.parse(line);
+    assert.deepEqual(Object.keys(parsed), ['action', 'call_id', 'event', 'prev', 'reason', 'seq', 'sig', 'tool', 'ts', 'v']);
+    assert.equal(
+      line.replace(/"sig":"[^"]+"/, '"sig":"…"'),
+      '{"action":"confirm","call_id":"00000000-0000-4000-8000-000000000000","event":"decision","prev":"0000000000000000000000000000000000000000000000000000000000000000","reason":"annotations: destructiveHint true","seq":0,"sig":"…","tool":"write_file","ts":1800000000000,"v":1}',
+    );
+    assert.equal(verifyEntrySignature(parsed, signer.key), true);
+    assert.equal(
+      line,
+      encodeEntry(
+        {
+          event: 'decision',
+          call_id: '00000000-0000-4000-8000-000000000000',
+          tool: 'write_file',
+          action: 'confirm',
+          reason: 'annotations: destructiveHint true',
+        },
+        0,
+        1_800_000_000_000,
+        GENESIS_PREV,
+        signer.key,
+      ),
+    );
+  });
+
+  it('fails verification when any field changes', () => {
+    const line = encodeEntry({ event: 'read', tool: 't' }, 3, 5, 'a'.repeat(64), signer.key);
+    for (const [k, v] of Object.entries({ event: 'write', tool: 'u', seq: 4, ts: 6, prev: 'b'.repeat(64), v: 2 })) {
+      assert.equal(verifyEntrySignature({ ...JSON.parse(line), [k]: v }, signer.key), false, k);
+    }
+  });
+});
+
+describe('exit codes', () => {
+  it('are 0 intact, 1 no verdict, 2 tampered', () => {
+    assert.deepEqual(VERIFY_EXIT, { intact: 0, unproven: 1, tampered: 2 });
+  });
+});
