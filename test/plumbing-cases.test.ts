@@ -215,12 +215,12 @@ describe('BR-09 stdout noise from the upstream', () => {
 });
 
 /** Talks to a gate process in raw lines, so the test controls framing and protocol versions. */
-async function rawGate(config: string, lines: string[]): Promise<Record<string, unknown>[]> {
+async function rawGate(config: string, lines: string[], expectReplies?: number): Promise<Record<string, unknown>[]> {
   const child = spawn(NODE, [MAIN, 'serve', '--config', config], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   for (const l of lines) child.stdin.write(l);
-  await waitFor(() => out.split('\n').filter(Boolean).length >= lines.filter((l) => l.includes('"id"')).length, 10_000);
+  await waitFor(() => out.split('\n').filter(Boolean).length >= (expectReplies ?? lines.filter((l) => l.includes('"id"')).length), 10_000);
   child.stdin.end();
   await new Promise((r) => child.on('exit', r));
   assert.ok(!out.includes('\r'), 'the gate writes only \\n-terminated lines');
@@ -305,6 +305,36 @@ describe('invalid requests', () => {
         [7, -32600],
         [8, undefined],
       ],
+    );
+  });
+});
+
+describe('a request id reused while its request is in progress', () => {
+  it('is refused, so that a cancel still reaches the first request', async () => {
+    const g = fakeGate();
+    const call = (id: number, name: string) => `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } })}\n`;
+    const replies = await rawGate(
+      g.config,
+      [
+        `${init('2025-06-18')}\n`,
+        `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`,
+        call(7, 'slow'),
+        call(7, 'echo'),
+        `${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' })}\n`,
+        `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } })}\n`,
+        call(8, 'echo'),
+      ],
+      4,
+    );
+    const sevens = replies.filter((r) => r.id === 7) as { error?: { code: number } }[];
+    assert.deepEqual(
+      sevens.map((r) => r.error?.code),
+      [-32600, -32600],
+    );
+    assert.ok(replies.some((r) => r.id === 8));
+    assert.ok(
+      g.seen().some((e) => e.method === 'notifications/cancelled'),
+      'the cancel reached the slow call upstream',
     );
   });
 });

@@ -26,7 +26,7 @@ import {
 } from 'node:fs';
 import { LookfirstError } from '../errors.js';
 import { sha256Hex } from './canonical.js';
-import { type AuditFields, encodeEntry, GENESIS_PREV } from './entry.js';
+import { type AuditFields, encodeEntry, GENESIS_PREV, verifyEntrySignature } from './entry.js';
 import { CompactTree, EMPTY_ROOT, leafHash } from './merkle.js';
 import { formatCheckpoint, type NoteSigner, openNote, parseCheckpoint, signNote } from './note.js';
 
@@ -128,7 +128,7 @@ export class ChainWriter {
       this.seq++;
     }
     // One write per batch: a crash tears at most the tail, which open() quarantines.
-    writeSync(this.fd, `${lines.join('\n')}\n`);
+    writeFully(this.fd, Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
   }
 
   /** Refreshes the head sidecar if entries were written since the last one. */
@@ -144,7 +144,7 @@ export class ChainWriter {
     const tmp = `${this.paths.head}.tmp`;
     const fd = openSync(tmp, 'w', 0o644);
     try {
-      writeSync(fd, signNote(text, this.opts.signer));
+      writeFully(fd, Buffer.from(signNote(text, this.opts.signer), 'utf8'));
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -217,6 +217,7 @@ export class ChainWriter {
     }
     const end = data.lastIndexOf(0x0a) + 1;
     const head = this.readHead();
+    const verifierKey = createPublicKey(this.opts.signer.key);
     let rootAtHead: Buffer | undefined;
     let tipAtHead: string | undefined;
     // Line by line over the bytes: a log larger than the biggest string Node can hold still replays.
@@ -236,6 +237,10 @@ export class ChainWriter {
       this.tree.appendLeafHash(leafHash(bytes));
       this.seq++;
       if (head && this.seq === head.size) [rootAtHead, tipAtHead] = [this.tree.root(), this.prev];
+      // Entries the head does not cover yet are vouched for by their signatures alone: check them.
+      if (head && this.seq > head.size && !verifyEntrySignature(entry as Record<string, unknown>, verifierKey)) {
+        throw damaged(path, line, "is not signed by this gate's key");
+      }
     }
     if (head) {
       // The head was signed by this gate: a log that no longer matches it was cut or rewritten since.
@@ -245,7 +250,11 @@ export class ChainWriter {
       const tip = head.size === 0 ? GENESIS_PREV : tipAtHead;
       if (!root?.equals(head.root) || tip !== head.chain) throw damaged(path, head.size, 'does not match its signed head');
     } else if (this.seq > 0) {
-      this.opts.warn(`audit: ${path} has ${this.seq} entries but no head sidecar (${this.paths.head}); a new head is written now`);
+      // Without its head, a cut at the end cannot be seen: re-signing now would launder it.
+      throw new LookfirstError(
+        'AUDIT_LOG_UNREADABLE',
+        `${path} has ${this.seq} entries but no signed head (${this.paths.head}): it was deleted, or the gate crashed before writing it. Run lookfirst verify-log; to start afresh, move the log aside (keep it as evidence).`,
+      );
     }
     if (end < data.length) {
       const torn = data.subarray(end);
@@ -280,6 +289,19 @@ export class ChainWriter {
     }
     const chain = cp.extensions.find((e) => e.startsWith(`${CHAIN_EXTENSION} `))?.slice(CHAIN_EXTENSION.length + 1);
     return { size: cp.size, root: cp.root, chain };
+  }
+}
+
+/**
+ * Writes every byte or throws. `writeSync` may write fewer bytes than asked (a full disk, a file size
+ * limit); a short write must never pass for a whole entry.
+ */
+function writeFully(fd: number, bytes: Buffer): void {
+  let done = 0;
+  while (done < bytes.length) {
+    const n = writeSync(fd, bytes, done, bytes.length - done);
+    if (n <= 0) throw new Error(`short write: ${done} of ${bytes.length} bytes written`);
+    done += n;
   }
 }
 

@@ -154,13 +154,40 @@ export class AuditLog {
     });
   }
 
-  /** Posts to the worker; a batch the structured clone cannot carry is retried entry by entry. */
+  /**
+   * Posts to the worker. A batch the structured clone cannot carry (arguments nested too deep) is sent
+   * again with those arguments left out; never throws for a batch, since it runs from a timer.
+   */
   private send(m: ToWorker): void {
     try {
       this.worker.postMessage(m);
+      return;
+    } catch (err) {
+      if (m.type !== 'batch') throw new LookfirstError('AUDIT_WRITE_FAILED', `cannot reach the audit worker: ${(err as Error).message}`);
+    }
+    // Keep the hash of every entry that can travel alone; mark the others (checked in the same wrapping).
+    const entries = m.entries.map((e) => {
+      try {
+        structuredClone({ type: 'batch', entries: [e] });
+        return e;
+      } catch {
+        return withoutArgs(e);
+      }
+    });
+    try {
+      this.worker.postMessage({ ...m, entries });
     } catch {
-      if (m.type !== 'batch') throw new LookfirstError('AUDIT_WRITE_FAILED', 'cannot reach the audit worker');
-      this.worker.postMessage({ ...m, entries: cloneable(m.entries) });
+      // Nesting just under the limit can pass alone and fail in the batch: send none of the arguments.
+      this.postStripped(m);
+    }
+  }
+
+  private postStripped(m: ToWorker & { type: 'batch' }): void {
+    try {
+      this.worker.postMessage({ ...m, entries: m.entries.map(withoutArgs) });
+    } catch (err) {
+      this.opts.warn(`audit: could not hand ${m.entries.length} entries to the audit worker: ${(err as Error).message}`);
+      if (m.ackId !== undefined) this.acks.get(m.ackId)?.(`cannot hand the entry to the audit worker: ${(err as Error).message}`);
     }
   }
 
@@ -171,18 +198,7 @@ export class AuditLog {
   }
 }
 
-/**
- * Entries the structured clone can carry. Arguments nested too deeply (or otherwise uncloneable) would
- * make postMessage throw and lose the whole batch: such an entry is logged with `args_sha256: "unhashable"`.
- */
-function cloneable(entries: PostedEntry[]): PostedEntry[] {
-  return entries.map((e) => {
-    if (e.hashArgs === undefined) return e;
-    try {
-      structuredClone(e.hashArgs);
-      return e;
-    } catch {
-      return { ts: e.ts, fields: { ...e.fields, args_sha256: 'unhashable' } };
-    }
-  });
+/** An entry with its arguments replaced by the mark that they could not be hashed. */
+function withoutArgs(e: PostedEntry): PostedEntry {
+  return e.hashArgs === undefined ? e : { ts: e.ts, fields: { ...e.fields, args_sha256: 'unhashable' } };
 }

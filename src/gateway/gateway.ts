@@ -6,8 +6,17 @@
  * never decides on a definition older than what the client was told about.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ElicitResultSchema, type JSONRPCMessage, type Notification, type Result } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitResultSchema,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type Notification,
+  type Result,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { AuditLog } from '../audit/writer.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load.js';
@@ -22,6 +31,13 @@ import { Forwarder, unionCapabilities } from './forward.js';
 import { isPlainObject } from './raw.js';
 import { Upstream } from './upstream.js';
 import { plainMessage, toWireError } from './wire-error.js';
+
+type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** A map key for a JSON-RPC id that keeps 1 and "1" apart. */
+function idKey(id: unknown): string {
+  return `${typeof id}:${String(id)}`;
+}
 
 /** Client-to-server notifications the gate passes to every upstream. */
 const FORWARDED_NOTIFICATIONS = new Set(['notifications/roots/list_changed']);
@@ -46,6 +62,8 @@ export class Gateway {
   private readonly policy: Policy;
   private server: Server | undefined;
   private ready = false;
+  /** Ids of the client's requests in progress (both paths). */
+  private readonly activeIds = new Set<string>();
   /** Gated calls in progress, so that shutdown can wait for their audit entries. */
   private readonly gatedCalls = new Set<Promise<Result>>();
 
@@ -99,10 +117,31 @@ export class Gateway {
       logReads: this.opts.config.audit.reads,
       send: (m) => transport.send(m),
     });
+    // A request id may not be reused while its request is in progress: the SDK keeps one abort handle per
+    // id, so a second request with the same id would take the first one's cancellation (and its
+    // withdrawal at disconnect) away from it. Such a request is refused.
+    const sdkSend = transport.send.bind(transport);
+    transport.send = (m, options) => {
+      if (!('method' in m) && 'id' in m && (typeof m.id === 'string' || typeof m.id === 'number')) this.activeIds.delete(idKey(m.id));
+      return sdkSend(m, options);
+    };
     // Allowed reads skip the SDK server once the client is initialized; everything else goes through it.
     const sdkOnMessage = transport.onmessage;
     transport.onmessage = (m: JSONRPCMessage, extra?: unknown) => {
-      if (this.ready && fast.handle(m)) return;
+      if ('method' in m && 'id' in m) {
+        const key = idKey(m.id);
+        if (this.activeIds.has(key)) {
+          const error = { code: -32600, message: `Invalid Request: id ${JSON.stringify(m.id)} is already used by a request in progress` };
+          void sdkSend({ jsonrpc: '2.0', id: m.id, error } as JSONRPCMessage).catch(() => {});
+          return;
+        }
+        this.activeIds.add(key);
+      }
+      const cancelled = 'method' in m && m.method === 'notifications/cancelled' ? (m.params as { requestId?: unknown } | undefined)?.requestId : undefined;
+      if (this.ready && fast.handle(m)) {
+        if (typeof cancelled === 'string' || typeof cancelled === 'number') this.activeIds.delete(idKey(cancelled));
+        return;
+      }
       (sdkOnMessage as ((m: JSONRPCMessage, e?: unknown) => void) | undefined)?.(m, extra);
     };
     return server;
@@ -157,26 +196,11 @@ export class Gateway {
       logReads: this.opts.config.audit.reads,
     };
     server.fallbackRequestHandler = async (request, extra): Promise<Result> => {
-      const params = isPlainObject(request.params) ? request.params : undefined;
-      const token = isPlainObject(params?._meta) ? params._meta.progressToken : undefined;
-      const progress =
-        token === undefined
-          ? undefined
-          : (p: Record<string, unknown>) =>
-              void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } } as never).catch(() => {});
       try {
-        if (request.method === 'tools/call') {
-          const call = handleToolCall(deps, params ?? {}, { signal: extra.signal, progress });
-          this.gatedCalls.add(call);
-          return await call.finally(() => this.gatedCalls.delete(call));
-        }
-        if (request.method === 'tools/list') {
-          await this.catalogue.refreshAll();
-          return { tools: this.catalogue.all().map((t) => t.definition) };
-        }
-        return await this.forwarder.forward(request.method, params, { signal: extra.signal, onprogress: progress });
-      } catch (err) {
-        throw toWireError(err);
+        return await this.dispatch(request, extra, deps);
+      } finally {
+        // A cancelled request gets no response, so its id is released here.
+        this.activeIds.delete(idKey(request.id));
       }
     };
     // Client notifications are allow-listed: anything else, a `tools/call` sent without an id above all,
@@ -193,6 +217,31 @@ export class Gateway {
     };
     server.onerror = (err) => this.opts.log(`client connection: ${err.message}`);
     return server;
+  }
+
+  /** Routes one client request that the SDK server did not answer itself. */
+  private async dispatch(request: JSONRPCRequest, extra: RequestExtra, deps: PipelineDeps): Promise<Result> {
+    const params = isPlainObject(request.params) ? request.params : undefined;
+    const token = isPlainObject(params?._meta) ? params._meta.progressToken : undefined;
+    const progress =
+      token === undefined
+        ? undefined
+        : (p: Record<string, unknown>) =>
+            void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } } as never).catch(() => {});
+    try {
+      if (request.method === 'tools/call') {
+        const call = handleToolCall(deps, params ?? {}, { signal: extra.signal, progress });
+        this.gatedCalls.add(call);
+        return await call.finally(() => this.gatedCalls.delete(call));
+      }
+      if (request.method === 'tools/list') {
+        await this.catalogue.refreshAll();
+        return { tools: this.catalogue.all().map((t) => t.definition) };
+      }
+      return await this.forwarder.forward(request.method, params, { signal: extra.signal, onprogress: progress });
+    } catch (err) {
+      throw toWireError(err);
+    }
   }
 
   private async onUpstreamNotification(upstream: Upstream, n: Notification): Promise<void> {
