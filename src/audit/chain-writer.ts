@@ -159,7 +159,7 @@ export class ChainWriter {
       new LookfirstError('AUDIT_LOCKED', `another lookfirst (pid ${pid}) is writing ${this.opts.logPath}. Stop it, or give this gate its own audit.log.`);
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        writeFileSync(lock, `${process.pid}\n`, { flag: 'wx' });
+        writeFileSync(lock, `${process.pid}\n${startTicks(process.pid) ?? ''}\n`, { flag: 'wx' });
         return;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
@@ -172,8 +172,12 @@ export class ChainWriter {
       } catch {
         continue; // released meanwhile: try again
       }
-      const pid = Number.parseInt(seen, 10);
-      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) throw locked(String(pid));
+      const [pidText = '', ticks = ''] = seen.split('\n');
+      const pid = Number.parseInt(pidText, 10);
+      // A live pid is the writer only if it is the same process: after a reboot or a crash the pid may
+      // belong to something else (its start time, where the system tells it, says which).
+      const sameProcess = ticks === '' || startTicks(pid) === undefined || startTicks(pid) === ticks;
+      if (Number.isInteger(pid) && pid > 0 && isAlive(pid) && sameProcess) throw locked(String(pid));
       // Take a stale lock over by renaming it aside: of two gates racing, only one rename succeeds, and a
       // gate that moved a lock someone had just taken puts it back and stands down.
       const aside = `${lock}.stale-${process.pid}`;
@@ -189,7 +193,7 @@ export class ChainWriter {
         } finally {
           unlinkSync(aside);
         }
-        throw locked(moved.trim());
+        throw locked(moved.split('\n')[0] ?? '?');
       }
       unlinkSync(aside);
       this.opts.warn(`audit: removed the stale lock ${lock} (pid ${Number.isNaN(pid) ? '?' : pid} is gone)`);
@@ -310,6 +314,16 @@ function damaged(path: string, line: number, what: string): LookfirstError {
     'AUDIT_LOG_UNREADABLE',
     `${path} line ${line} ${what}; the log is damaged. Run lookfirst verify-log to see what changed; the gate will not append to a broken chain.`,
   );
+}
+
+/** The process's start time in clock ticks since boot (Linux /proc), or undefined where unknown. */
+function startTicks(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
 }
 
 function isAlive(pid: number): boolean {

@@ -82,6 +82,13 @@ audit:
       const [p] = problems('upstreams:\n  Files:\n    command: x\n');
       assert.match(p!.message, /lowercase/);
     });
+    it('rejects upstream names whose prefixed tool names could collide', () => {
+      for (const name of ['a_', '_a', 'a__b', 'a-', 'a--b']) {
+        const [p] = problems(`upstreams:\n  ${name}:\n    command: x\n`);
+        assert.match(p!.message, /cannot collide/, name);
+      }
+      assert.equal(parseConfig('upstreams:\n  my-files_2:\n    command: x\n', '/x.yaml').upstreams[0]?.name, 'my-files_2');
+    });
     it('rejects an upstream with both command and url', () => {
       const [p] = problems('upstreams:\n  a:\n    command: x\n    url: http://h/\n');
       assert.equal(p!.path, 'upstreams.a');

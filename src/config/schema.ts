@@ -4,7 +4,14 @@
  */
 import { z } from 'zod';
 
-const upstreamName = z.string().regex(/^[a-z0-9_-]+$/, 'an upstream name may hold only lowercase letters, digits, - and _');
+// No leading, trailing or doubled separator: with several upstreams, tools become `<upstream>__<tool>`,
+// and this keeps that mapping one-to-one (`a` + `_b` and `a_` + `b` would both be `a___b`).
+const upstreamName = z
+  .string()
+  .regex(
+    /^[a-z0-9]+(?:[-_][a-z0-9]+)*$/,
+    'an upstream name holds lowercase letters and digits, with single - or _ between them (so that <upstream>__<tool> names cannot collide)',
+  );
 
 /** A timeout in seconds: positive, and short enough for a Node timer (2^31-1 ms, about 24.8 days). */
 const timeoutSeconds = z.number().positive().max(2_147_483, 'must be at most 2147483 seconds (about 24 days)');

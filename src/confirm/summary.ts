@@ -14,7 +14,7 @@ export function summarizeCall(tool: string, args: Record<string, unknown>): stri
   const parts: string[] = [];
   // Keys are argument data too: an unusual one is quoted, so it cannot pose as part of the summary.
   for (const [key, value] of Object.entries(args)) parts.push(`${/^[A-Za-z0-9_.-]{1,40}$/.test(key) ? key : shortValue(key)}=${shortValue(value)}`);
-  let line = `${tool} ${parts.join(' ')}`.trim();
+  let line = `${tool.replace(/[\t\n\r]/g, ' ')} ${parts.join(' ')}`.trim();
   if (line.length > MAX_LINE_CHARS) line = `${line.slice(0, MAX_LINE_CHARS - 1)}…`;
   return showHidden(line);
 }

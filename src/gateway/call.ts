@@ -56,7 +56,11 @@ export async function handleToolCall(deps: PipelineDeps, params: Record<string, 
     tool = deps.catalogue.get(name);
   }
   if (!tool) throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-  const decision = decide(deps.policy, name, tool.annotations);
+  let decision = decide(deps.policy, name, tool.annotations);
+  // The upstream said its tools changed and they are being re-read: no read passes on old annotations.
+  if (decision.action === 'allow' && !decision.rule && deps.catalogue.isChanged(tool.upstream)) {
+    decision = { action: 'confirm', reason: 'the upstream changed its tools and they are being re-read' };
+  }
   if (decision.action === 'allow') return forwardRead(deps, tool, params, ctx, decision.reason);
   return gated(deps, tool, params, ctx, decision);
 }

@@ -30,6 +30,10 @@ const MAX_PAGES = 1000;
 export class Catalogue {
   private readonly byUpstream = new Map<string, CatalogueTool[]>();
   private byName = new Map<string, CatalogueTool>();
+  /** Per upstream: the number of the latest refresh started, so that an older one never lands last. */
+  private readonly started = new Map<string, number>();
+  /** Upstreams whose tools changed (list_changed, restart) and have not been re-read yet. */
+  private readonly changed = new Set<string>();
 
   constructor(
     private readonly upstreams: readonly Upstream[],
@@ -61,6 +65,8 @@ export class Catalogue {
    * never decides on a stale definition.
    */
   async refresh(upstream: Upstream): Promise<void> {
+    const generation = (this.started.get(upstream.name) ?? 0) + 1;
+    this.started.set(upstream.name, generation);
     const tools: CatalogueTool[] = [];
     try {
       let cursor: string | undefined;
@@ -75,8 +81,24 @@ export class Catalogue {
       this.warn(`upstream ${upstream.name}: cannot list its tools (${plainMessage(err)}); its tools are unavailable until it answers`);
       tools.length = 0;
     }
+    // A refresh that started before another one must not overwrite the newer definitions.
+    if (this.started.get(upstream.name) !== generation) return;
     this.byUpstream.set(upstream.name, tools);
+    this.changed.delete(upstream.name);
     this.rebuild();
+  }
+
+  /**
+   * Marks an upstream's tools as changed until the next refresh lands: meanwhile its calls are not
+   * decided on the old annotations (see `isChanged`).
+   */
+  markChanged(upstream: Upstream): void {
+    this.changed.add(upstream.name);
+  }
+
+  /** True while the upstream said its tools changed and the gate has not re-read them yet. */
+  isChanged(upstream: Upstream): boolean {
+    return this.changed.has(upstream.name);
   }
 
   /** Re-fetches every upstream's tools, in parallel. */

@@ -46,7 +46,7 @@ export class FastPath {
     if (isPlainObject(params._meta) && params._meta.progressToken !== undefined) return false;
     if (this.inflight.has(m.id)) return false;
     const tool = this.deps.catalogue.get(params.name);
-    if (!tool?.upstream.connected) return false;
+    if (!tool?.upstream.connected || this.deps.catalogue.isChanged(tool.upstream)) return false;
     const decision = decide(this.deps.policy, tool.exposed, tool.annotations);
     if (decision.action !== 'allow') return false;
 

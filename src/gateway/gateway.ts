@@ -245,7 +245,10 @@ export class Gateway {
   }
 
   private async onUpstreamNotification(upstream: Upstream, n: Notification): Promise<void> {
-    if (n.method === 'notifications/tools/list_changed') await this.catalogue.refresh(upstream);
+    if (n.method === 'notifications/tools/list_changed') {
+      this.catalogue.markChanged(upstream);
+      await this.catalogue.refresh(upstream);
+    }
     if (!this.ready || !this.server) return;
     try {
       await this.server.notification(n as never);

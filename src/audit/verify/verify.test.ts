@@ -230,6 +230,15 @@ describe('audit log writer', () => {
     });
   });
 
+  it('takes over a lock whose pid now belongs to another process', async () => {
+    const made = await makeLog(1);
+    writeFileSync(`${made.logPath}.lock`, `${process.pid}\n1\n`);
+    const warnings: string[] = [];
+    const log = await AuditLog.open({ logPath: made.logPath, signer: loadSigner(made.keyPath, 'x'), clock: { nowMs: () => 5 }, warn: (m) => warnings.push(m) });
+    await log.close();
+    assert.match(warnings.join(), /stale lock/);
+  });
+
   it('refuses to append to a log whose chain is broken', async () => {
     const made = await makeLog(3);
     const lines = readFileSync(made.logPath, 'utf8').split('\n');

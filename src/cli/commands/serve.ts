@@ -16,10 +16,17 @@ import { cliName, logLine } from '../output.js';
 import { VERSION } from '../version.js';
 
 /** Batches refusal events to at most one entry per second (plus a count of the ones left out). */
-function createRefusalLog(write: (reason: string, suppressed: number) => void): { record(reason: string): void } {
+function createRefusalLog(write: (reason: string, suppressed: number) => void): { record(reason: string): void; flush(): void } {
   let windowStart = 0;
   let suppressed = 0;
   let flushPending = false;
+  const flush = () => {
+    flushPending = false;
+    if (suppressed === 0) return;
+    write('further requests', suppressed);
+    suppressed = 0;
+    windowStart = Date.now();
+  };
   return {
     record(reason) {
       const now = Date.now();
@@ -31,14 +38,9 @@ function createRefusalLog(write: (reason: string, suppressed: number) => void): 
       suppressed++;
       if (flushPending) return;
       flushPending = true;
-      const flush = () => {
-        flushPending = false;
-        write('further requests', suppressed);
-        suppressed = 0;
-        windowStart = Date.now();
-      };
       setTimeout(flush, 1000 - (now - windowStart)).unref();
     },
+    flush,
   };
 }
 
@@ -83,11 +85,16 @@ export async function serveCommand(opts: { config: string }): Promise<number> {
         if (stopping) return;
         stopping = true;
         for (const c of cleanup) await c();
+        refusals.flush();
         try {
           await audit.appendDurable({ event: 'gate_stopped', reason: why });
+        } catch (err) {
+          logLine(`could not record the stop in the audit log: ${(err as Error).message}`);
         } finally {
-          await audit.close();
+          await audit.close().catch(() => {});
         }
+        // A client that keeps stdin open (or a signal) must not keep the process alive.
+        process.stdin.destroy();
         resolve(0);
       };
       process.stdin.once('end', () => void stop('client disconnected'));

@@ -7,7 +7,7 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation
  */
 import type { ApprovalRequest, ChannelAnswer, ConfirmChannel } from '../channel.js';
-import { showHiddenInJson } from '../visible.js';
+import { oneLine, showHiddenInJson } from '../visible.js';
 
 /** Longest argument JSON shown in an elicitation message (characters). */
 export const ELICITATION_MAX_ARGS_CHARS = 800;
@@ -36,7 +36,7 @@ export interface ElicitationPort {
 /** Builds the message a person reads in the client. */
 export function elicitationMessage(req: ApprovalRequest): string {
   return [
-    `lookfirst holds a call to ${req.call.tool} until you decide.`,
+    `lookfirst holds a call to ${oneLine(req.call.tool)} (tool ${oneLine(req.call.upstreamTool)} on upstream ${req.call.upstream}) until you decide.`,
     req.summary,
     `Arguments (sha256 ${req.call.argsSha256.slice(0, 16)}…):`,
     showHiddenInJson(req.call.argsCanonical),

@@ -41,6 +41,11 @@ export class LineServerTransport implements Transport {
     this.input.on('data', this.onData);
     this.input.on('end', this.onEnd);
     this.input.on('error', (e: Error) => this.onerror?.(e));
+    // The client stopped reading (EPIPE): it is gone; close as if stdin ended, do not crash.
+    this.output.on('error', (e: Error) => {
+      this.onerror?.(e);
+      void this.close();
+    });
   }
 
   send(message: JSONRPCMessage): Promise<void> {
