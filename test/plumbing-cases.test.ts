@@ -14,6 +14,7 @@ import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } f
 import {
   approve,
   connectDirect,
+  decline,
   FAKE_UPSTREAM,
   type Human,
   MAIN,
@@ -137,6 +138,27 @@ describe('BR-03 notifications', () => {
     } finally {
       await agent.close();
     }
+  });
+});
+
+describe('BR-20 a tool turns into a write', () => {
+  it('is held from the moment the upstream says its tools changed, not only after the re-read', async () => {
+    const g = fakeGate();
+    const agent = await startAgent(g.config, decline);
+    try {
+      assert.equal(textOf(await agent.call('sync', {})), 'state read');
+      await agent.call('flip', {});
+      await new Promise((r) => setTimeout(r, 50));
+      const during = await agent.call('sync', {});
+      assert.equal(verdictOf(during)?.outcome, 'denied', 'held (and declined) while the tools are re-read');
+      await new Promise((r) => setTimeout(r, 800));
+      const after = await agent.call('sync', {});
+      assert.equal(verdictOf(after)?.outcome, 'denied', 'held once the new annotations are in');
+      assert.equal(agent.asked.length, 2);
+    } finally {
+      await agent.close();
+    }
+    assert.deepEqual(readFileSync(g.effects, 'utf8').trim().split('\n'), ['sync read']);
   });
 });
 
