@@ -13,9 +13,7 @@ export type ErrorCode =
   | 'AUDIT_KEY_INVALID'
   | 'AUDIT_LOCKED'
   | 'AUDIT_LOG_UNREADABLE'
-  | 'AUDIT_CHAIN_BROKEN'
   | 'AUDIT_WRITE_FAILED'
-  | 'UPSTREAM_UNAVAILABLE'
   | 'WEB_UNAVAILABLE';
 
 /** Base class: a known failure with a stable code (pinned by tests; change on purpose only). */
@@ -52,17 +50,5 @@ export class ConfigError extends LookfirstError {
   ) {
     const lines = problems.map((p) => `  ${p.line ? `line ${p.line}: ` : ''}${p.path ? `${p.path}: ` : ''}${p.message}`);
     super(code, `${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the config\n${lines.join('\n')}`);
-  }
-}
-
-/** The audit evidence is broken at a given line (1-based), with what was expected and what was found. */
-export class AuditVerificationError extends LookfirstError {
-  constructor(
-    readonly line: number,
-    message: string,
-    readonly expected?: string,
-    readonly actual?: string,
-  ) {
-    super('AUDIT_CHAIN_BROKEN', `line ${line}: ${message}`);
   }
 }

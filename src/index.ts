@@ -8,6 +8,6 @@ export { canonicalJson, sha256Hex } from './audit/canonical.js';
 export { type AuditEntry, type AuditEvent, type AuditFields, ENTRY_VERSION, encodeEntry, GENESIS_PREV, verifyEntrySignature } from './audit/entry.js';
 export { type HeadInput, type Problem, type ProblemKind, type VerifyReport, verifyLog } from './audit/verify/verify.js';
 export { type Config, loadConfig, parseConfig, type UpstreamConfig } from './config/load.js';
-export { AuditVerificationError, ConfigError, type ConfigProblem, type ErrorCode, LookfirstError } from './errors.js';
+export { ConfigError, type ConfigProblem, type ErrorCode, LookfirstError } from './errors.js';
 export { compilePolicy, decide, globToRegExp, matchRule, type Policy, type ToolRule } from './policy/evaluate.js';
 export type { Action, Approval, Decision, ToolAnnotations, ToolCall, Verdict } from './types.js';
