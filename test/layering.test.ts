@@ -11,7 +11,7 @@ import { ROOT } from './helpers.js';
 
 const SRC = join(ROOT, 'src');
 // src/index.ts, the library entry, sits above everything it re-exports.
-const RANK: Record<string, number> = { '.': 0, config: 1, policy: 1, confirm: 1, audit: 1, gateway: 2, web: 3, cli: 4, demo: 4, 'index.ts': 5 };
+const RANK: Record<string, number> = { '.': 0, config: 1, policy: 1, confirm: 1, audit: 1, readback: 1, gateway: 2, web: 3, cli: 4, demo: 4, 'index.ts': 5 };
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
