@@ -61,4 +61,8 @@ export interface Verdict {
   denied_by?: string;
   upstream_error?: boolean;
   retry_safe?: boolean;
+  /** After an executed call: did reading the target back confirm the effect? */
+  readback?: 'ok' | 'failed' | 'unclear' | 'none';
+  /** Why a read-back is unclear (text), or which fields did not match (path, expected, found). */
+  readback_detail?: string | { path: string; expected: unknown; found: unknown }[];
 }

@@ -26,6 +26,7 @@ export type AuditEvent =
   | 'approval'
   | 'executed'
   | 'execution_failed'
+  | 'readback'
   | 'cancelled'
   | 'web_refused';
 

@@ -31,13 +31,22 @@ export interface HttpUpstreamConfig {
 
 export type UpstreamConfig = StdioUpstreamConfig | HttpUpstreamConfig;
 
+/** A read-back rule as written: a read tool, its arguments and the expected values (placeholders allowed). */
+export interface ReadbackRule {
+  tool: string;
+  args: Record<string, unknown>;
+  expect: Record<string, unknown>;
+}
+
 /** The validated config with absolute paths and millisecond units. */
 export interface Config {
   /** Absolute path of the file this came from. */
   file: string;
   upstreams: UpstreamConfig[];
   /** Tool rules by exposed name or glob pattern, in file order. */
-  rules: { pattern: string; action: 'allow' | 'confirm' | 'deny'; line?: number }[];
+  rules: { pattern: string; action: 'allow' | 'confirm' | 'deny'; line?: number; readback?: ReadbackRule }[];
+  /** Bound of each read-back request (ms). */
+  execution: { timeoutMs: number };
   confirm: {
     timeoutMs: number;
     elicitation: boolean;
@@ -106,6 +115,7 @@ export function parseConfig(text: string, file: string): Config {
     pattern,
     action: r.action,
     line: lineOf(findNode(doc.contents, ['rules', 'tools', pattern], true)?.range?.[0]),
+    ...(r.readback ? { readback: r.readback } : {}),
   }));
   const logPath = resolve(base, raw.audit.log);
   const keyPath = resolve(base, raw.audit.key);
@@ -114,6 +124,7 @@ export function parseConfig(text: string, file: string): Config {
     upstreams,
     rules,
     confirm: { timeoutMs: raw.confirm.timeout_seconds * 1000, elicitation: raw.confirm.elicitation, web: raw.confirm.web },
+    execution: { timeoutMs: raw.execution.timeout_seconds * 1000 },
     audit: { logPath, keyPath, pubPath: keyPath.replace(/(\.key)?$/, '.pub'), reads: raw.audit.reads },
   };
 }

@@ -40,7 +40,20 @@ export const upstreamSchema = z.union([stdioUpstream, httpUpstream], {
 });
 
 /** One tool rule. */
-export const toolRuleSchema = z.object({ action: z.enum(['allow', 'confirm', 'deny']) }).strict();
+export const toolRuleSchema = z
+  .object({
+    action: z.enum(['allow', 'confirm', 'deny']),
+    /** After an executed call: read the target back with an allowed read tool and compare. */
+    readback: z
+      .object({
+        tool: z.string().min(1),
+        args: z.record(z.string(), z.unknown()).default({}),
+        expect: z.record(z.string().min(1), z.unknown()).refine((e) => Object.keys(e).length > 0, 'expect needs at least one path'),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
 
 /** Whole config file. */
 export const configSchema = z
@@ -69,6 +82,10 @@ export const configSchema = z
       })
       .strict()
       .default({ timeout_seconds: 120, elicitation: true, web: { enabled: false, host: '127.0.0.1', port: 8471 } }),
+    execution: z
+      .object({ timeout_seconds: timeoutSeconds.default(60) })
+      .strict()
+      .default({ timeout_seconds: 60 }),
     audit: z
       .object({
         log: z.string().min(1).default('audit.jsonl'),

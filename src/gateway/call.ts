@@ -18,6 +18,7 @@ import { decide, type Policy } from '../policy/evaluate.js';
 import type { ToolCall, Verdict } from '../types.js';
 import type { Catalogue, CatalogueTool } from './catalogue.js';
 import { isPlainObject } from './raw.js';
+import { runReadback } from './readback.js';
 import type { ForwardOptions } from './upstream.js';
 import { denialText, errorResult, unknownOutcomeText, withVerdict } from './verdict.js';
 import { ErrorCode, plainMessage, WireError } from './wire-error.js';
@@ -30,6 +31,8 @@ export interface PipelineDeps {
   audit: AuditLog;
   clock: Clock;
   confirmTimeoutMs: number;
+  /** Bound of each read-back request (ms). */
+  executionTimeoutMs: number;
   logReads: boolean;
 }
 
@@ -171,6 +174,16 @@ async function gated(
     const result = await tool.upstream.request('tools/call', forward, { signal: ctx.signal, onprogress: ctx.progress });
     const upstreamError = result.isError === true;
     await deps.audit.appendDurable({ event: 'executed', ...base, outcome: upstreamError ? 'upstream_error' : 'ok' });
+    // Never report a write as done without checking it: read the target back when a rule says how.
+    const check = upstreamError
+      ? ({ readback: 'unclear', detail: 'the upstream answered with an error: whether the call took effect is unknown' } as const)
+      : await runReadback({ catalogue: deps.catalogue, policy: deps.policy, timeoutMs: deps.executionTimeoutMs }, call, result);
+    await deps.audit.appendDurable({
+      event: 'readback',
+      ...base,
+      outcome: check.readback,
+      detail: check.detail === undefined ? undefined : (typeof check.detail === 'string' ? check.detail : JSON.stringify(check.detail)).slice(0, 500),
+    });
     const v = verdictOf(
       {
         outcome: 'executed',
@@ -178,6 +191,8 @@ async function gated(
         approved_by: approval.actor,
         upstream_error: upstreamError || undefined,
         retry_safe: false,
+        readback: check.readback,
+        readback_detail: check.detail,
       },
       sha,
     );

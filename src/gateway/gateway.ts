@@ -193,6 +193,7 @@ export class Gateway {
       audit: this.opts.audit,
       clock: this.opts.clock,
       confirmTimeoutMs: this.opts.config.confirm.timeoutMs,
+      executionTimeoutMs: this.opts.config.execution.timeoutMs,
       logReads: this.opts.config.audit.reads,
     };
     server.fallbackRequestHandler = async (request, extra): Promise<Result> => {

@@ -15,6 +15,8 @@ import type { Action, Decision, ToolAnnotations } from '../types.js';
 export interface ToolRule {
   pattern: string;
   action: Action;
+  /** Read-back after execution (carried here, used by the gateway). */
+  readback?: { tool: string; args: Record<string, unknown>; expect: Record<string, unknown> };
 }
 
 /** Rules prepared for matching. */

@@ -1,0 +1,55 @@
+/**
+ * Running a read-back after an executed call: find the rule's read tool, make sure the current policy
+ * allows it as a read (read-back never runs a write), fill its arguments, call it once (never retried),
+ * bounded by `execution.timeout_seconds`, and compare. Anything that prevents a clear answer is `unclear`.
+ */
+
+import { decide, matchRule, type Policy } from '../policy/evaluate.js';
+import { checkExpectations, type FieldMismatch, fillPlaceholders } from '../readback/evaluate.js';
+import type { ToolCall } from '../types.js';
+import type { Catalogue } from './catalogue.js';
+import { plainMessage } from './wire-error.js';
+
+/** A read-back's result as the verdict and the audit log carry it. */
+export interface ReadbackReport {
+  readback: 'ok' | 'failed' | 'unclear' | 'none';
+  /** Why it is unclear, or which fields did not match. */
+  detail?: string | FieldMismatch[];
+}
+
+/** What a read-back needs from the gate. */
+export interface ReadbackDeps {
+  catalogue: Catalogue;
+  policy: Policy;
+  timeoutMs: number;
+}
+
+/**
+ * Reads the target back after `call` returned `result`. Never throws.
+ * @returns `none` when no rule asks for a read-back.
+ */
+export async function runReadback(deps: ReadbackDeps, call: ToolCall, result: Record<string, unknown>): Promise<ReadbackReport> {
+  const rule = matchRule(deps.policy, call.tool)?.readback;
+  if (!rule) return { readback: 'none' };
+  const unclear = (detail: string): ReadbackReport => ({ readback: 'unclear', detail });
+  const reader = deps.catalogue.get(rule.tool);
+  if (!reader) return unclear(`the read tool "${rule.tool}" is not among the upstream tools`);
+  const decision = decide(deps.policy, reader.exposed, reader.annotations);
+  if (decision.action !== 'allow') return unclear(`the read tool "${rule.tool}" is not allowed as a read by the current policy (${decision.reason})`);
+  const sources = { args: call.args, result };
+  const args = fillPlaceholders(rule.args, sources);
+  if (!args.ok) return unclear(`${args.missing} has no value`);
+  const expect = fillPlaceholders(rule.expect, sources);
+  if (!expect.ok) return unclear(`${expect.missing} has no value`);
+  let read: Record<string, unknown>;
+  try {
+    read = await reader.upstream.request('tools/call', { name: reader.upstreamTool, arguments: args.value }, { signal: AbortSignal.timeout(deps.timeoutMs) });
+  } catch (err) {
+    return unclear(`the read tool "${rule.tool}" failed: ${plainMessage(err)}`);
+  }
+  if (read.isError === true) return unclear(`the read tool "${rule.tool}" answered with an error`);
+  const checked = checkExpectations(read, expect.value as Record<string, unknown>);
+  if (checked.outcome === 'ok') return { readback: 'ok' };
+  if (checked.outcome === 'failed') return { readback: 'failed', detail: checked.mismatches };
+  return unclear(checked.reason);
+}
