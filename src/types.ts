@@ -51,7 +51,7 @@ export type Approval = { kind: 'approved'; channel: string; actor: string } | { 
  * connection failed before an answer: the write may or may not have happened; look before retrying).
  */
 export interface Verdict {
-  outcome: 'executed' | 'denied' | 'unknown';
+  outcome: 'executed' | 'denied' | 'unknown' | 'unblocked';
   reason: string;
   call_id: string;
   args_sha256: string;
@@ -61,6 +61,8 @@ export interface Verdict {
   denied_by?: string;
   upstream_error?: boolean;
   retry_safe?: boolean;
+  /** The tool is blocked (an execution could not be confirmed) until a person unlocks it. */
+  blocked?: boolean;
   /** After an executed call: did reading the target back confirm the effect? */
   readback?: 'ok' | 'failed' | 'unclear' | 'none';
   /** Why a read-back is unclear (text), or which fields did not match (path, expected, found). */

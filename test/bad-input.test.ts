@@ -109,7 +109,7 @@ describe('upstream failures', () => {
     }
   });
 
-  it('reports an upstream crash mid-write as outcome unknown, never re-sends it, and reconnects for the next call', async () => {
+  it('reports an upstream crash mid-write as outcome unknown, blocks the tool, never re-sends it, and reconnects for the next call', async () => {
     const dir = tmp();
     const config = writeConfig(dir, fakeConfig(dir));
     const agent = await startAgent(config, approve);
@@ -117,7 +117,9 @@ describe('upstream failures', () => {
     try {
       const crashed = await agent.call('crash_write', { amount: 1 });
       assert.equal(crashed.isError, true);
-      assert.equal(verdictOf(crashed)?.outcome, 'unknown');
+      assert.equal(verdictOf(crashed)?.outcome, 'executed');
+      assert.equal(verdictOf(crashed)?.readback, 'unclear');
+      assert.equal(verdictOf(crashed)?.blocked, true);
       assert.match(textOf(crashed), /may or may not have taken effect/);
       assert.equal(readFileSync(effects, 'utf8').trim().split('\n').length, 1);
       await new Promise((r) => setTimeout(r, 1100));

@@ -61,6 +61,10 @@ export class ChainWriter {
   private headSize = -1;
   private closed = false;
   private readonly paths: ReturnType<typeof sidecarPaths>;
+  /** Executions started and not resolved or blocked, by call id (replayed from the log). */
+  private readonly started = new Map<string, { tool: string; ts: number }>();
+  /** Tools blocked at the end of the log (replayed). */
+  private readonly blockedTools = new Map<string, { sinceMs: number; reason: string; callId: string }>();
 
   private constructor(private readonly opts: ChainWriterOptions) {
     this.paths = sidecarPaths(opts.logPath);
@@ -81,6 +85,31 @@ export class ChainWriter {
    */
   static open(opts: ChainWriterOptions): ChainWriter {
     return new ChainWriter(opts);
+  }
+
+  /**
+   * Tools that must start blocked: an unresolved `execution_blocked`, or an `execution_started` with no
+   * outcome after it (the gate stopped mid-execution).
+   */
+  interlockAtOpen(): [string, { sinceMs: number; reason: string; callId: string }][] {
+    const out = new Map(this.blockedTools);
+    for (const [callId, s] of this.started) {
+      if (!out.has(s.tool)) out.set(s.tool, { sinceMs: s.ts, reason: 'the gate stopped while it was executing; its outcome is unknown', callId });
+    }
+    return [...out.entries()];
+  }
+
+  private replayInterlock(e: { event?: unknown; tool?: unknown; call_id?: unknown; reason?: unknown; ts?: unknown }): void {
+    const tool = typeof e.tool === 'string' ? e.tool : undefined;
+    const callId = typeof e.call_id === 'string' ? e.call_id : '';
+    const ts = typeof e.ts === 'number' ? e.ts : 0;
+    if (!tool) return;
+    if (e.event === 'execution_started') this.started.set(callId, { tool, ts });
+    else if (e.event === 'execution_resolved') this.started.delete(callId);
+    else if (e.event === 'execution_blocked') {
+      this.started.delete(callId);
+      this.blockedTools.set(tool, { sinceMs: ts, reason: typeof e.reason === 'string' ? e.reason : 'blocked', callId });
+    } else if (e.event === 'execution_unblocked') this.blockedTools.delete(tool);
   }
 
   /** Number of entries written. */
@@ -230,7 +259,7 @@ export class ChainWriter {
       const bytes = data.subarray(start, nl);
       start = nl + 1;
       const line = this.seq + 1;
-      let entry: { seq?: unknown; prev?: unknown };
+      let entry: { seq?: unknown; prev?: unknown; event?: unknown; tool?: unknown; call_id?: unknown; reason?: unknown; ts?: unknown };
       try {
         entry = JSON.parse(bytes.toString('utf8'));
       } catch {
@@ -240,6 +269,7 @@ export class ChainWriter {
       this.prev = sha256Hex(bytes);
       this.tree.appendLeafHash(leafHash(bytes));
       this.seq++;
+      this.replayInterlock(entry);
       if (head && this.seq === head.size) [rootAtHead, tipAtHead] = [this.tree.root(), this.prev];
       // Entries the head does not cover yet are vouched for by their signatures alone: check them.
       if (head && this.seq > head.size && !verifyEntrySignature(entry as Record<string, unknown>, verifierKey)) {

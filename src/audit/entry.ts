@@ -27,6 +27,10 @@ export type AuditEvent =
   | 'executed'
   | 'execution_failed'
   | 'readback'
+  | 'execution_started'
+  | 'execution_resolved'
+  | 'execution_blocked'
+  | 'execution_unblocked'
   | 'cancelled'
   | 'web_refused';
 

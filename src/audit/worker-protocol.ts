@@ -13,7 +13,7 @@ export type ToWorker = { type: 'batch'; entries: PostedEntry[]; ackId?: number }
 
 /** Worker → main. */
 export type FromWorker =
-  | { type: 'opened'; size: number }
+  | { type: 'opened'; size: number; blocked: [string, { sinceMs: number; reason: string; callId: string }][] }
   | { type: 'failed'; code: string; message: string }
   | { type: 'ack'; id: number; error?: string }
   | { type: 'warn'; message: string };

@@ -24,7 +24,7 @@ const send = (m: FromWorker) => port.postMessage(m);
 let writer: ChainWriter | undefined;
 try {
   writer = ChainWriter.open({ logPath, signer: { name, keyId: Buffer.from(keyId), key }, warn: (message) => send({ type: 'warn', message }) });
-  send({ type: 'opened', size: writer.size });
+  send({ type: 'opened', size: writer.size, blocked: writer.interlockAtOpen() });
 } catch (err) {
   send({ type: 'failed', code: err instanceof LookfirstError ? err.code : 'AUDIT_LOG_UNREADABLE', message: (err as Error).message });
 }

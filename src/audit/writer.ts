@@ -49,6 +49,8 @@ export class AuditLog {
     private readonly opts: AuditLogOptions,
     /** Entries in the log when it was opened. */
     readonly sizeAtOpen: number,
+    /** Tools the log says must start blocked (see ChainWriter.interlockAtOpen). */
+    readonly blockedAtOpen: [string, { sinceMs: number; reason: string; callId: string }][] = [],
   ) {
     worker.on('message', (m: FromWorker) => {
       if (m.type === 'ack') {
@@ -92,7 +94,7 @@ export class AuditLog {
       worker.on('message', onMessage);
       worker.once('error', reject);
     });
-    if (first.type === 'opened') return new AuditLog(worker, opts, first.size);
+    if (first.type === 'opened') return new AuditLog(worker, opts, first.size, first.blocked);
     await worker.terminate();
     if (first.type === 'failed') throw new LookfirstError(first.code as ErrorCode, first.message);
     throw new LookfirstError('AUDIT_LOG_UNREADABLE', `unexpected message from the audit worker: ${first.type}`);

@@ -12,6 +12,8 @@ export interface ApprovalRequest {
   summary: string;
   /** Absolute deadline (ms since epoch); past it, the request is denied. */
   deadlineMs: number;
+  /** What approving does: run the call (default), or only unlock its blocked tool. */
+  purpose?: 'execute' | 'unlock';
 }
 
 /** A channel's answer: a human decision, or "could not ask" (the broker tries the next channel). */

@@ -17,6 +17,7 @@ import { summarizeCall } from '../confirm/summary.js';
 import { decide, type Policy } from '../policy/evaluate.js';
 import type { ToolCall, Verdict } from '../types.js';
 import type { Catalogue, CatalogueTool } from './catalogue.js';
+import type { BlockInfo, Interlock } from './interlock.js';
 import { isPlainObject } from './raw.js';
 import { runReadback } from './readback.js';
 import type { ForwardOptions } from './upstream.js';
@@ -31,8 +32,9 @@ export interface PipelineDeps {
   audit: AuditLog;
   clock: Clock;
   confirmTimeoutMs: number;
-  /** Bound of each read-back request (ms). */
+  /** Bound of each upstream execution and each read-back request (ms). */
   executionTimeoutMs: number;
+  interlock: Interlock;
   logReads: boolean;
 }
 
@@ -65,7 +67,9 @@ export async function handleToolCall(deps: PipelineDeps, params: Record<string, 
     decision = { action: 'confirm', reason: 'the upstream changed its tools and they are being re-read' };
   }
   if (decision.action === 'allow') return forwardRead(deps, tool, params, ctx, decision.reason);
-  return gated(deps, tool, params, ctx, decision);
+  // One call of a tool at a time, confirmation and execution included; other tools are not held up.
+  const chosen = tool;
+  return deps.interlock.exclusive(tool.exposed, () => gated(deps, chosen, params, ctx, decision));
 }
 
 async function forwardRead(deps: PipelineDeps, tool: CatalogueTool, params: Record<string, unknown>, ctx: CallContext, reason: string): Promise<Result> {
@@ -147,6 +151,8 @@ async function gated(
     return deny(`the audit log cannot be written (${(err as Error).message})`);
   }
   if (decision.action === 'deny') return deny(`denied by ${decision.reason}`);
+  const block = deps.interlock.blockOf(tool.exposed);
+  if (block) return unlock(deps, call, block, ctx, verdictOf);
 
   const approval = await deps.broker.confirm(
     { call, summary: summarizeCall(tool.exposed, call.args), deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs },
@@ -170,8 +176,18 @@ async function gated(
   if (approval.kind === 'denied') return deny(approval.reason, approval.actor ? { denied_by: approval.actor } : {});
 
   const forward = { ...params, name: call.upstreamTool, arguments: call.args };
+  const blockTool = async (reason: string) => {
+    deps.interlock.block(tool.exposed, { sinceMs: deps.clock.nowMs(), reason, callId });
+    await deps.audit.appendDurable({ event: 'execution_blocked', ...base, reason: reason.slice(0, 300) }).catch(() => {});
+  };
   try {
-    const result = await tool.upstream.request('tools/call', forward, { signal: ctx.signal, onprogress: ctx.progress });
+    await deps.audit.appendDurable({ event: 'execution_started', ...base });
+  } catch (err) {
+    return deny(`the audit log cannot be written (${(err as Error).message})`);
+  }
+  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(deps.executionTimeoutMs)]);
+  try {
+    const result = await tool.upstream.request('tools/call', forward, { signal, onprogress: ctx.progress });
     const upstreamError = result.isError === true;
     await deps.audit.appendDurable({ event: 'executed', ...base, outcome: upstreamError ? 'upstream_error' : 'ok' });
     // Never report a write as done without checking it: read the target back when a rule says how.
@@ -184,27 +200,48 @@ async function gated(
       outcome: check.readback,
       detail: check.detail === undefined ? undefined : (typeof check.detail === 'string' ? check.detail : JSON.stringify(check.detail)).slice(0, 500),
     });
+    const clear = !upstreamError && (check.readback === 'ok' || check.readback === 'none');
+    const why = upstreamError ? 'the upstream answered with an error' : `read-back ${check.readback}`;
+    if (clear) await deps.audit.appendDurable({ event: 'execution_resolved', ...base }).catch(() => {});
+    else await blockTool(why);
     const v = verdictOf(
       {
         outcome: 'executed',
-        reason: `approved by ${approval.actor}`,
+        reason: clear ? `approved by ${approval.actor}` : `approved by ${approval.actor}; ${why}: ${tool.exposed} is blocked until a person unlocks it`,
         approved_by: approval.actor,
         upstream_error: upstreamError || undefined,
         retry_safe: false,
         readback: check.readback,
         readback_detail: check.detail,
+        blocked: !clear,
       },
       sha,
     );
     return withVerdict(result, v, tool.hasOutputSchema);
   } catch (err) {
-    const reason = ctx.signal.aborted ? 'cancelled by the client during execution' : describe(err);
+    const reason = ctx.signal.aborted
+      ? 'cancelled by the client during execution'
+      : signal.aborted
+        ? `no answer within execution.timeout_seconds (${deps.executionTimeoutMs / 1000} s)`
+        : describe(err);
     try {
       await deps.audit.appendDurable({ event: 'execution_failed', ...base, outcome: 'unknown', reason });
     } catch {
       // The failure is reported to the client below; a second disk error adds nothing it can act on.
     }
-    const v = verdictOf({ outcome: 'unknown', reason, approved_by: approval.actor, retry_safe: false }, sha);
+    await blockTool(`outcome unknown: ${reason}`);
+    const v = verdictOf(
+      {
+        outcome: 'executed',
+        reason,
+        approved_by: approval.actor,
+        retry_safe: false,
+        readback: 'unclear',
+        readback_detail: `outcome unknown: ${reason}`,
+        blocked: true,
+      },
+      sha,
+    );
     return errorResult(unknownOutcomeText(tool.exposed, reason), v, tool.hasOutputSchema);
   }
 }
@@ -215,4 +252,58 @@ function describe(err: unknown): string {
   if (code === ErrorCode.RequestTimeout) return `the upstream did not answer in time: ${plainMessage(err)}`;
   if (typeof code === 'number') return `the upstream answered with error ${code}: ${plainMessage(err)}`;
   return plainMessage(err);
+}
+
+/**
+ * A call to a blocked tool asks a person to unlock it, showing what is blocked, since when and why.
+ * Approving unlocks the tool and runs nothing: a fresh call is needed, under the normal policy.
+ */
+async function unlock(
+  deps: PipelineDeps,
+  call: ToolCall,
+  block: BlockInfo,
+  ctx: CallContext,
+  verdictOf: (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha?: string) => Verdict,
+): Promise<Result> {
+  const base = { call_id: call.callId, tool: call.tool };
+  const since = new Date(block.sinceMs).toISOString();
+  const summary = `UNLOCK ${call.tool}: blocked since ${since} because ${block.reason} (call ${block.callId}). Approving unlocks the tool; it does not run this call.`;
+  const approval = await deps.broker.confirm({ call, summary, deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs, purpose: 'unlock' }, ctx.signal);
+  const approved = approval.kind === 'approved' && !ctx.signal.aborted;
+  await deps.audit
+    .appendDurable({
+      event: 'approval',
+      ...base,
+      purpose: 'unlock',
+      approved,
+      channel: approval.channel,
+      actor: approval.actor,
+      reason: approval.kind === 'denied' ? approval.reason : undefined,
+    })
+    .catch(() => {});
+  if (!approved) {
+    const reason = `${call.tool} is blocked since ${since} because ${block.reason}; it stays blocked (${approval.kind === 'denied' ? approval.reason : 'cancelled'})`;
+    const v = verdictOf({ outcome: 'denied', reason, retry_safe: false, blocked: true }, call.argsSha256);
+    return errorResult(`lookfirst: NOT executed: ${reason}. Look in the target system, then approve the unlock request.`, v, false);
+  }
+  try {
+    await deps.audit.appendDurable({ event: 'execution_unblocked', ...base, blocked_call: block.callId, actor: approval.actor });
+  } catch (err) {
+    const v = verdictOf(
+      { outcome: 'denied', reason: `the audit log cannot be written (${(err as Error).message})`, retry_safe: true, blocked: true },
+      call.argsSha256,
+    );
+    return errorResult(`lookfirst: ${call.tool} stays blocked: ${v.reason}`, v, false);
+  }
+  deps.interlock.unblock(call.tool);
+  const v = verdictOf({ outcome: 'unblocked', reason: `unlocked by ${approval.actor}`, approved_by: approval.actor, blocked: false }, call.argsSha256);
+  return withVerdict(
+    {
+      content: [
+        { type: 'text', text: `lookfirst: ${call.tool} is unlocked. The call that asked was not run: call it again to run it under the normal policy.` },
+      ],
+    },
+    v,
+    false,
+  );
 }

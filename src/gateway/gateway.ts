@@ -28,6 +28,7 @@ import { handleToolCall, type PipelineDeps } from './call.js';
 import { Catalogue } from './catalogue.js';
 import { FastPath } from './fast-path.js';
 import { Forwarder, unionCapabilities } from './forward.js';
+import { Interlock } from './interlock.js';
 import { isPlainObject } from './raw.js';
 import { Upstream } from './upstream.js';
 import { plainMessage, toWireError } from './wire-error.js';
@@ -60,6 +61,8 @@ export class Gateway {
   readonly catalogue: Catalogue;
   private readonly forwarder: Forwarder;
   private readonly policy: Policy;
+  /** Blocked tools and per-tool serialization, rebuilt from the audit log at start. */
+  readonly interlock: Interlock;
   private server: Server | undefined;
   private ready = false;
   /** Ids of the client's requests in progress (both paths). */
@@ -80,6 +83,9 @@ export class Gateway {
     this.catalogue = new Catalogue(this.upstreams, opts.log);
     this.forwarder = new Forwarder(this.upstreams);
     this.policy = compilePolicy(opts.config.rules);
+    this.interlock = new Interlock(opts.audit.blockedAtOpen);
+    for (const [tool, b] of this.interlock.list())
+      opts.log(`warning: ${tool} is blocked since ${new Date(b.sinceMs).toISOString()}: ${b.reason}. Its next call asks a person to unlock it.`);
   }
 
   /**
@@ -194,6 +200,7 @@ export class Gateway {
       clock: this.opts.clock,
       confirmTimeoutMs: this.opts.config.confirm.timeoutMs,
       executionTimeoutMs: this.opts.config.execution.timeoutMs,
+      interlock: this.interlock,
       logReads: this.opts.config.audit.reads,
     };
     server.fallbackRequestHandler = async (request, extra): Promise<Result> => {

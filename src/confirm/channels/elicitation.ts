@@ -36,7 +36,9 @@ export interface ElicitationPort {
 /** Builds the message a person reads in the client. */
 export function elicitationMessage(req: ApprovalRequest): string {
   return [
-    `lookfirst holds a call to ${oneLine(req.call.tool)} (tool ${oneLine(req.call.upstreamTool)} on upstream ${req.call.upstream}) until you decide.`,
+    req.purpose === 'unlock'
+      ? `lookfirst asks you to UNLOCK ${oneLine(req.call.tool)} (tool ${oneLine(req.call.upstreamTool)} on upstream ${req.call.upstream}). Approving does not run this call.`
+      : `lookfirst holds a call to ${oneLine(req.call.tool)} (tool ${oneLine(req.call.upstreamTool)} on upstream ${req.call.upstream}) until you decide.`,
     req.summary,
     `Arguments (sha256 ${req.call.argsSha256.slice(0, 16)}…):`,
     showHiddenInJson(req.call.argsCanonical),
