@@ -46,12 +46,12 @@ export type Approval = { kind: 'approved'; channel: string; actor: string } | { 
 
 /**
  * The gate's verdict on a gated call, returned in `structuredContent.lookfirst` and `_meta.lookfirst`.
- * `outcome`: `executed` (the upstream answered; `upstream_error` true when it answered with isError),
- * `denied` (nothing was sent upstream; a retry is safe), `unknown` (the call was sent but the upstream
- * connection failed before an answer: the write may or may not have happened; look before retrying).
+ * `outcome`: `executed` (the call was dispatched once; `readback` says what checking found, and a lost
+ * connection or timeout is `readback: unclear`), `denied` (nothing was sent upstream; a retry is safe),
+ * `unblocked` (a person unlocked the tool; this call itself was not run).
  */
 export interface Verdict {
-  outcome: 'executed' | 'denied' | 'unknown' | 'unblocked';
+  outcome: 'executed' | 'denied' | 'unblocked';
   reason: string;
   call_id: string;
   args_sha256: string;

@@ -165,6 +165,23 @@ describe('execution interlock', () => {
     assert.deepEqual(readFileSync(g.effects, 'utf8').trim().split('\n'), ['{"n":1}']);
   });
 
+  it('lets a deny rule win over a lock: no unlock is offered', async () => {
+    const g = gate();
+    let agent = await startAgent(g.config, human([]));
+    assert.equal(verdictOf(await agent.call('hang_write', { n: 1 }))?.blocked, true);
+    await agent.close();
+    writeFileSync(g.config, `${readFileSync(g.config, 'utf8')}rules:\n  tools:\n    hang_write: { action: deny }\n`);
+    agent = await startAgent(g.config, human([true]));
+    try {
+      const v = verdictOf(await agent.call('hang_write', { n: 2 }))!;
+      assert.equal(v.outcome, 'denied');
+      assert.match(String(v.reason), /rule "hang_write"/);
+      assert.equal(agent.asked.length, 0);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('runs parallel calls of one tool one at a time, without holding up other tools', async () => {
     const g = gate();
     const asked: number[] = [];
