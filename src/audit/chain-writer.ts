@@ -9,24 +9,11 @@
  * crash mid-write) is moved to `<log>.quarantine` with a warning, never silently dropped.
  */
 import { createPublicKey } from 'node:crypto';
-import {
-  appendFileSync,
-  closeSync,
-  existsSync,
-  fdatasyncSync,
-  fsyncSync,
-  ftruncateSync,
-  linkSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { LookfirstError } from '../errors.js';
 import { sha256Hex } from './canonical.js';
 import { type AuditFields, encodeEntry, GENESIS_PREV, verifyEntrySignature } from './entry.js';
+import { releaseLock, takeLock } from './lock.js';
 import { CompactTree, EMPTY_ROOT, leafHash } from './merkle.js';
 import { formatCheckpoint, type NoteSigner, openNote, parseCheckpoint, signNote } from './note.js';
 
@@ -68,12 +55,12 @@ export class ChainWriter {
 
   private constructor(private readonly opts: ChainWriterOptions) {
     this.paths = sidecarPaths(opts.logPath);
-    this.takeLock();
+    takeLock(this.paths.lock, opts.logPath, opts.warn);
     try {
       this.recover();
       this.fd = openSync(opts.logPath, 'a', 0o600);
     } catch (err) {
-      this.releaseLock();
+      releaseLock(this.paths.lock);
       throw err;
     }
   }
@@ -142,7 +129,7 @@ export class ChainWriter {
       this.closed = true;
       closeSync(this.fd);
       this.fd = -1;
-      this.releaseLock();
+      releaseLock(this.paths.lock);
     }
   }
 
@@ -180,62 +167,6 @@ export class ChainWriter {
     }
     renameSync(tmp, this.paths.head);
     this.headSize = this.seq;
-  }
-
-  private takeLock(): void {
-    const lock = this.paths.lock;
-    const locked = (pid: string) =>
-      new LookfirstError('AUDIT_LOCKED', `another lookfirst (pid ${pid}) is writing ${this.opts.logPath}. Stop it, or give this gate its own audit.log.`);
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        writeFileSync(lock, `${process.pid}\n${startTicks(process.pid) ?? ''}\n`, { flag: 'wx' });
-        return;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
-          throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot create the lock ${lock}: ${(err as Error).message}`);
-        }
-      }
-      let seen: string;
-      try {
-        seen = readFileSync(lock, 'utf8');
-      } catch {
-        continue; // released meanwhile: try again
-      }
-      const [pidText = '', ticks = ''] = seen.split('\n');
-      const pid = Number.parseInt(pidText, 10);
-      // A live pid is the writer only if it is the same process: after a reboot or a crash the pid may
-      // belong to something else (its start time, where the system tells it, says which).
-      const sameProcess = ticks === '' || startTicks(pid) === undefined || startTicks(pid) === ticks;
-      if (Number.isInteger(pid) && pid > 0 && isAlive(pid) && sameProcess) throw locked(String(pid));
-      // Take a stale lock over by renaming it aside: of two gates racing, only one rename succeeds, and a
-      // gate that moved a lock someone had just taken puts it back and stands down.
-      const aside = `${lock}.stale-${process.pid}`;
-      try {
-        renameSync(lock, aside);
-      } catch {
-        continue;
-      }
-      const moved = readFileSync(aside, 'utf8');
-      if (moved !== seen) {
-        try {
-          linkSync(aside, lock);
-        } finally {
-          unlinkSync(aside);
-        }
-        throw locked(moved.split('\n')[0] ?? '?');
-      }
-      unlinkSync(aside);
-      this.opts.warn(`audit: removed the stale lock ${lock} (pid ${Number.isNaN(pid) ? '?' : pid} is gone)`);
-    }
-    throw new LookfirstError('AUDIT_LOCKED', `cannot take the lock ${lock}; another gate may be starting on the same log`);
-  }
-
-  private releaseLock(): void {
-    try {
-      unlinkSync(this.paths.lock);
-    } catch {
-      // Already gone: nothing to release.
-    }
   }
 
   /** Replays the log to restore seq, chain tip and tree; quarantines a torn last line. */
@@ -344,23 +275,4 @@ function damaged(path: string, line: number, what: string): LookfirstError {
     'AUDIT_LOG_UNREADABLE',
     `${path} line ${line} ${what}; the log is damaged. Run lookfirst verify-log to see what changed; the gate will not append to a broken chain.`,
   );
-}
-
-/** The process's start time in clock ticks since boot (Linux /proc), or undefined where unknown. */
-function startTicks(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -17,9 +17,10 @@ import { summarizeCall } from '../confirm/summary.js';
 import { decide, type Policy } from '../policy/evaluate.js';
 import type { ToolCall, Verdict } from '../types.js';
 import type { Catalogue, CatalogueTool } from './catalogue.js';
-import type { BlockInfo, Interlock } from './interlock.js';
+import type { Interlock } from './interlock.js';
 import { isPlainObject } from './raw.js';
 import { runReadback } from './readback.js';
+import { unlock } from './unlock.js';
 import type { ForwardOptions } from './upstream.js';
 import { denialText, errorResult, unknownOutcomeText, withVerdict } from './verdict.js';
 import { ErrorCode, plainMessage, WireError } from './wire-error.js';
@@ -252,58 +253,4 @@ function describe(err: unknown): string {
   if (code === ErrorCode.RequestTimeout) return `the upstream did not answer in time: ${plainMessage(err)}`;
   if (typeof code === 'number') return `the upstream answered with error ${code}: ${plainMessage(err)}`;
   return plainMessage(err);
-}
-
-/**
- * A call to a blocked tool asks a person to unlock it, showing what is blocked, since when and why.
- * Approving unlocks the tool and runs nothing: a fresh call is needed, under the normal policy.
- */
-async function unlock(
-  deps: PipelineDeps,
-  call: ToolCall,
-  block: BlockInfo,
-  ctx: CallContext,
-  verdictOf: (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha?: string) => Verdict,
-): Promise<Result> {
-  const base = { call_id: call.callId, tool: call.tool };
-  const since = new Date(block.sinceMs).toISOString();
-  const summary = `UNLOCK ${call.tool}: blocked since ${since} because ${block.reason} (call ${block.callId}). Approving unlocks the tool; it does not run this call.`;
-  const approval = await deps.broker.confirm({ call, summary, deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs, purpose: 'unlock' }, ctx.signal);
-  const approved = approval.kind === 'approved' && !ctx.signal.aborted;
-  await deps.audit
-    .appendDurable({
-      event: 'approval',
-      ...base,
-      purpose: 'unlock',
-      approved,
-      channel: approval.channel,
-      actor: approval.actor,
-      reason: approval.kind === 'denied' ? approval.reason : undefined,
-    })
-    .catch(() => {});
-  if (!approved) {
-    const reason = `${call.tool} is blocked since ${since} because ${block.reason}; it stays blocked (${approval.kind === 'denied' ? approval.reason : 'cancelled'})`;
-    const v = verdictOf({ outcome: 'denied', reason, retry_safe: false, blocked: true }, call.argsSha256);
-    return errorResult(`lookfirst: NOT executed: ${reason}. Look in the target system, then approve the unlock request.`, v, false);
-  }
-  try {
-    await deps.audit.appendDurable({ event: 'execution_unblocked', ...base, blocked_call: block.callId, actor: approval.actor });
-  } catch (err) {
-    const v = verdictOf(
-      { outcome: 'denied', reason: `the audit log cannot be written (${(err as Error).message})`, retry_safe: true, blocked: true },
-      call.argsSha256,
-    );
-    return errorResult(`lookfirst: ${call.tool} stays blocked: ${v.reason}`, v, false);
-  }
-  deps.interlock.unblock(call.tool);
-  const v = verdictOf({ outcome: 'unblocked', reason: `unlocked by ${approval.actor}`, approved_by: approval.actor, blocked: false }, call.argsSha256);
-  return withVerdict(
-    {
-      content: [
-        { type: 'text', text: `lookfirst: ${call.tool} is unlocked. The call that asked was not run: call it again to run it under the normal policy.` },
-      ],
-    },
-    v,
-    false,
-  );
 }

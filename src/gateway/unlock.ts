@@ -1,0 +1,63 @@
+/**
+ * Unlocking a blocked tool: the call that finds its tool locked becomes an UNLOCK request on the
+ * confirmation channels. Approving unlocks and runs nothing; denying or a timeout keeps the lock.
+ */
+import type { Result } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolCall, Verdict } from '../types.js';
+import type { CallContext, PipelineDeps } from './call.js';
+import type { BlockInfo } from './interlock.js';
+import { errorResult, withVerdict } from './verdict.js';
+
+/**
+ * A call to a blocked tool asks a person to unlock it, showing what is blocked, since when and why.
+ * Approving unlocks the tool and runs nothing: a fresh call is needed, under the normal policy.
+ */
+export async function unlock(
+  deps: PipelineDeps,
+  call: ToolCall,
+  block: BlockInfo,
+  ctx: CallContext,
+  verdictOf: (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha?: string) => Verdict,
+): Promise<Result> {
+  const base = { call_id: call.callId, tool: call.tool };
+  const since = new Date(block.sinceMs).toISOString();
+  const summary = `UNLOCK ${call.tool}: blocked since ${since} because ${block.reason} (call ${block.callId}). Approving unlocks the tool; it does not run this call.`;
+  const approval = await deps.broker.confirm({ call, summary, deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs, purpose: 'unlock' }, ctx.signal);
+  const approved = approval.kind === 'approved' && !ctx.signal.aborted;
+  await deps.audit
+    .appendDurable({
+      event: 'approval',
+      ...base,
+      purpose: 'unlock',
+      approved,
+      channel: approval.channel,
+      actor: approval.actor,
+      reason: approval.kind === 'denied' ? approval.reason : undefined,
+    })
+    .catch(() => {});
+  if (!approved) {
+    const reason = `${call.tool} is blocked since ${since} because ${block.reason}; it stays blocked (${approval.kind === 'denied' ? approval.reason : 'cancelled'})`;
+    const v = verdictOf({ outcome: 'denied', reason, retry_safe: false, blocked: true }, call.argsSha256);
+    return errorResult(`lookfirst: NOT executed: ${reason}. Look in the target system, then approve the unlock request.`, v, false);
+  }
+  try {
+    await deps.audit.appendDurable({ event: 'execution_unblocked', ...base, blocked_call: block.callId, actor: approval.actor });
+  } catch (err) {
+    const v = verdictOf(
+      { outcome: 'denied', reason: `the audit log cannot be written (${(err as Error).message})`, retry_safe: true, blocked: true },
+      call.argsSha256,
+    );
+    return errorResult(`lookfirst: ${call.tool} stays blocked: ${v.reason}`, v, false);
+  }
+  deps.interlock.unblock(call.tool);
+  const v = verdictOf({ outcome: 'unblocked', reason: `unlocked by ${approval.actor}`, approved_by: approval.actor, blocked: false }, call.argsSha256);
+  return withVerdict(
+    {
+      content: [
+        { type: 'text', text: `lookfirst: ${call.tool} is unlocked. The call that asked was not run: call it again to run it under the normal policy.` },
+      ],
+    },
+    v,
+    false,
+  );
+}
