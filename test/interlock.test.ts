@@ -8,6 +8,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { FAKE_UPSTREAM, type Human, NODE, runCli, startAgent, textOf, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { decide as decideOn, pageAddress, pendingCall } from './web-page.js';
 
 function gate(rules = '') {
   const dir = tmp();
@@ -87,27 +88,8 @@ describe('execution interlock', () => {
     const g = gate('confirm:\n  web: { enabled: true, port: 0 }\n');
     const agent = await startAgent(g.config, undefined);
     try {
-      await waitFor(() => /approval page at/.test(agent.stderr()), 5000);
-      const url = /approval page at (\S+)/.exec(agent.stderr())![1]!;
-      const decide = async (expectSummary: RegExp) => {
-        let page = '';
-        await waitFor(() => false, 0);
-        for (let i = 0; i < 100 && !expectSummary.test(page); i++) {
-          page = await (await fetch(url)).text();
-          if (!expectSummary.test(page)) await new Promise((r) => setTimeout(r, 50));
-        }
-        const field = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(page)![1]!;
-        const action = new URL(/action="([^"]+)"/.exec(page)![1]!.replace(/&amp;/g, '&'), url);
-        const body = new URLSearchParams({
-          csrf: field('csrf'),
-          call_id: field('call_id'),
-          args_sha256: field('args_sha256'),
-          decision: 'approve',
-          approver: 'ops',
-        });
-        const res = await fetch(action, { method: 'POST', body, redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-        assert.equal(res.status, 303);
-      };
+      const page = await pageAddress(agent.stderr);
+      const decide = async (match: RegExp) => assert.equal(await decideOn(page, await pendingCall(page, match), 'approve', 'ops'), 303);
       const first = agent.call('hang_write', { n: 1 });
       await decide(/hang_write/);
       assert.equal(verdictOf(await first)?.blocked, true);

@@ -4,10 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { type Agent, FS_SERVER, NODE, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { type Agent, FS_SERVER, NODE, startAgent, tmp, verdictOf, writeConfig } from './helpers.js';
+import { decide, decisionForm, FORM, http, pageAddress, pendingCall } from './web-page.js';
 
 async function gateWithWeb(human?: 'declared-but-unhandled') {
   const dir = tmp();
@@ -19,65 +19,21 @@ async function gateWithWeb(human?: 'declared-but-unhandled') {
   );
   // The client has no elicitation: the web page is the only channel.
   const agent = await startAgent(config, human);
-  await waitFor(() => /approval page at/.test(agent.stderr()), 5000);
-  const [, port, key] = /approval page at http:\/\/127\.0\.0\.1:(\d+)\/\?k=([A-Za-z0-9_-]+)/.exec(agent.stderr()) ?? [];
-  return { dir, data, config, agent, port: Number(port), key: key! };
-}
-
-/** A raw HTTP request, so tests control Host, Origin and every other header. */
-function http(
-  port: number,
-  method: string,
-  path: string,
-  headers: Record<string, string> = {},
-  body?: string,
-): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
-    });
-    req.on('error', reject);
-    if (body) req.end(body);
-    else req.end();
-  });
-}
-
-async function pendingCall(port: number, key: string): Promise<{ callId: string; argsSha256: string; csrf: string; page: string }> {
-  let page = '';
-  await waitFor(() => false, 0);
-  for (let i = 0; i < 100 && !/name="call_id"/.test(page); i++) {
-    page = (await http(port, 'GET', `/?k=${key}`)).body;
-    if (!/name="call_id"/.test(page)) await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    page,
-    callId: /name="call_id" value="([^"]+)"/.exec(page)![1]!,
-    argsSha256: /name="args_sha256" value="([^"]+)"/.exec(page)![1]!,
-    csrf: /name="csrf" value="([^"]+)"/.exec(page)![1]!,
-  };
+  const page = await pageAddress(agent.stderr);
+  return { dir, data, config, agent, page, port: page.port, key: page.key };
 }
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 describe('web approval page', () => {
   it('approves over HTTP: the call executes and the verdict names the approver', async () => {
     const g = await gateWithWeb();
     const path = join(g.data, 'web.txt');
     const result = g.agent.call('write_file', { path, content: 'via web' });
-    const p = await pendingCall(g.port, g.key);
+    const p = await pendingCall(g.page);
     assert.match(p.page, /write_file/);
     assert.match(p.page, /via web/);
-    const res = await http(
-      g.port,
-      'POST',
-      `/decide?k=${g.key}`,
-      { ...FORM, origin: `http://127.0.0.1:${g.port}`, 'sec-fetch-site': 'same-origin' },
-      form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'approve', approver: 'alice' }),
-    );
-    assert.equal(res.status, 303);
+    assert.equal(await decide(g.page, p, 'approve', 'alice', { origin: `http://127.0.0.1:${g.port}`, 'sec-fetch-site': 'same-origin' }), 303);
     const v = verdictOf(await result);
     await g.agent.close();
     assert.equal(v?.outcome, 'executed');
@@ -89,14 +45,8 @@ describe('web approval page', () => {
     const g = await gateWithWeb('declared-but-unhandled');
     const path = join(g.data, 'fallback.txt');
     const result = g.agent.call('write_file', { path, content: 'fell back' });
-    const p = await pendingCall(g.port, g.key);
-    await http(
-      g.port,
-      'POST',
-      `/decide?k=${g.key}`,
-      FORM,
-      form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'approve', approver: 'carol' }),
-    );
+    const p = await pendingCall(g.page);
+    await http(g.port, 'POST', `/decide?k=${g.key}`, FORM, decisionForm(p, 'approve', 'carol'));
     const v = verdictOf(await result);
     await g.agent.close();
     assert.equal(v?.approved_by, 'web:carol');
@@ -107,15 +57,8 @@ describe('web approval page', () => {
     const g = await gateWithWeb();
     const path = join(g.data, 'denied.txt');
     const result = g.agent.call('write_file', { path, content: 'no' });
-    const p = await pendingCall(g.port, g.key);
-    const res = await http(
-      g.port,
-      'POST',
-      `/decide?k=${g.key}`,
-      FORM,
-      form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'deny', approver: 'bob' }),
-    );
-    assert.equal(res.status, 303);
+    const p = await pendingCall(g.page);
+    assert.equal(await decide(g.page, p, 'deny', 'bob'), 303);
     const v = verdictOf(await result);
     await g.agent.close();
     assert.equal(v?.outcome, 'denied');
@@ -126,18 +69,12 @@ describe('web approval page', () => {
     const g = await gateWithWeb();
     const path = join(g.data, 'orphan.txt');
     g.agent.call('write_file', { path, content: 'orphan' }).catch(() => {});
-    const p = await pendingCall(g.port, g.key);
+    const p = await pendingCall(g.page);
     const closing = g.agent.close();
     await new Promise((r) => setTimeout(r, 50));
-    const late = await http(
-      g.port,
-      'POST',
-      `/decide?k=${g.key}`,
-      FORM,
-      form({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'approve', approver: 'late' }),
-    ).catch(() => ({ status: 0 }));
+    const late = await decide(g.page, p, 'approve', 'late').catch(() => 0);
     await closing;
-    assert.notEqual(late.status, 303);
+    assert.notEqual(late, 303);
     assert.equal(existsSync(path), false);
     const log = readFileSync(join(g.dir, 'audit.jsonl'), 'utf8');
     assert.match(log, /"event":"cancelled"/);
@@ -153,7 +90,7 @@ describe('web approval page', () => {
       agent = g.agent;
       const path = join(g.data, 'forged.txt');
       const result = agent.call('write_file', { path, content: 'forged' });
-      const p = await pendingCall(g.port, g.key);
+      const p = await pendingCall(g.page);
       const good = { csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision: 'approve', approver: 'mallory' };
       const attempts: [string, Promise<{ status: number }>][] = [
         ['foreign Origin', http(g.port, 'POST', `/decide?k=${g.key}`, { ...FORM, origin: 'https://attacker.example' }, form(good))],
@@ -173,7 +110,7 @@ describe('web approval page', () => {
       assert.equal(wrongHash.status, 409, 'an approval bound to other arguments is refused');
       assert.equal(existsSync(path), false);
       // Still pending: the real person now denies it.
-      const still = await pendingCall(g.port, g.key);
+      const still = await pendingCall(g.page);
       assert.equal(still.callId, p.callId);
       await http(g.port, 'POST', `/decide?k=${g.key}`, FORM, form({ ...good, decision: 'deny', approver: 'owner' }));
       assert.equal(verdictOf(await result)?.outcome, 'denied');

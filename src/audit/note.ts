@@ -41,11 +41,6 @@ export function keyIdOf(name: string, rawPub: Uint8Array): Buffer {
   return sha256(Buffer.concat([Buffer.from(`${name}\n`, 'utf8'), Buffer.from([ALG_ED25519]), rawPub])).subarray(0, 4);
 }
 
-/** Checks a note key name: non-empty, no whitespace and no "+" (signed-note rule). */
-export function isValidKeyName(name: string): boolean {
-  return name.length > 0 && !/[\s+]/u.test(name);
-}
-
 /** Formats a verifier key string "<name>+<keyID hex>+<base64(0x01||key)>". */
 export function formatVerifierKey(name: string, key: KeyObject): string {
   const raw = rawPublicKey(key);

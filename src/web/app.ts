@@ -26,7 +26,6 @@ export interface WebAppOptions {
   port: number;
   pending: PendingApprovals;
   onRefused?: (reason: string, req: IncomingMessage) => void;
-  onDecided?: (callId: string, approve: boolean, actor: string) => void;
 }
 
 /** A running approval page. */
@@ -34,8 +33,6 @@ export interface WebApp {
   /** The page's address, access key included: only whoever has it can see or decide anything. */
   url: string;
   port: number;
-  /** The per-process CSRF token (never logged). */
-  csrf: string;
   close(): Promise<void>;
 }
 
@@ -94,7 +91,6 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
     const actor = safeName(form.get('approver') ?? '') || defaultApprover;
     const result = opts.pending.decide(form.get('call_id') ?? '', form.get('args_sha256') ?? '', decision === 'approve', 'web', actor);
     if (!result.ok) return send(res, 409, pendingPage(opts.pending.list(), csrf, accessKey, actor, Date.now(), result.reason), 'text/html; charset=utf-8');
-    opts.onDecided?.(form.get('call_id') ?? '', decision === 'approve', actor);
     res.writeHead(303, { location: `/?k=${accessKey}`, 'cache-control': 'no-store' }).end();
   }
 
@@ -118,7 +114,6 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
   return {
     url: `http://${shownHost}:${port}/?k=${accessKey}`,
     port,
-    csrf,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
