@@ -14,7 +14,10 @@ export type ErrorCode =
   | 'AUDIT_LOCKED'
   | 'AUDIT_LOG_UNREADABLE'
   | 'AUDIT_WRITE_FAILED'
-  | 'WEB_UNAVAILABLE';
+  | 'WEB_UNAVAILABLE'
+  | 'WEBHOOK_SECRET'
+  | 'WEBHOOK_CA'
+  | 'WEBHOOK_UNAVAILABLE';
 
 /** Base class: a known failure with a stable code (pinned by tests; change on purpose only). */
 export class LookfirstError extends Error {

@@ -41,8 +41,30 @@ export interface ToolCall {
   argsSha256: string;
 }
 
+/**
+ * How far an approval proves that a named person decided, per channel:
+ * `authenticated` (web page behind an authenticating proxy: the proxy named the person),
+ * `shared-secret` (webhook: the receiver proved it holds the secret; the actor is as it reports),
+ * `local-terminal` (someone at the gate's controlling terminal; the actor is the OS user running the gate),
+ * `self-declared` (web page without a proxy: the name was typed on the page),
+ * `client` (MCP elicitation: the client answered, and an autonomous client can answer itself).
+ */
+export type Trust = 'authenticated' | 'shared-secret' | 'local-terminal' | 'self-declared' | 'client';
+
+/** Coarse risk of a held call, shown to the approver: `high` when the upstream declares it destructive. */
+export type Risk = 'low' | 'medium' | 'high';
+
+/** Who decided, as logged: `actor` is `channel:name`, e.g. `web:alice`, `terminal:ops`, `elicitation:claude-code`. */
+export interface Decider {
+  channel: string;
+  actor: string;
+  trust: Trust;
+  /** Optional free text the person gave with the decision. */
+  comment?: string;
+}
+
 /** Outcome of asking a human. `actor` says who, e.g. `elicitation:claude-code` or `web:alice`. */
-export type Approval = { kind: 'approved'; channel: string; actor: string } | { kind: 'denied'; channel: string; actor?: string; reason: string };
+export type Approval = ({ kind: 'approved' } & Decider) | { kind: 'denied'; channel: string; actor?: string; trust?: Trust; comment?: string; reason: string };
 
 /**
  * The gate's verdict on a gated call, returned in `structuredContent.lookfirst` and `_meta.lookfirst`.

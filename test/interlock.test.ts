@@ -89,7 +89,7 @@ describe('execution interlock', () => {
     const agent = await startAgent(g.config, undefined);
     try {
       const page = await pageAddress(agent.stderr);
-      const decide = async (match: RegExp) => assert.equal(await decideOn(page, await pendingCall(page, match), 'approve', 'ops'), 303);
+      const decide = async (match: RegExp) => assert.equal(await decideOn(page, await pendingCall(page, match), 'approve', 'ops'), 200);
       const first = agent.call('hang_write', { n: 1 });
       await decide(/hang_write/);
       assert.equal(verdictOf(await first)?.blocked, true);

@@ -1,6 +1,7 @@
 /**
  * Test helpers for the approval page, over raw HTTP so that tests control Host, Origin and every other
- * header: find a page's address on the gate's stderr, wait for a pending call, post a decision.
+ * header: find a page's address on the gate's stderr, wait for a pending call, post a decision as the
+ * page's own script does (JSON, CSRF header, same-origin).
  */
 import { request } from 'node:http';
 import { waitFor } from './helpers.js';
@@ -38,39 +39,51 @@ export function http(
   });
 }
 
-/** A pending call as the page shows it. */
+/** A pending call as the page shows it, and the page's CSRF token. */
 export interface PendingOnPage {
   callId: string;
   argsSha256: string;
   csrf: string;
-  page: string;
+  /** The card as the page's state gives it (display strings). */
+  card: { tool: string; summary: string; args: string; warnings: string[]; client: string; risk: string; channels: string[] };
+}
+
+/** The page's CSRF token, read from the shell as the script reads it. */
+export async function csrfOf(page: PageAddress): Promise<string> {
+  const shell = (await http(page.port, 'GET', `/?k=${page.key}`)).body;
+  return /name="lookfirst-csrf" content="([^"]+)"/.exec(shell)![1]!;
 }
 
 /** Waits (up to 5 s) until the page shows a pending call whose card matches `match`. */
-export async function pendingCall(page: PageAddress, match: RegExp = /name="call_id"/): Promise<PendingOnPage> {
-  let html = '';
-  for (let i = 0; i < 100 && !(match.test(html) && /name="call_id"/.test(html)); i++) {
-    html = (await http(page.port, 'GET', `/?k=${page.key}`)).body;
-    if (!(match.test(html) && /name="call_id"/.test(html))) await new Promise((r) => setTimeout(r, 50));
+export async function pendingCall(page: PageAddress, match: RegExp = /./): Promise<PendingOnPage> {
+  const csrf = await csrfOf(page);
+  for (let i = 0; i < 100; i++) {
+    const state = JSON.parse((await http(page.port, 'GET', `/state.json?k=${page.key}`)).body) as { pending: PendingOnPage['card'][] };
+    const card = state.pending.find((c) => match.test(JSON.stringify(c))) as (PendingOnPage['card'] & { callId: string; argsSha256: string }) | undefined;
+    if (card) return { callId: card.callId, argsSha256: card.argsSha256, csrf, card };
+    await new Promise((r) => setTimeout(r, 50));
   }
-  const field = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(html)![1]!;
-  return { page: html, callId: field('call_id'), argsSha256: field('args_sha256'), csrf: field('csrf') };
+  throw new Error('no pending call appeared on the page within 5 s');
 }
 
-/** The form body of a decision. */
-export function decisionForm(p: PendingOnPage, decision: 'approve' | 'deny', approver: string, overrides: Record<string, string> = {}): string {
-  return new URLSearchParams({ csrf: p.csrf, call_id: p.callId, args_sha256: p.argsSha256, decision, approver, ...overrides }).toString();
+/** The JSON body of a decision. */
+export function decisionBody(p: PendingOnPage, decision: 'approve' | 'deny', approver: string, overrides: Record<string, unknown> = {}): string {
+  return JSON.stringify({ call_id: p.callId, args_sha256: p.argsSha256, decision, approver, ...overrides });
 }
 
-export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+/** Headers the page's own script sends. */
+export function jsonHeaders(p: { csrf: string }, port: number): Record<string, string> {
+  return { 'content-type': 'application/json', 'x-lookfirst-csrf': p.csrf, origin: `http://127.0.0.1:${port}`, 'sec-fetch-site': 'same-origin' };
+}
 
-/** Posts a decision as the page's own form would; returns the HTTP status (303 when taken). */
+/** Posts a decision as the page's script would; returns the HTTP status (200 when taken). */
 export async function decide(
   page: PageAddress,
   p: PendingOnPage,
   decision: 'approve' | 'deny',
   approver: string,
   headers: Record<string, string> = {},
+  overrides: Record<string, unknown> = {},
 ): Promise<number> {
-  return (await http(page.port, 'POST', `/decide?k=${page.key}`, { ...FORM, ...headers }, decisionForm(p, decision, approver))).status;
+  return (await http(page.port, 'POST', `/decision?k=${page.key}`, { ...jsonHeaders(p, page.port), ...headers }, decisionBody(p, decision, approver, overrides))).status;
 }

@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, type ConfigProblem } from '../errors.js';
-import { configSchema } from './schema.js';
+import { configSchema, type RawConfig } from './schema.js';
 
 /** A stdio upstream, with `cwd` resolved against the config file's folder. */
 export interface StdioUpstreamConfig {
@@ -38,6 +38,18 @@ export interface ReadbackRule {
   expect: Record<string, unknown>;
 }
 
+/** `confirm.webhook` with absolute paths and milliseconds. */
+export interface WebhookConfig {
+  url: string;
+  secretFile: string;
+  caFile?: string;
+  listenHost: string;
+  listenPort: number;
+  /** Base of `decision_url`, without a trailing slash. */
+  publicUrl?: string;
+  timeoutMs: number;
+}
+
 /** The validated config with absolute paths and millisecond units. */
 export interface Config {
   /** Absolute path of the file this came from. */
@@ -50,7 +62,11 @@ export interface Config {
   confirm: {
     timeoutMs: number;
     elicitation: boolean;
-    web: { enabled: boolean; host: string; port: number };
+    terminal: boolean;
+    /** Interval of progress notifications while a call waits for a person (ms). */
+    progressMs: number;
+    web: { enabled: boolean; host: string; port: number; identityHeader?: string; publicUrl?: string };
+    webhook?: WebhookConfig;
   };
   audit: { logPath: string; keyPath: string; pubPath: string; reads: boolean };
 }
@@ -123,9 +139,29 @@ export function parseConfig(text: string, file: string): Config {
     file,
     upstreams,
     rules,
-    confirm: { timeoutMs: raw.confirm.timeout_seconds * 1000, elicitation: raw.confirm.elicitation, web: raw.confirm.web },
+    confirm: confirmOf(raw.confirm, base),
     execution: { timeoutMs: raw.execution.timeout_seconds * 1000 },
     audit: { logPath, keyPath, pubPath: keyPath.replace(/(\.key)?$/, '.pub'), reads: raw.audit.reads },
+  };
+}
+
+function confirmOf(c: RawConfig['confirm'], base: string): Config['confirm'] {
+  const w = c.webhook;
+  return {
+    timeoutMs: c.timeout_seconds * 1000,
+    elicitation: c.elicitation,
+    terminal: c.terminal,
+    progressMs: c.progress_seconds * 1000,
+    web: { enabled: c.web.enabled, host: c.web.host, port: c.web.port, identityHeader: c.web.identity_header, publicUrl: c.web.public_url },
+    webhook: w && {
+      url: w.url,
+      secretFile: resolve(base, w.secret_file),
+      caFile: w.ca_file === undefined ? undefined : resolve(base, w.ca_file),
+      listenHost: w.listen_host,
+      listenPort: w.listen_port,
+      publicUrl: w.public_url?.replace(/\/+$/, ''),
+      timeoutMs: w.timeout_seconds * 1000,
+    },
   };
 }
 
@@ -182,6 +218,16 @@ const KNOWN_KEYS = [
   'action',
   'elicitation',
   'web',
+  'terminal',
+  'progress_seconds',
+  'identity_header',
+  'public_url',
+  'webhook',
+  'secret_file',
+  'ca_file',
+  'allow_insecure_loopback',
+  'listen_host',
+  'listen_port',
   'enabled',
   'host',
   'port',

@@ -55,6 +55,62 @@ export const toolRuleSchema = z
   })
   .strict();
 
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** `confirm.web`: the approval page. Off loopback only behind an authenticating proxy (identity_header). */
+const webSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).default(8471),
+    /** Header an authenticating reverse proxy sets to the signed-in user, e.g. `X-Forwarded-User`. */
+    identity_header: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{1,64}$/, 'identity_header is an HTTP header name, e.g. X-Forwarded-User')
+      .optional(),
+    /** The address people open through the proxy, e.g. `https://approve.example.com`: its host is accepted in Host and Origin. */
+    public_url: z.url({ protocol: /^https?$/, error: 'public_url must be an http:// or https:// address' }).optional(),
+  })
+  .strict()
+  .refine((w) => LOOPBACK.has(w.host) || w.identity_header !== undefined, {
+    path: ['host'],
+    message:
+      'web.host must be a loopback address (127.0.0.1, localhost or ::1) unless an authenticating reverse proxy is in front: then set web.identity_header to the header it sets',
+  });
+
+/** `confirm.webhook`: POST each held call to a receiver that answers at decision_url. */
+const webhookSchema = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: 'webhook.url must be an https:// address' }),
+    /** File holding the shared secret (at least 32 characters); tokens are HMAC-SHA256(secret, call_id). */
+    secret_file: z.string().min(1),
+    /** PEM file of the CA that signed the receiver's certificate, for a private CA. */
+    ca_file: z.string().min(1).optional(),
+    /** Allow http:// to a loopback receiver (tests, a receiver on the same host). */
+    allow_insecure_loopback: z.boolean().default(false),
+    /** Where the gate listens for the receiver's decisions (`POST /decision/<call_id>`). */
+    listen_host: z.string().min(1).default('127.0.0.1'),
+    listen_port: z.number().int().min(0).max(65535).default(8472),
+    /** The address the receiver reaches the listener at, when not `http://<listen_host>:<listen_port>`. */
+    public_url: z.url({ protocol: /^https?$/, error: 'public_url must be an http:// or https:// address' }).optional(),
+    /** Bound of delivering one call to the receiver (seconds). */
+    timeout_seconds: timeoutSeconds.default(10),
+  })
+  .strict()
+  .superRefine((w, ctx) => {
+    const u = new URL(w.url);
+    if (u.protocol === 'https:') return;
+    const loopback = LOOPBACK.has(u.hostname.replace(/^\[|\]$/g, ''));
+    if (!loopback || !w.allow_insecure_loopback)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['url'],
+        message: loopback
+          ? 'webhook.url is plain http: use https://, or set allow_insecure_loopback: true for a receiver on this host'
+          : 'webhook.url must be https:// (plain http is allowed only to a loopback receiver with allow_insecure_loopback: true)',
+      });
+  });
+
 /** Whole config file. */
 export const configSchema = z
   .object({
@@ -67,21 +123,15 @@ export const configSchema = z
       .object({
         timeout_seconds: timeoutSeconds.default(120),
         elicitation: z.boolean().default(true),
-        web: z
-          .object({
-            enabled: z.boolean().default(false),
-            host: z
-              .enum(['127.0.0.1', 'localhost', '::1'], {
-                error: 'web.host must be a loopback address (127.0.0.1, localhost or ::1)',
-              })
-              .default('127.0.0.1'),
-            port: z.number().int().min(0).max(65535).default(8471),
-          })
-          .strict()
-          .default({ enabled: false, host: '127.0.0.1', port: 8471 }),
+        /** Ask on the gate's controlling terminal (/dev/tty): for `lookfirst serve` started by hand. */
+        terminal: z.boolean().default(false),
+        /** While a call waits for a person, a progress notification this often (when the client gave a token). */
+        progress_seconds: z.number().positive().max(3600).default(10),
+        web: webSchema.prefault({}),
+        webhook: webhookSchema.optional(),
       })
       .strict()
-      .default({ timeout_seconds: 120, elicitation: true, web: { enabled: false, host: '127.0.0.1', port: 8471 } }),
+      .prefault({}),
     execution: z
       .object({ timeout_seconds: timeoutSeconds.default(60) })
       .strict()

@@ -1,38 +1,64 @@
 /**
- * The confirmation broker: tries channels in the configured order under one shared timeout.
- * A timeout is a denial; a client's cancellation is a denial that also withdraws the question; when no
- * channel can ask, the call is denied with a message naming the channel to enable. Fail closed: any error
- * in a channel is a denial, never an approval.
+ * The confirmation broker. Under one shared timeout, it first tries the in-client channel (elicitation);
+ * when that cannot ask, it shows the call on every available out-of-band channel at once (web page,
+ * webhook, terminal) and takes the first decision from any of them. A timeout is a denial; the client's
+ * cancellation is a denial that withdraws the question everywhere; when no channel can ask, the call is
+ * denied with a message naming what to enable. Fail closed: any error in a channel is a denial or
+ * "could not ask", never an approval.
  */
 import type { Approval } from '../types.js';
-import type { ApprovalRequest, ChannelAnswer, ConfirmChannel } from './channel.js';
+import type { ApprovalRequest, ChannelAnswer, ConfirmChannel, OutOfBandChannel } from './channel.js';
+import type { PendingApprovals } from './pending.js';
 
 /** What to tell the user when no channel could ask: only the fixes that would have helped this call. */
 export function hintFor(skipped: readonly string[]): string {
   const fixes: string[] = [];
-  if (skipped.some((s) => s.startsWith('web:'))) fixes.push('enable the local web page (confirm.web.enabled: true)');
+  if (skipped.some((s) => s.startsWith('web: disabled'))) fixes.push('enable the local web page (confirm.web.enabled: true)');
+  if (skipped.some((s) => s.startsWith('webhook:') && !s.startsWith('webhook: not configured'))) fixes.push('check that the webhook receiver is up');
+  if (skipped.some((s) => s.startsWith('terminal: no'))) fixes.push('run lookfirst serve from a terminal for confirm.terminal');
   if (skipped.some((s) => s.startsWith('elicitation: disabled'))) fixes.push('turn on confirm.elicitation');
   if (skipped.some((s) => s.startsWith('elicitation: the client'))) fixes.push('use a client that supports MCP elicitation');
   return fixes.length > 0 ? `to fix: ${fixes.join(', or ')}` : 'check the confirm section of the config';
 }
 
+/** Channels and queue of one gate. */
+export interface BrokerChannels {
+  /** Asked one after another, first (elicitation). */
+  inClient: readonly ConfirmChannel[];
+  /** Shown all at once when no in-client channel could ask. */
+  outOfBand: readonly OutOfBandChannel[];
+  pending: PendingApprovals;
+}
+
 /** Runs the channels for one held call. */
 export class ConfirmBroker {
-  constructor(private readonly channels: readonly ConfirmChannel[]) {}
+  constructor(private readonly channels: BrokerChannels) {}
 
   /**
-   * Asks the first channel that can take the request; falls through to the next only when a channel
-   * reports it could not ask (e.g. the client refused elicitation with -32601).
+   * Asks a person about one held call.
    * @param signal the client's cancellation of the tool call.
    * @returns never throws: every failure is a `denied` Approval with a reason.
    */
   async confirm(req: ApprovalRequest, signal: AbortSignal): Promise<Approval> {
-    const remaining = req.deadlineMs - Date.now();
-    const timeout = AbortSignal.timeout(Math.max(0, remaining));
+    const approval = await this.ask(req, signal);
+    this.channels.pending.recordDecision({
+      callId: req.call.callId,
+      tool: req.call.tool,
+      summary: req.summary,
+      purpose: req.purpose ?? 'execute',
+      decision: approval.kind === 'approved' ? 'approved' : decisionWord(approval.reason),
+      actor: approval.actor,
+      comment: approval.comment,
+    });
+    return approval;
+  }
+
+  private async ask(req: ApprovalRequest, signal: AbortSignal): Promise<Approval> {
+    const timeout = AbortSignal.timeout(Math.max(0, req.deadlineMs - Date.now()));
     const both = AbortSignal.any([signal, timeout]);
     const skipped: string[] = [];
-    for (const channel of this.channels) {
-      if (both.aborted) break;
+    for (const channel of this.channels.inClient) {
+      if (both.aborted) return aborted(signal, 'none');
       const can = channel.availability(req);
       if (can !== true) {
         skipped.push(`${channel.name}: ${can}`);
@@ -50,15 +76,63 @@ export class ConfirmBroker {
       skipped.push(`${channel.name}: ${answer.reason}`);
     }
     if (both.aborted) return aborted(signal, 'none');
-    return {
-      kind: 'denied',
-      channel: 'none',
-      reason: `no confirmation channel could ask a person (${skipped.join('; ') || 'none configured'}); ${hintFor(skipped)}`,
-    };
+    const ready: OutOfBandChannel[] = [];
+    for (const channel of this.channels.outOfBand) {
+      const can = channel.availability(req);
+      if (can === true) ready.push(channel);
+      else skipped.push(`${channel.name}: ${can}`);
+    }
+    if (ready.length === 0) return nobody(skipped);
+    const answer = await this.outOfBand(req, ready, both, skipped);
+    if (answer.kind === 'unavailable') return nobody(skipped);
+    if (answer.kind === 'denied' && both.aborted) return aborted(signal, answer.channel);
+    return answer;
   }
+
+  /** Shows the call on every ready channel and waits for the first decision (or for all to fail). */
+  private async outOfBand(req: ApprovalRequest, ready: OutOfBandChannel[], both: AbortSignal, skipped: string[]): Promise<ChannelAnswer> {
+    const done = new AbortController();
+    const shown = AbortSignal.any([both, done.signal]);
+    const held = this.channels.pending.hold(
+      req,
+      ready.map((c) => c.name),
+      both,
+    );
+    let failed = 0;
+    for (const channel of ready) {
+      const fail = (why: string) => {
+        skipped.push(`${channel.name}: ${why}`);
+        if (++failed === ready.length) held.withdraw('no channel could show it');
+      };
+      channel.present(req, shown).then(
+        (r) => (r === true ? undefined : fail(r)),
+        (err: unknown) => fail(`failed (${(err as Error).message})`),
+      );
+    }
+    try {
+      return await held.answer;
+    } finally {
+      done.abort();
+    }
+  }
+}
+
+function nobody(skipped: string[]): Approval {
+  return {
+    kind: 'denied',
+    channel: 'none',
+    reason: `no confirmation channel could ask a person (${skipped.join('; ') || 'none configured'}); ${hintFor(skipped)}`,
+  };
 }
 
 function aborted(clientSignal: AbortSignal, channel: string): Approval {
   if (clientSignal.aborted) return { kind: 'denied', channel, reason: 'cancelled by the client before a decision' };
   return { kind: 'denied', channel, reason: 'nobody decided before the confirmation timeout (confirm.timeout_seconds)' };
+}
+
+function decisionWord(reason: string): string {
+  if (reason.startsWith('cancelled by the client')) return 'withdrawn';
+  if (reason.startsWith('nobody decided')) return 'timed out';
+  if (reason.startsWith('no confirmation channel')) return 'not shown';
+  return 'denied';
 }

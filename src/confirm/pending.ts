@@ -1,95 +1,182 @@
 /**
- * Pending approvals for out-of-band channels (the local web page now; a paired phone or a webhook later):
- * a held call waits here until a person decides through one of them, the timeout passes, or the client
- * cancels. A decision must name both the call id and the args_sha256 that was shown: a decision about
- * different arguments is refused, so an approval can never be moved onto another call.
+ * Pending approvals: the one place a held call waits while it is shown outside the client (web page,
+ * webhook, terminal). The first decision through any channel settles it; a timeout, the client's
+ * cancellation, or every channel failing to show it settles it as not approved. A decision must name
+ * both the call id and the args_sha256 that was shown: a decision about other arguments is refused, so an
+ * approval can never be moved onto another call. Also keeps a short history of recent decisions and
+ * their outcome, for the page.
  * In memory for now; the planned store interface will hold it so several gate replicas can share it.
  */
-import type { ToolCall } from '../types.js';
-import type { ApprovalRequest, ChannelAnswer, ConfirmChannel } from './channel.js';
+import type { Decider, Risk } from '../types.js';
+import type { ApprovalRequest, ChannelAnswer } from './channel.js';
+import type { Lookalike } from './lookalike.js';
 
 /** What an approver sees of a pending call. */
 export interface PendingView {
   callId: string;
   tool: string;
   upstream: string;
+  purpose: 'execute' | 'unlock';
   summary: string;
   argsCanonical: string;
   argsSha256: string;
+  client: string;
+  risk: Risk;
+  riskReason: string;
+  lookalikes: Lookalike[];
+  /** Channels showing it now, e.g. `["web", "webhook"]`. */
+  channels: string[];
   /** When the call started waiting (ms since epoch). */
   sinceMs: number;
   deadlineMs: number;
 }
 
-/** Outcome of a decision attempt: `ok`, or why it was refused. */
-export type DecideResult = { ok: true } | { ok: false; reason: string };
+/** A decided (or lapsed) call, newest first in `history()`. */
+export interface HistoryItem {
+  callId: string;
+  tool: string;
+  summary: string;
+  purpose: 'execute' | 'unlock';
+  /** `approved`, `denied`, `timed out`, `withdrawn` (client cancelled), `not shown` (no channel could). */
+  decision: string;
+  actor?: string;
+  comment?: string;
+  atMs: number;
+  /** Filled in after execution: `executed`, `denied`, …, and the read-back outcome. */
+  outcome?: string;
+  readback?: string;
+}
+
+/** Outcome of a decision attempt: `ok`, or why it was refused and whether the call exists at all. */
+export type DecideResult = { ok: true } | { ok: false; reason: string; status: 'gone' | 'mismatch' };
+
+/** A change the page streams: the full state is cheap to resend and never goes out of order. */
+export type PendingListener = () => void;
 
 interface Entry {
   view: PendingView;
   settle: (answer: ChannelAnswer) => void;
 }
 
+const HISTORY_SIZE = 50;
+
 /** The queue of calls waiting for an out-of-band decision. */
 export class PendingApprovals {
   private readonly items = new Map<string, Entry>();
+  private readonly past: HistoryItem[] = [];
+  private readonly listeners = new Set<PendingListener>();
 
   /** Calls waiting now, oldest first. */
   list(): PendingView[] {
     return [...this.items.values()].map((e) => e.view);
   }
 
+  /** Recent decisions, newest first (at most 50). */
+  history(): HistoryItem[] {
+    return [...this.past];
+  }
+
+  /** The pending call with this id, if any. */
+  get(callId: string): PendingView | undefined {
+    return this.items.get(callId)?.view;
+  }
+
+  /** Calls `fn` after every change (arrival, decision, withdrawal, outcome); returns an unsubscribe. */
+  subscribe(fn: PendingListener): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
   /**
    * Records a person's decision.
-   * @param channel who decided, e.g. `web`; `actor` their name as given.
-   * @returns `ok: false` when the call is not pending (decided, timed out, cancelled) or the hash differs.
+   * @returns `ok: false` with `status: 'gone'` when the call is not pending (decided, timed out,
+   *   withdrawn, unknown), `'mismatch'` when the args_sha256 is not the one held.
    */
-  decide(callId: string, argsSha256: string, approve: boolean, channel: string, actor: string): DecideResult {
+  decide(callId: string, argsSha256: string, approve: boolean, who: Decider): DecideResult {
     const entry = this.items.get(callId);
-    if (!entry) return { ok: false, reason: 'this call is no longer waiting (decided, timed out, or cancelled by the client)' };
-    if (entry.view.argsSha256 !== argsSha256) return { ok: false, reason: 'the arguments shown are not the arguments held; reload the page' };
+    if (!entry) return { ok: false, status: 'gone', reason: 'this call is no longer waiting (decided, timed out, or withdrawn by the client)' };
+    if (entry.view.argsSha256 !== argsSha256)
+      return { ok: false, status: 'mismatch', reason: 'the arguments named are not the arguments held; reload and look again' };
     this.items.delete(callId);
     entry.settle(
       approve
-        ? { kind: 'approved', channel, actor: `${channel}:${actor}` }
-        : { kind: 'denied', channel, actor: `${channel}:${actor}`, reason: `denied on the ${channel} page by ${actor}` },
+        ? { kind: 'approved', ...who }
+        : { kind: 'denied', ...who, reason: `denied on the ${who.channel} channel by ${who.actor}${who.comment ? ` ("${who.comment}")` : ''}` },
     );
     return { ok: true };
   }
 
-  /** A confirmation channel backed by this queue. `enabled` false makes it report unavailable. */
-  channel(name: string, enabled: boolean, disabledHint: string): ConfirmChannel {
-    return {
-      name,
-      availability: () => (enabled ? true : disabledHint),
-      ask: (req, signal) => this.wait(req, signal, name),
+  /**
+   * Puts a call in the queue until a decision, `signal` (timeout or client cancellation), or
+   * `withdraw`. Never settles as approved except through `decide`.
+   */
+  hold(req: ApprovalRequest, channels: string[], signal: AbortSignal): { answer: Promise<ChannelAnswer>; withdraw: (reason: string) => void } {
+    const { call } = req;
+    let settleRef: (a: ChannelAnswer) => void = () => {};
+    const answer = new Promise<ChannelAnswer>((resolve) => {
+      settleRef = resolve;
+    });
+    const finish = (a: ChannelAnswer) => {
+      if (this.items.get(call.callId)?.settle !== settle) return;
+      this.items.delete(call.callId);
+      settle(a);
     };
+    const onAbort = () => finish({ kind: 'denied', channel: channels.join('+'), reason: 'withdrawn: timeout or client cancellation' });
+    const settle = (a: ChannelAnswer) => {
+      signal.removeEventListener('abort', onAbort);
+      settleRef(a);
+      this.emit();
+    };
+    this.items.set(call.callId, {
+      view: {
+        callId: call.callId,
+        tool: call.tool,
+        upstream: call.upstream,
+        purpose: req.purpose ?? 'execute',
+        summary: req.summary,
+        argsCanonical: call.argsCanonical,
+        argsSha256: call.argsSha256,
+        client: req.client ?? 'client',
+        risk: req.risk ?? 'medium',
+        riskReason: req.riskReason ?? '',
+        lookalikes: req.lookalikes ?? [],
+        channels,
+        sinceMs: Date.now(),
+        deadlineMs: req.deadlineMs,
+      },
+      settle,
+    });
+    if (signal.aborted) onAbort();
+    else {
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.emit();
+    }
+    return { answer, withdraw: (reason) => finish({ kind: 'unavailable', reason }) };
   }
 
-  private wait(req: ApprovalRequest, signal: AbortSignal, name: string): Promise<ChannelAnswer> {
-    const call: ToolCall = req.call;
-    return new Promise((resolve) => {
-      const onAbort = () => {
-        this.items.delete(call.callId);
-        resolve({ kind: 'denied', channel: name, reason: 'withdrawn: timeout or client cancellation' });
-      };
-      if (signal.aborted) return onAbort();
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.items.set(call.callId, {
-        view: {
-          callId: call.callId,
-          tool: call.tool,
-          upstream: call.upstream,
-          summary: req.summary,
-          argsCanonical: call.argsCanonical,
-          argsSha256: call.argsSha256,
-          sinceMs: Date.now(),
-          deadlineMs: req.deadlineMs,
-        },
-        settle: (answer) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(answer);
-        },
-      });
-    });
+  /** Adds a decision to the history (any channel, elicitation included). */
+  recordDecision(item: Omit<HistoryItem, 'atMs'>): void {
+    this.past.unshift({ ...item, atMs: Date.now() });
+    this.past.length = Math.min(this.past.length, HISTORY_SIZE);
+    this.emit();
+  }
+
+  /** Adds what happened after the decision (executed, read-back) to its history item. */
+  recordOutcome(callId: string, outcome: string, readback?: string): void {
+    const item = this.past.find((h) => h.callId === callId);
+    if (!item) return;
+    item.outcome = outcome;
+    item.readback = readback;
+    this.emit();
+  }
+
+  private emit(): void {
+    for (const fn of this.listeners) {
+      try {
+        fn();
+      } catch {
+        // A broken listener (a closed page stream) must not stop a decision.
+      }
+    }
   }
 }

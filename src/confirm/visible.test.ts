@@ -28,7 +28,7 @@ describe('hidden characters', () => {
   it('shows each kind as a visible code', () => {
     for (const c of HIDDEN_SAMPLES) {
       const shown = showHidden(`a${c}b`);
-      assert.match(shown, /^a<U\+[0-9A-F]{4,5}>b$/, JSON.stringify(c));
+      assert.match(shown, /^a\\u(?:[0-9A-F]{4}|\{[0-9A-F]{5}\})b$/, JSON.stringify(c));
       assert.equal(hasHidden(shown), false);
     }
   });
@@ -63,7 +63,7 @@ describe('the prompt a person approves', () => {
     const args = { to: 'DE89\u202e0000' };
     const message = elicitationMessage({ call: call(args), summary: summarizeCall('transfer', args), deadlineMs: 0 });
     assert.equal(hasHidden(message), false);
-    assert.match(message, /<U\+202E>/);
+    assert.match(message, /\\u202E/);
     assert.match(message, /\\u202e/);
   });
 });

@@ -16,6 +16,7 @@ import type { ConfirmBroker } from '../confirm/broker.js';
 import { summarizeCall } from '../confirm/summary.js';
 import { decide, type Policy } from '../policy/evaluate.js';
 import type { ToolCall, Verdict } from '../types.js';
+import { askPerson, describeRisk } from './ask.js';
 import type { Catalogue, CatalogueTool } from './catalogue.js';
 import type { Interlock } from './interlock.js';
 import { isPlainObject } from './raw.js';
@@ -37,6 +38,10 @@ export interface PipelineDeps {
   executionTimeoutMs: number;
   interlock: Interlock;
   logReads: boolean;
+  /** The client's name from `initialize`, shown to the approver as who asked. */
+  clientName: () => string;
+  /** Interval of progress notifications while a call waits for a person (ms). */
+  progressMs: number;
 }
 
 /** The parts of the SDK's request context the pipeline uses. */
@@ -141,12 +146,21 @@ async function gated(
     argsSha256: sha256Hex(argsCanonical),
   };
   const sha = call.argsSha256;
+  const summary = summarizeCall(tool.exposed, call.args);
   const deny = (reason: string, extra: Partial<Verdict> = {}) => {
     const v = verdictOf({ outcome: 'denied', reason, retry_safe: true, ...extra }, sha);
     return errorResult(denialText(tool.exposed, reason), v, tool.hasOutputSchema);
   };
   try {
-    await deps.audit.appendDurable({ event: 'call_received', ...base, upstream: call.upstream, upstream_tool: call.upstreamTool, args_sha256: sha });
+    await deps.audit.appendDurable({
+      event: 'call_received',
+      ...base,
+      upstream: call.upstream,
+      upstream_tool: call.upstreamTool,
+      args_sha256: sha,
+      summary,
+      client: deps.clientName().slice(0, 100),
+    });
     await deps.audit.appendDurable({ event: 'decision', ...base, action: decision.action, reason: decision.reason, rule: decision.rule });
   } catch (err) {
     return deny(`the audit log cannot be written (${(err as Error).message})`);
@@ -155,10 +169,7 @@ async function gated(
   const block = deps.interlock.blockOf(tool.exposed);
   if (block) return unlock(deps, call, block, ctx, verdictOf);
 
-  const approval = await deps.broker.confirm(
-    { call, summary: summarizeCall(tool.exposed, call.args), deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs },
-    ctx.signal,
-  );
+  const approval = await askPerson(deps, ctx, { call, summary, deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs, ...describeRisk(tool, call) });
   const approved = approval.kind === 'approved' && !ctx.signal.aborted;
   try {
     await deps.audit.appendDurable({
@@ -167,6 +178,8 @@ async function gated(
       approved,
       channel: approval.channel,
       actor: approval.actor,
+      trust: approval.trust,
+      comment: approval.comment,
       reason: approval.kind === 'denied' ? approval.reason : undefined,
     });
     if (ctx.signal.aborted) await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution' });

@@ -21,9 +21,11 @@ import type { AuditLog } from '../audit/writer.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load.js';
 import { ConfirmBroker } from '../confirm/broker.js';
+import type { OutOfBandChannel } from '../confirm/channel.js';
 import { createElicitationChannel } from '../confirm/channels/elicitation.js';
 import type { PendingApprovals } from '../confirm/pending.js';
 import { compilePolicy, type Policy, unmatchedRules } from '../policy/evaluate.js';
+import type { Verdict } from '../types.js';
 import { handleToolCall, type PipelineDeps } from './call.js';
 import { Catalogue } from './catalogue.js';
 import { FastPath } from './fast-path.js';
@@ -48,8 +50,10 @@ export interface GatewayOptions {
   config: Config;
   audit: AuditLog;
   clock: Clock;
-  /** Queue behind the web page (and later other out-of-band channels). */
+  /** Queue behind the out-of-band channels (web page, webhook, terminal). */
   pending: PendingApprovals;
+  /** Channels outside the client, shown all at once when elicitation cannot ask (none: only elicitation). */
+  outOfBand?: OutOfBandChannel[];
   /** Operator messages (stderr in the CLI; never stdout, which is the protocol channel). */
   log: (message: string) => void;
   version: string;
@@ -188,10 +192,7 @@ export class Gateway {
       },
       this.opts.config.confirm.elicitation,
     );
-    const broker = new ConfirmBroker([
-      elicitation,
-      this.opts.pending.channel('web', this.opts.config.confirm.web.enabled, 'disabled in the config (confirm.web.enabled)'),
-    ]);
+    const broker = new ConfirmBroker({ inClient: [elicitation], outOfBand: this.opts.outOfBand ?? [], pending: this.opts.pending });
     const deps: PipelineDeps = {
       catalogue: this.catalogue,
       policy: this.policy,
@@ -202,6 +203,8 @@ export class Gateway {
       executionTimeoutMs: this.opts.config.execution.timeoutMs,
       interlock: this.interlock,
       logReads: this.opts.config.audit.reads,
+      clientName: () => server.getClientVersion()?.name ?? 'client',
+      progressMs: this.opts.config.confirm.progressMs,
     };
     server.fallbackRequestHandler = async (request, extra): Promise<Result> => {
       try {
@@ -240,7 +243,10 @@ export class Gateway {
       if (request.method === 'tools/call') {
         const call = handleToolCall(deps, params ?? {}, { signal: extra.signal, progress });
         this.gatedCalls.add(call);
-        return await call.finally(() => this.gatedCalls.delete(call));
+        const result = await call.finally(() => this.gatedCalls.delete(call));
+        const v = (result._meta as { lookfirst?: Verdict } | undefined)?.lookfirst;
+        if (v) this.opts.pending.recordOutcome(v.call_id, v.outcome, v.readback);
+        return result;
       }
       if (request.method === 'tools/list') {
         await this.catalogue.refreshAll();

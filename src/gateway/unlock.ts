@@ -4,6 +4,7 @@
  */
 import type { Result } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolCall, Verdict } from '../types.js';
+import { askPerson } from './ask.js';
 import type { CallContext, PipelineDeps } from './call.js';
 import type { BlockInfo } from './interlock.js';
 import { errorResult, withVerdict } from './verdict.js';
@@ -22,7 +23,7 @@ export async function unlock(
   const base = { call_id: call.callId, tool: call.tool };
   const since = new Date(block.sinceMs).toISOString();
   const summary = `UNLOCK ${call.tool}: blocked since ${since} because ${block.reason} (call ${block.callId}). Approving unlocks the tool; it does not run this call.`;
-  const approval = await deps.broker.confirm({ call, summary, deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs, purpose: 'unlock' }, ctx.signal);
+  const approval = await askPerson(deps, ctx, { call, summary, deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs, purpose: 'unlock', risk: 'high' });
   const approved = approval.kind === 'approved' && !ctx.signal.aborted;
   await deps.audit
     .appendDurable({
@@ -32,6 +33,8 @@ export async function unlock(
       approved,
       channel: approval.channel,
       actor: approval.actor,
+      trust: approval.trust,
+      comment: approval.comment,
       reason: approval.kind === 'denied' ? approval.reason : undefined,
     })
     .catch(() => {});

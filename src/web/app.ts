@@ -1,23 +1,31 @@
 /**
- * The local approval page (loopback only): lists held calls and takes Approve / Deny.
- * Every request passes the Host check first, then must carry the per-process access key (`?k=`, part of
- * the address the gate prints at start); a POST also needs a same-origin request, a form body, and the
- * per-process CSRF token, all before the body is looked at for anything else. Refusals are 403 and are
- * reported to `onRefused` (the gate logs them); nothing changes state on a refused request.
- * Posture: the access key is the person's credential. A process that can read the gate's stderr (the
- * client's MCP log) can read it too; keep such processes behind the gate, or approve in the client.
+ * The approval page: a live queue of held calls (server-sent events), Approve / Deny with an optional
+ * comment, and the recent decisions with their outcome and read-back.
+ * Built as an approval authority. Every request passes the Host check first (DNS rebinding); every
+ * request but the static script and style needs the per-process access key (`?k=`, part of the address
+ * the gate prints); a decision must be a `POST` of `application/json` with the per-process CSRF token in
+ * `X-Lookfirst-CSRF`, from a same-origin page, naming a pending call and its args_sha256, else 403 and
+ * nothing changes. No CORS header is ever sent; nothing can frame the page; the script writes text
+ * nodes only. Refusals are reported to `onRefused` (the gate logs them).
+ * Who decided: with `identityHeader` (set by an authenticating proxy) the actor is `web:<header value>`,
+ * trust `authenticated`; otherwise `web:<name typed on the page>`, trust `self-declared`.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { userInfo } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { PendingApprovals } from '../confirm/pending.js';
-import { LookfirstError } from '../errors.js';
+import type { Decider } from '../types.js';
 import { allowedHosts, checkCsrf, checkHost, checkSameOrigin, type GuardResult } from './guards.js';
-import { pendingPage } from './views.js';
+import { close, header, listen, parseJsonObject, readBody, safeName, send, sendJson } from './http.js';
+import { pageState } from './state.js';
+import { shellPage } from './views.js';
 
-/** Largest form body accepted (bytes). */
-const MAX_BODY_BYTES = 16 * 1024;
+/** Interval of keep-alive comments on the event stream (ms), so proxies do not drop it. */
+const KEEPALIVE_MS = 15_000;
+
+/** The page's Content-Security-Policy: its own script and style only, nothing inline, no framing. */
+export const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** Options of the approval page. */
 export interface WebAppOptions {
@@ -25,6 +33,10 @@ export interface WebAppOptions {
   /** 0 picks a free port (tests). */
   port: number;
   pending: PendingApprovals;
+  /** Header an authenticating proxy sets to the signed-in user (lower or mixed case). */
+  identityHeader?: string;
+  /** Address the proxy serves the page at: its host and origin are accepted too. */
+  publicUrl?: string;
   onRefused?: (reason: string, req: IncomingMessage) => void;
 }
 
@@ -36,128 +48,113 @@ export interface WebApp {
   close(): Promise<void>;
 }
 
+const STATIC: Record<string, { file: string; type: string }> = {
+  '/static/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  '/static/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
+};
+const assets = new Map<string, string>();
+function asset(file: string): string {
+  let text = assets.get(file);
+  if (text === undefined) {
+    text = readFileSync(new URL(`./static/${file}`, import.meta.url), 'utf8');
+    assets.set(file, text);
+  }
+  return text;
+}
+
 /**
  * Starts the page.
  * @throws LookfirstError `WEB_UNAVAILABLE` when the address is taken (EADDRINUSE) or cannot be bound.
  */
 export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
   const csrf = randomBytes(32).toString('base64url');
-  // The access key is what separates the person (who has the address the gate printed) from any other
-  // local process that can reach loopback: without it, nothing is shown and nothing can be decided.
+  // The access key separates the person (who has the address the gate printed) from any other local
+  // process that can reach loopback: without it, nothing is shown and nothing can be decided.
   const accessKey = randomBytes(24).toString('base64url');
-  let hosts = new Set<string>();
-  const defaultApprover = safeName(userInfo().username);
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((err) => send(res, 500, `internal error: ${(err as Error).message}`));
-  });
+  const identityHeader = opts.identityHeader?.toLowerCase();
+  let allowed = allowedHosts(opts.host, opts.port, opts.publicUrl);
+  const streams = new Set<ServerResponse>();
+  const headers = { 'content-security-policy': CSP };
 
   const refuse = (res: ServerResponse, req: IncomingMessage, r: GuardResult & { ok: false }) => {
     opts.onRefused?.(r.reason, req);
-    send(res, 403, `refused: ${r.reason}`);
+    sendJson(res, 403, { error: `refused: ${r.reason}` }, headers);
   };
+  const state = () => JSON.stringify(pageState(opts.pending.list(), opts.pending.history(), Date.now()));
+  const unsubscribe = opts.pending.subscribe(() => {
+    const data = `event: state\ndata: ${state()}\n\n`;
+    for (const s of streams) s.write(data);
+  });
+  const keepalive = setInterval(() => {
+    for (const s of streams) s.write(': keep-alive\n\n');
+  }, KEEPALIVE_MS).unref();
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err) => sendJson(res, 500, { error: `internal error: ${(err as Error).message}` }, headers));
+  });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const host = checkHost(req.headers.host, hosts);
+    const host = checkHost(req.headers.host, allowed);
     if (!host.ok) return refuse(res, req, host);
     const url = new URL(req.url ?? '/', 'http://page.invalid');
     const path = url.pathname;
+    const file = STATIC[path];
+    if (file && req.method === 'GET') return send(res, 200, asset(file.file), file.type, headers);
     const key = checkCsrf(url.searchParams.get('k') ?? undefined, accessKey);
     if (!key.ok)
       return refuse(res, req, { ok: false, reason: `${key.reason.replace('CSRF token', 'access key')}: open the address the gate printed at start` });
-    if (req.method === 'GET' && path === '/') {
-      return send(res, 200, pendingPage(opts.pending.list(), csrf, accessKey, defaultApprover, Date.now()), 'text/html; charset=utf-8');
+    let identity: string | undefined;
+    if (identityHeader) {
+      identity = safeName(header(req, identityHeader) ?? '');
+      if (!identity)
+        return refuse(res, req, { ok: false, reason: `no ${opts.identityHeader} header: the page is served only through the authenticating proxy` });
     }
-    if (req.method === 'GET' && path === '/pending.json') {
-      return send(
-        res,
-        200,
-        JSON.stringify(opts.pending.list().map(({ argsCanonical, ...v }) => ({ ...v, args: JSON.parse(argsCanonical) }))),
-        'application/json',
-      );
+    if (req.method === 'GET' && path === '/') return send(res, 200, shellPage(csrf, identity), 'text/html; charset=utf-8', headers);
+    if (req.method === 'GET' && path === '/state.json') return sendJson(res, 200, JSON.parse(state()), headers);
+    if (req.method === 'GET' && path === '/events') {
+      res.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-frame-options': 'DENY' });
+      res.write(`retry: 2000\nevent: state\ndata: ${state()}\n\n`);
+      streams.add(res);
+      req.on('close', () => streams.delete(res));
+      return;
     }
-    if (path !== '/decide') return send(res, 404, 'not found');
-    if (req.method !== 'POST') return send(res, 405, 'use POST');
-    const same = checkSameOrigin(header(req, 'origin'), header(req, 'sec-fetch-site'), hosts);
+    if (path !== '/decision') return sendJson(res, 404, { error: 'not found' }, headers);
+    if (req.method !== 'POST') return sendJson(res, 405, { error: 'use POST' }, { ...headers, allow: 'POST' });
+    const same = checkSameOrigin(header(req, 'origin'), header(req, 'sec-fetch-site'), allowed);
     if (!same.ok) return refuse(res, req, same);
-    if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded'))
-      return send(res, 415, 'expected a form (application/x-www-form-urlencoded)');
-    const body = await readBody(req);
-    if (body === undefined) return send(res, 413, 'form too large');
-    const form = new URLSearchParams(body);
-    const token = checkCsrf(form.get('csrf') ?? undefined, csrf);
+    if (!(header(req, 'content-type') ?? '').startsWith('application/json'))
+      return refuse(res, req, { ok: false, reason: `a decision must be application/json, not ${(header(req, 'content-type') ?? 'nothing').slice(0, 40)}` });
+    const token = checkCsrf(header(req, 'x-lookfirst-csrf'), csrf);
     if (!token.ok) return refuse(res, req, token);
-    const decision = form.get('decision');
-    if (decision !== 'approve' && decision !== 'deny') return send(res, 400, 'decision must be approve or deny');
-    const actor = safeName(form.get('approver') ?? '') || defaultApprover;
-    const result = opts.pending.decide(form.get('call_id') ?? '', form.get('args_sha256') ?? '', decision === 'approve', 'web', actor);
-    if (!result.ok) return send(res, 409, pendingPage(opts.pending.list(), csrf, accessKey, actor, Date.now(), result.reason), 'text/html; charset=utf-8');
-    res.writeHead(303, { location: `/?k=${accessKey}`, 'cache-control': 'no-store' }).end();
+    const text = await readBody(req);
+    if (text === undefined) return sendJson(res, 413, { error: 'body too large' }, headers);
+    const body = parseJsonObject(text);
+    if (typeof body === 'string') return sendJson(res, 400, { error: body }, headers);
+    if (body.decision !== 'approve' && body.decision !== 'deny') return sendJson(res, 400, { error: 'decision must be "approve" or "deny"' }, headers);
+    const name = identity ?? safeName(typeof body.approver === 'string' ? body.approver : '');
+    if (!name) return sendJson(res, 400, { error: 'type your name on the page first: it goes into the audit log with your decision' }, headers);
+    const who: Decider = {
+      channel: 'web',
+      actor: `web:${name}`,
+      trust: identity ? 'authenticated' : 'self-declared',
+      comment: typeof body.comment === 'string' && body.comment.trim() ? body.comment.trim().slice(0, 500) : undefined,
+    };
+    const result = opts.pending.decide(String(body.call_id ?? ''), String(body.args_sha256 ?? ''), body.decision === 'approve', who);
+    if (!result.ok) return refuse(res, req, { ok: false, reason: result.reason });
+    sendJson(res, 200, { ok: true, decision: body.decision }, headers);
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      const where = `${opts.host}:${opts.port}`;
-      const why = err.code === 'EADDRINUSE' ? `${where} is already in use (another gate, or another program)` : `${where}: ${err.message}`;
-      reject(
-        new LookfirstError(
-          'WEB_UNAVAILABLE',
-          `the approval page cannot listen on ${why}. Set confirm.web.port to a free port, or to 0 to let the system pick one (the address is printed at start).`,
-          { cause: err },
-        ),
-      );
-    });
-    server.listen(opts.port, opts.host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  hosts = allowedHosts(opts.host, port);
-  const shownHost = opts.host === '::1' ? '[::1]' : opts.host;
+  const port = await listen(server, opts.host, opts.port, 'approval page', 'confirm.web.port');
+  allowed = allowedHosts(opts.host, port, opts.publicUrl);
+  const shownHost = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   return {
     url: `http://${shownHost}:${port}/?k=${accessKey}`,
     port,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      unsubscribe();
+      clearInterval(keepalive);
+      for (const s of streams) s.end();
+      await close(server);
+    },
   };
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-function send(res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
-  if (res.headersSent) return;
-  res.writeHead(status, {
-    'content-type': type,
-    'cache-control': 'no-store',
-    'x-frame-options': 'DENY',
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-    'referrer-policy': 'no-referrer',
-  });
-  res.end(body);
-}
-
-function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve(undefined);
-        req.destroy();
-      } else chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function safeName(name: string): string {
-  return name
-    .replace(/[^A-Za-z0-9 ._@-]/g, '')
-    .trim()
-    .slice(0, 64);
 }

@@ -1,9 +1,9 @@
 /**
- * HTML for the approval page. Every interpolated value goes through `html`'s escaping: there is no way to
- * insert raw markup except another `html` fragment. Invisible and bidi control characters are shown as
- * visible escapes, so arguments cannot hide text from the person approving them.
+ * HTML for the approval page: a static shell; the page's script (static/app.js) fills it from the
+ * state stream, through text nodes only. Every value interpolated here goes through `html`'s escaping:
+ * there is no way to insert raw markup except another `html` fragment. Invisible and bidi control
+ * characters are shown as visible escapes.
  */
-import type { PendingView } from '../confirm/pending.js';
 import { showHidden } from '../confirm/visible.js';
 
 /** A fragment of trusted HTML. */
@@ -14,7 +14,7 @@ export class SafeHtml {
   }
 }
 
-/** Escapes text for HTML and makes invisible/bidi characters visible as `<U+XXXX>`. */
+/** Escapes text for HTML and makes invisible/bidi characters visible as `\uXXXX`. */
 export function escapeHtml(text: string): string {
   return showHidden(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
@@ -35,42 +35,31 @@ function render(v: unknown): string {
   return escapeHtml(String(v));
 }
 
-/** The whole page: pending calls with Approve and Deny forms bound to call id and args hash. */
-export function pendingPage(items: PendingView[], csrf: string, accessKey: string, approver: string, nowMs: number, flash?: string): string {
-  const rows = items.map(
-    (p) => html`<section class="call">
-  <h2>${p.tool} <small>on ${p.upstream}</small></h2>
-  <p class="summary">${p.summary}</p>
-  <pre class="args">${prettyArgs(p.argsCanonical)}</pre>
-  <p class="meta">call ${p.callId} · args sha256 <code>${p.argsSha256}</code> · waiting ${Math.round((nowMs - p.sinceMs) / 1000)} s, ${Math.max(0, Math.round((p.deadlineMs - nowMs) / 1000))} s left</p>
-  <form method="post" action="/decide?k=${accessKey}">
-    <input type="hidden" name="csrf" value="${csrf}">
-    <input type="hidden" name="call_id" value="${p.callId}">
-    <input type="hidden" name="args_sha256" value="${p.argsSha256}">
-    <label>Your name <input name="approver" value="${approver}" maxlength="64"></label>
-    <button name="decision" value="approve" class="approve">Approve</button>
-    <button name="decision" value="deny" class="deny">Deny</button>
-  </form>
-</section>`,
-  );
+/**
+ * The page shell.
+ * @param csrf the per-process token the script sends with each decision.
+ * @param identity the proxy's name for the person, or undefined when the page asks for a name.
+ */
+export function shellPage(csrf: string, identity: string | undefined): string {
   return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>lookfirst: ${items.length} waiting</title>
-<meta http-equiv="refresh" content="5">
-<style>body{font:15px system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}
-.call{border:1px solid #999;border-radius:6px;padding:0 1rem 1rem;margin:1rem 0}
-pre{background:#f4f4f4;padding:.5rem;white-space:pre-wrap;word-break:break-all;max-height:30rem;overflow:auto}
-.approve{background:#1a7f37;color:#fff}.deny{background:#cf222e;color:#fff}button{padding:.4rem 1rem;margin-left:.5rem}
-.flash{background:#fff8c5;padding:.5rem}</style></head>
-<body><h1>lookfirst: calls waiting for you</h1>
-${flash ? html`<p class="flash">${flash}</p>` : ''}
-${items.length === 0 ? html`<p>Nothing is waiting. This page refreshes itself.</p>` : rows}
+<html lang="en"><head><meta charset="utf-8"><title>lookfirst</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="lookfirst-csrf" content="${csrf}">
+<meta name="lookfirst-identity" content="${identity ?? ''}">
+<link rel="stylesheet" href="/static/app.css">
+<script src="/static/app.js" defer></script>
+</head>
+<body>
+<header><h1>lookfirst <span id="count" aria-live="polite"></span></h1>
+<p id="who"></p>
+<p id="status" role="status">connecting…</p></header>
+<main>
+<section aria-labelledby="pending-h"><h2 id="pending-h">Waiting for you</h2>
+<p id="empty">Nothing is waiting. New calls appear here by themselves.</p>
+<div id="pending"></div></section>
+<section aria-labelledby="history-h"><h2 id="history-h">Recent decisions</h2>
+<ol id="history"></ol></section>
+</main>
+<noscript><p>This page needs JavaScript to show calls as they arrive.</p></noscript>
 </body></html>`.value;
-}
-
-function prettyArgs(canonical: string): string {
-  try {
-    return JSON.stringify(JSON.parse(canonical), null, 2);
-  } catch {
-    return canonical;
-  }
 }

@@ -3,6 +3,8 @@
  * no gate), then the web page, then upstreams and catalogue, then the client connection. stdout carries
  * only MCP messages; everything for the operator goes to stderr.
  */
+
+import open from 'open';
 import { loadSigner } from '../../audit/keys.js';
 import { AuditLog } from '../../audit/writer.js';
 import { systemClock } from '../../clock.js';
@@ -11,7 +13,7 @@ import { PendingApprovals } from '../../confirm/pending.js';
 import { Gateway } from '../../gateway/gateway.js';
 import { LineServerTransport } from '../../gateway/transport/stdio-server.js';
 import { MAX_MESSAGE_BYTES } from '../../gateway/upstream.js';
-import { startWebApp, type WebApp } from '../../web/app.js';
+import { startChannels } from '../channels.js';
 import { cliName, logLine } from '../output.js';
 import { VERSION } from '../version.js';
 
@@ -44,6 +46,14 @@ function createRefusalLog(write: (reason: string, suppressed: number) => void): 
   };
 }
 
+/** Opens the approval page in the person's browser; a failure is only reported. */
+function openInBrowser(url: string): void {
+  open(url).then(
+    (child) => child.on('error', () => logLine(`could not open a browser; open ${url} yourself`)),
+    () => logLine(`could not open a browser; open ${url} yourself`),
+  );
+}
+
 /** Runs the gate until the client disconnects or a signal arrives; resolves with the exit code. */
 export async function serveCommand(opts: { config: string }): Promise<number> {
   const config = loadConfig(opts.config);
@@ -51,26 +61,23 @@ export async function serveCommand(opts: { config: string }): Promise<number> {
   const audit = await AuditLog.open({ logPath: config.audit.logPath, signer, clock: systemClock, warn: logLine });
   await audit.appendDurable({ event: 'gate_started', version: VERSION, pid: process.pid, upstreams: config.upstreams.map((u) => u.name).join(',') });
   const pending = new PendingApprovals();
-  let web: WebApp | undefined;
   // Refused requests are security events, but a hostile page can send thousands a second: log the first
   // of each second in full, and how many more there were, so the log cannot be flooded.
   const refusals = createRefusalLog((reason, suppressed) => {
-    logLine(`web: refused ${reason}${suppressed ? ` (and ${suppressed} more in the last second)` : ''}`);
+    logLine(`refused ${reason}${suppressed ? ` (and ${suppressed} more in the last second)` : ''}`);
     audit.appendLater({ event: 'web_refused', reason: reason.slice(0, 200), suppressed });
   });
   const cleanup: (() => Promise<void> | void)[] = [];
   try {
-    if (config.confirm.web.enabled) {
-      web = await startWebApp({
-        host: config.confirm.web.host,
-        port: config.confirm.web.port,
-        pending,
-        onRefused: (reason, req) => refusals.record(`${req.method ?? ''} ${reason}`),
-      });
-      logLine(`approval page at ${web.url}`);
-      cleanup.push(() => web?.close());
-    }
-    const gateway = new Gateway({ config, audit, clock: systemClock, pending, log: logLine, version: VERSION });
+    const channels = await startChannels({
+      config,
+      pending,
+      log: logLine,
+      refused: (what) => refusals.record(what),
+      openBrowser: process.env.LOOKFIRST_NO_OPEN === '1' ? undefined : openInBrowser,
+    });
+    cleanup.push(() => channels.close());
+    const gateway = new Gateway({ config, audit, clock: systemClock, pending, outOfBand: channels.outOfBand, log: logLine, version: VERSION });
     cleanup.unshift(() => gateway.close());
     await gateway.start();
     const tools = gateway.catalogue.all().length;

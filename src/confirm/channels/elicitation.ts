@@ -7,6 +7,7 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation
  */
 import type { ApprovalRequest, ChannelAnswer, ConfirmChannel } from '../channel.js';
+import { lookalikeLines } from '../lookalike.js';
 import { oneLine, showHiddenInJson } from '../visible.js';
 
 /** Longest argument JSON shown in an elicitation message (characters). */
@@ -39,6 +40,8 @@ export function elicitationMessage(req: ApprovalRequest): string {
     req.purpose === 'unlock'
       ? `lookfirst asks you to UNLOCK ${oneLine(req.call.tool)} (tool ${oneLine(req.call.upstreamTool)} on upstream ${req.call.upstream}). Approving does not run this call.`
       : `lookfirst holds a call to ${oneLine(req.call.tool)} (tool ${oneLine(req.call.upstreamTool)} on upstream ${req.call.upstream}) until you decide.`,
+    ...(req.risk ? [`Risk: ${req.risk}${req.riskReason ? ` (${req.riskReason})` : ''}. Asked by ${oneLine(req.client ?? 'the client')}.`] : []),
+    ...lookalikeLines(req.lookalikes ?? []).map((l) => `WARNING ${l}`),
     req.summary,
     `Arguments (sha256 ${req.call.argsSha256.slice(0, 16)}…):`,
     showHiddenInJson(req.call.argsCanonical),
@@ -71,12 +74,13 @@ export function createElicitationChannel(port: ElicitationPort, enabled: boolean
           return { kind: 'denied', channel: 'elicitation', reason: 'no decision before the confirmation timeout (confirm.timeout_seconds)' };
         return { kind: 'unavailable', reason: `the client could not show the prompt (${(err as Error).message})` };
       }
-      const actor = `elicitation:${port.clientName()}`;
+      // Trust `client`: the answer comes from the client, and an autonomous client can answer itself.
+      const who = { channel: 'elicitation', actor: `elicitation:${oneLine(port.clientName()).slice(0, 64)}`, trust: 'client' } as const;
       const content = result.content as { approve?: unknown } | undefined;
-      if (result.action === 'accept' && content?.approve === true) return { kind: 'approved', channel: 'elicitation', actor };
+      if (result.action === 'accept' && content?.approve === true) return { kind: 'approved', ...who };
       const reason =
         result.action === 'accept' ? 'the person answered no' : result.action === 'decline' ? 'the person declined' : 'the person dismissed the prompt';
-      return { kind: 'denied', channel: 'elicitation', actor, reason };
+      return { kind: 'denied', ...who, reason };
     },
   };
 }

@@ -1,0 +1,124 @@
+/**
+ * Builds the out-of-band confirmation channels from the config: the web page, the webhook (with its
+ * decision endpoint) and the terminal, and prints at start what each one means for trust. Order of the
+ * warnings follows the issue that defines them: a person reading the gate's start-up lines learns which
+ * approvals can be trusted how far.
+ */
+import { readFileSync } from 'node:fs';
+import type { Config } from '../config/load.js';
+import type { OutOfBandChannel } from '../confirm/channel.js';
+import { createTerminalChannel, openControllingTerminal, type TerminalPort } from '../confirm/channels/terminal.js';
+import { createWebChannel } from '../confirm/channels/web.js';
+import { createWebhookChannel, loadWebhookSecret } from '../confirm/channels/webhook.js';
+import type { PendingApprovals } from '../confirm/pending.js';
+import { LookfirstError } from '../errors.js';
+import { startWebApp, type WebApp } from '../web/app.js';
+import { startWebhookEndpoint, type WebhookEndpoint } from '../web/webhook-endpoint.js';
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** Channels and what must be closed at the end. */
+export interface Channels {
+  outOfBand: OutOfBandChannel[];
+  close: () => Promise<void>;
+}
+
+/** What channel setup needs from the command. */
+export interface ChannelDeps {
+  config: Config;
+  pending: PendingApprovals;
+  log: (line: string) => void;
+  /** A refused request to the page or the decision endpoint (a security event). */
+  refused: (what: string) => void;
+  /** Opens the page in the browser; undefined when `LOOKFIRST_NO_OPEN=1`. */
+  openBrowser?: (url: string) => void;
+  /** The terminal to ask on (tests); default: /dev/tty. */
+  terminal?: () => TerminalPort | undefined;
+}
+
+/**
+ * Starts the channels the config enables.
+ * @throws LookfirstError `WEB_UNAVAILABLE` (address taken), `WEBHOOK_SECRET`, `WEBHOOK_CA`.
+ */
+export async function startChannels(deps: ChannelDeps): Promise<Channels> {
+  const { config, pending, log } = deps;
+  const c = config.confirm;
+  const closers: (() => Promise<void>)[] = [];
+  const outOfBand: OutOfBandChannel[] = [];
+  try {
+    if (c.elicitation)
+      log(
+        'warning: confirm.elicitation is on: an autonomous client can answer elicitation itself (self-approval). For such clients set confirm.elicitation: false, so that only the page, webhook or terminal can approve.',
+      );
+    let web: WebApp | undefined;
+    if (c.web.enabled) {
+      web = await startWebApp({
+        host: c.web.host,
+        port: c.web.port,
+        pending,
+        identityHeader: c.web.identityHeader,
+        publicUrl: c.web.publicUrl,
+        onRefused: (reason, req) => deps.refused(`${req.method ?? ''} ${reason}`),
+      });
+      closers.push(() => web!.close());
+      log(`approval page at ${web.url}`);
+      if (c.web.identityHeader)
+        log(
+          `warning: confirm.web.identity_header is set: the page trusts the ${c.web.identityHeader} header unchecked. The page must be reachable only through the authenticating proxy that sets it${LOOPBACK.has(c.web.host) ? '' : ` (it listens on ${c.web.host}: firewall it)`}.`,
+        );
+    }
+    outOfBand.push(createWebChannel({ enabled: c.web.enabled, url: () => web?.url, openBrowser: deps.openBrowser }));
+    if (c.webhook) {
+      const secret = loadWebhookSecret(c.webhook.secretFile);
+      let ca: Buffer | undefined;
+      if (c.webhook.caFile) {
+        try {
+          ca = readFileSync(c.webhook.caFile);
+        } catch (err) {
+          throw new LookfirstError(
+            'WEBHOOK_CA',
+            `cannot read confirm.webhook.ca_file ${c.webhook.caFile} (${(err as NodeJS.ErrnoException).code ?? 'error'}): give the PEM file of the CA that signed the receiver's certificate`,
+          );
+        }
+      }
+      const endpoint: WebhookEndpoint = await startWebhookEndpoint({
+        host: c.webhook.listenHost,
+        port: c.webhook.listenPort,
+        secret,
+        pending,
+        onRefused: (reason) => deps.refused(reason),
+      });
+      closers.push(() => endpoint.close());
+      const base = c.webhook.publicUrl ?? endpoint.url;
+      log(`webhook: previews go to ${c.webhook.url}; decisions are taken at ${base}/decision/<call_id>`);
+      if (!LOOPBACK.has(c.webhook.listenHost))
+        log(
+          `warning: the webhook decision endpoint listens on ${c.webhook.listenHost} over plain HTTP: put TLS in front of it, or tokens can be read on the way.`,
+        );
+      outOfBand.push(createWebhookChannel({ url: c.webhook.url, secret, ca, decisionBase: () => base, timeoutMs: c.webhook.timeoutMs }));
+    }
+    if (c.terminal) {
+      const open = deps.terminal ?? openControllingTerminal;
+      let port: TerminalPort | undefined | null = null;
+      const terminal = () => {
+        if (port === null) port = open();
+        return port;
+      };
+      log(
+        terminal()
+          ? 'terminal: held calls are also asked on this terminal (y/yes approves; anything else is No)'
+          : 'warning: confirm.terminal is on but this process has no controlling terminal: the terminal channel cannot ask',
+      );
+      outOfBand.push(createTerminalChannel({ enabled: true, pending, open: terminal }));
+    }
+  } catch (err) {
+    for (const close of closers) await close();
+    throw err;
+  }
+  return {
+    outOfBand,
+    close: async () => {
+      for (const close of closers) await close().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * Progress notifications while a call waits for a person. Clients that reset their own timeout on
+ * progress (MCP spec 2025-11-25, basic/utilities/progress; the TS SDK's `resetTimeoutOnProgress`) then
+ * keep waiting for as long as the person takes. Sent only when the client gave a progress token; the
+ * progress value is the seconds waited so far, so it increases with every notification as the spec
+ * requires, and `total` is the seconds the confirmation may take.
+ */
+import type { ForwardOptions } from './upstream.js';
+
+/**
+ * Runs `work`, sending a progress notification every `intervalMs` until it settles.
+ * @param message what the client may show, e.g. `waiting for a person to approve write_file`.
+ */
+export async function withKeepalive<T>(
+  progress: ForwardOptions['onprogress'],
+  intervalMs: number,
+  totalMs: number,
+  message: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (!progress) return work();
+  const started = Date.now();
+  const timer = setInterval(() => {
+    progress({ progress: Math.round((Date.now() - started) / 1000), total: Math.round(totalMs / 1000), message });
+  }, intervalMs);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * Small HTTP helpers shared by the approval page and the webhook decision endpoint: bounded body reads,
+ * responses that can never be framed, cached or read cross-origin, and listening with an error that
+ * says what to change.
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { LookfirstError } from '../errors.js';
+
+/** Largest request body accepted (bytes). */
+export const MAX_BODY_BYTES = 16 * 1024;
+
+/** Security headers on every response. No CORS header is ever sent, so no other origin can read one. */
+export const BASE_HEADERS = {
+  'cache-control': 'no-store',
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+} as const;
+
+/** Sends a complete response (no-op when headers went out already). */
+export function send(res: ServerResponse, status: number, body: string, type: string, extra: Record<string, string> = {}): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { ...BASE_HEADERS, 'content-type': type, ...extra });
+  res.end(body);
+}
+
+/** Sends `{ "error": message }` (or another object) as JSON. */
+export function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+  send(res, status, JSON.stringify(body), 'application/json; charset=utf-8', extra);
+}
+
+/** Reads the whole body; `undefined` when it is larger than MAX_BODY_BYTES (the request is then dropped). */
+export function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        resolve(undefined);
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** Parses a JSON object body; a string saying what is wrong otherwise. */
+export function parseJsonObject(text: string): Record<string, unknown> | string {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : 'the body must be a JSON object';
+  } catch {
+    return 'the body is not valid JSON';
+  }
+}
+
+/** One header's value (the first when repeated). */
+export function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * Listens on host:port.
+ * @param setting the config key to name in the error, e.g. `confirm.web.port`.
+ * @throws LookfirstError `WEB_UNAVAILABLE` when the address is taken or cannot be bound.
+ */
+export async function listen(server: Server, host: string, port: number, what: string, setting: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      const where = `${host}:${port}`;
+      const why = err.code === 'EADDRINUSE' ? `${where} is already in use (another gate, or another program)` : `${where}: ${err.message}`;
+      reject(
+        new LookfirstError(
+          'WEB_UNAVAILABLE',
+          `the ${what} cannot listen on ${why}. Set ${setting} to a free port, or to 0 to let the system pick one (the address is printed at start).`,
+          { cause: err },
+        ),
+      );
+    });
+    server.listen(port, host, () => resolve());
+  });
+  const addr = server.address();
+  return typeof addr === 'object' && addr ? addr.port : port;
+}
+
+/** Closes a server and every connection it holds (event streams included). */
+export function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}
+
+/** Keeps a name to letters, digits and `._@-` and spaces, 64 characters at most (it goes into the log). */
+export function safeName(name: string): string {
+  return name
+    .normalize('NFC')
+    .replace(/[^\p{L}\p{N} ._@-]/gu, '')
+    .trim()
+    .slice(0, 64);
+}

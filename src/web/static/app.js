@@ -1,0 +1,209 @@
+// lookfirst approval page. Renders the state stream into text nodes only (never HTML): every string
+// from the server has hidden and bidi characters escaped already, and textContent keeps markup inert.
+// Nothing but a click (or key) on Approve approves: closing, reloading or losing the connection does not.
+
+(() => {
+  const key = new URLSearchParams(location.search).get('k') || '';
+  const meta = (name) => document.querySelector(`meta[name="${name}"]`).getAttribute('content');
+  const csrf = meta('lookfirst-csrf');
+  const identity = meta('lookfirst-identity');
+  const NAME_KEY = 'lookfirst.approver';
+  const $ = (id) => document.getElementById(id);
+  let offset = 0;
+  let state = { pending: [], history: [] };
+  const cards = new Map();
+
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === 'text') e.textContent = v;
+      else if (k === 'class') e.className = v;
+      else e.setAttribute(k, v);
+    }
+    for (const c of children) if (c) e.append(c);
+    return e;
+  }
+
+  function savedName() {
+    try {
+      return localStorage.getItem(NAME_KEY) || '';
+    } catch {
+      return '';
+    }
+  }
+
+  function renderWho() {
+    const who = $('who');
+    who.textContent = '';
+    if (identity) {
+      who.append(`Signed in as ${identity} (named by your proxy).`);
+      return;
+    }
+    const input = el('input', { id: 'approver', maxlength: '64', autocomplete: 'name', value: savedName() });
+    input.addEventListener('change', () => {
+      try {
+        localStorage.setItem(NAME_KEY, input.value.trim());
+      } catch {}
+    });
+    who.append(el('label', { for: 'approver', text: 'Your name (goes into the audit log with each decision): ' }), input);
+  }
+
+  function approverName() {
+    if (identity) return identity;
+    const input = $('approver');
+    return input ? input.value.trim() : '';
+  }
+
+  function left(ms) {
+    const s = Math.max(0, Math.ceil(ms / 1000));
+    return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+  }
+
+  function tick() {
+    const now = Date.now() + offset;
+    for (const [, c] of cards) {
+      const ms = c.data.deadlineMs - now;
+      c.countdown.textContent = ms > 0 ? `${left(ms)} left to decide; then it is denied` : 'timed out: denied';
+      c.node.classList.toggle('late', ms <= 30000);
+    }
+  }
+
+  async function decide(c, decision) {
+    const name = approverName();
+    if (!name) {
+      c.msg.textContent = 'Type your name at the top first.';
+      const input = $('approver');
+      if (input) input.focus();
+      return;
+    }
+    if (!identity) {
+      try {
+        localStorage.setItem(NAME_KEY, name);
+      } catch {}
+    }
+    for (const b of c.buttons) b.disabled = true;
+    c.msg.textContent = 'sending…';
+    try {
+      const res = await fetch(`/decision?k=${encodeURIComponent(key)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-lookfirst-csrf': csrf },
+        body: JSON.stringify({ call_id: c.data.callId, args_sha256: c.data.argsSha256, decision, comment: c.comment.value, approver: name }),
+        credentials: 'same-origin',
+      });
+      const body = await res.json().catch(() => ({}));
+      c.msg.textContent = res.ok ? `${decision === 'approve' ? 'Approved' : 'Denied'}.` : `Not taken: ${body.error || res.status}`;
+      if (!res.ok) for (const b of c.buttons) b.disabled = false;
+    } catch (err) {
+      c.msg.textContent = `Not sent (${err.message}); nothing was decided.`;
+      for (const b of c.buttons) b.disabled = false;
+    }
+  }
+
+  function card(p) {
+    const unlock = p.purpose === 'unlock';
+    const approve = el('button', { class: 'approve', type: 'button', text: unlock ? 'Unlock' : 'Approve' });
+    const deny = el('button', { class: 'deny', type: 'button', text: 'Deny' });
+    const comment = el('textarea', { rows: '1', maxlength: '500', 'aria-label': 'Comment (optional)', placeholder: 'Comment (optional)' });
+    const countdown = el('p', { class: 'countdown', 'aria-live': 'off' });
+    const msg = el('p', { class: 'msg', role: 'status' });
+    const warnings = p.warnings.length ? el('ul', { class: 'warnings' }, ...p.warnings.map((w) => el('li', { text: `⚠ ${w}` }))) : null;
+    const node = el(
+      'article',
+      { class: `card risk-${p.risk}`, tabindex: '0', 'data-call-id': p.callId, 'aria-label': `${unlock ? 'Unlock' : 'Call'} ${p.tool}` },
+      el(
+        'h3',
+        {},
+        el('span', { class: 'tool', text: unlock ? `UNLOCK ${p.tool}` : p.tool }),
+        el('span', { class: 'upstream', text: ` on ${p.upstream}` }),
+        el('span', { class: `risk risk-${p.risk}`, text: `${p.risk} risk`, title: p.riskReason }),
+      ),
+      el('p', { class: 'summary', text: p.summary }),
+      warnings,
+      el('pre', { class: 'args', tabindex: '0', 'aria-label': 'Arguments, in full' }, document.createTextNode(p.args)),
+      el('p', { class: 'meta', text: `asked by ${p.client} · shown on ${p.channels.join(', ')} · call ${p.callId} · sha256 ${p.argsSha256.slice(0, 16)}…` }),
+      countdown,
+      el('div', { class: 'actions' }, comment, approve, deny),
+      msg,
+    );
+    const c = { data: p, node, countdown, msg, comment, buttons: [approve, deny] };
+    approve.addEventListener('click', () => decide(c, 'approve'));
+    deny.addEventListener('click', () => decide(c, 'deny'));
+    node.addEventListener('keydown', (e) => {
+      if (e.target !== node) return;
+      if (e.key === 'a') decide(c, 'approve');
+      else if (e.key === 'd') decide(c, 'deny');
+      else if (e.key === 'j' || e.key === 'k') {
+        const all = [...document.querySelectorAll('.card')];
+        const next = all[all.indexOf(node) + (e.key === 'j' ? 1 : -1)];
+        if (next) next.focus();
+      }
+    });
+    return c;
+  }
+
+  function renderPending() {
+    const list = $('pending');
+    const ids = new Set(state.pending.map((p) => p.callId));
+    for (const [id, c] of cards) {
+      if (!ids.has(id)) {
+        c.node.remove();
+        cards.delete(id);
+      }
+    }
+    for (const p of state.pending) {
+      if (cards.has(p.callId)) continue;
+      const c = card(p);
+      cards.set(p.callId, c);
+      list.append(c.node);
+    }
+    const n = state.pending.length;
+    $('empty').hidden = n > 0;
+    $('count').textContent = n ? `· ${n} waiting` : '';
+    document.title = n ? `(${n}) lookfirst: waiting for you` : 'lookfirst';
+    tick();
+  }
+
+  function renderHistory() {
+    const list = $('history');
+    list.textContent = '';
+    for (const h of state.history) {
+      const when = new Date(h.atMs).toLocaleTimeString();
+      const parts = [`${when} · ${h.decision}`];
+      if (h.actor) parts.push(`by ${h.actor}`);
+      if (h.outcome) parts.push(`→ ${h.outcome}`);
+      if (h.readback) parts.push(`read-back ${h.readback}`);
+      list.append(
+        el(
+          'li',
+          { class: `decision-${h.decision.replace(/\s+/g, '-')}` },
+          el('span', { class: 'what', text: parts.join(' ') }),
+          el('span', { class: 'tool', text: ` ${h.purpose === 'unlock' ? 'UNLOCK ' : ''}${h.summary}` }),
+          h.comment ? el('q', { text: h.comment }) : null,
+        ),
+      );
+    }
+  }
+
+  function connect() {
+    const status = $('status');
+    const es = new EventSource(`/events?k=${encodeURIComponent(key)}`);
+    es.addEventListener('open', () => {
+      status.textContent = 'live: new calls appear by themselves';
+      status.className = 'ok';
+    });
+    es.addEventListener('error', () => {
+      status.textContent = 'connection to the gate lost; retrying… (nothing is approved while it is down)';
+      status.className = 'down';
+    });
+    es.addEventListener('state', (e) => {
+      state = JSON.parse(e.data);
+      offset = state.nowMs - Date.now();
+      renderPending();
+      renderHistory();
+    });
+  }
+
+  renderWho();
+  connect();
+  setInterval(tick, 1000);
+})();
