@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, ElicitRequestSchema, type ElicitResult, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { generateAuditKey } from '../src/audit/keys.js';
 
@@ -63,7 +63,7 @@ export interface Agent {
  * @param human elicitation handler; undefined → the client does not declare elicitation;
  *   'declared-but-unhandled' → it declares elicitation but answers -32601 (shared cases BR-15 b).
  */
-export async function startAgent(config: string, human?: Human | 'declared-but-unhandled'): Promise<Agent> {
+export async function startAgent(config: string, human?: Human | 'declared-but-unhandled', env: Record<string, string> = {}): Promise<Agent> {
   const client = new Client({ name: 'test-agent', version: '1.0.0' }, { capabilities: human ? { elicitation: { form: {} } } : {} });
   const asked: string[] = [];
   if (typeof human === 'function') {
@@ -72,7 +72,14 @@ export async function startAgent(config: string, human?: Human | 'declared-but-u
       return human(req.params.message);
     });
   }
-  const transport = new StdioClientTransport({ command: NODE, args: [MAIN, 'serve', '--config', config], stderr: 'pipe', maxBufferSize: 64 * 1024 * 1024 });
+  const transport = new StdioClientTransport({
+    command: NODE,
+    args: [MAIN, 'serve', '--config', config],
+    stderr: 'pipe',
+    maxBufferSize: 64 * 1024 * 1024,
+    // Tests never open a browser window.
+    env: { ...getDefaultEnvironment(), LOOKFIRST_NO_OPEN: '1', ...env },
+  });
   let err = '';
   transport.stderr?.on('data', (c: Buffer) => {
     err += c.toString();
@@ -117,7 +124,11 @@ export function textOf(result: Record<string, unknown>): string {
 
 /** Runs the CLI to completion. */
 export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv } = {}): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(NODE, [MAIN, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...opts.env }, timeout: 30_000 });
+  const r = spawnSync(NODE, [MAIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', LOOKFIRST_NO_OPEN: '1', ...opts.env },
+    timeout: 30_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -85,5 +85,7 @@ export async function decide(
   headers: Record<string, string> = {},
   overrides: Record<string, unknown> = {},
 ): Promise<number> {
-  return (await http(page.port, 'POST', `/decision?k=${page.key}`, { ...jsonHeaders(p, page.port), ...headers }, decisionBody(p, decision, approver, overrides))).status;
+  return (
+    await http(page.port, 'POST', `/decision?k=${page.key}`, { ...jsonHeaders(p, page.port), ...headers }, decisionBody(p, decision, approver, overrides))
+  ).status;
 }

@@ -14,6 +14,7 @@ import type { AuditLog } from '../audit/writer.js';
 import type { Clock } from '../clock.js';
 import type { ConfirmBroker } from '../confirm/broker.js';
 import { summarizeCall } from '../confirm/summary.js';
+import { oneLine } from '../confirm/visible.js';
 import { decide, type Policy } from '../policy/evaluate.js';
 import type { ToolCall, Verdict } from '../types.js';
 import { askPerson, describeRisk } from './ask.js';
@@ -158,8 +159,7 @@ async function gated(
       upstream: call.upstream,
       upstream_tool: call.upstreamTool,
       args_sha256: sha,
-      summary,
-      client: deps.clientName().slice(0, 100),
+      client: oneLine(deps.clientName()).slice(0, 100),
     });
     await deps.audit.appendDurable({ event: 'decision', ...base, action: decision.action, reason: decision.reason, rule: decision.rule });
   } catch (err) {
@@ -179,7 +179,7 @@ async function gated(
       channel: approval.channel,
       actor: approval.actor,
       trust: approval.trust,
-      comment: approval.comment,
+      comment: approval.comment === undefined ? undefined : oneLine(approval.comment),
       reason: approval.kind === 'denied' ? approval.reason : undefined,
     });
     if (ctx.signal.aborted) await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution' });

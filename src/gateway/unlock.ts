@@ -3,6 +3,7 @@
  * confirmation channels. Approving unlocks and runs nothing; denying or a timeout keeps the lock.
  */
 import type { Result } from '@modelcontextprotocol/sdk/types.js';
+import { oneLine } from '../confirm/visible.js';
 import type { ToolCall, Verdict } from '../types.js';
 import { askPerson } from './ask.js';
 import type { CallContext, PipelineDeps } from './call.js';
@@ -34,7 +35,7 @@ export async function unlock(
       channel: approval.channel,
       actor: approval.actor,
       trust: approval.trust,
-      comment: approval.comment,
+      comment: approval.comment === undefined ? undefined : oneLine(approval.comment),
       reason: approval.kind === 'denied' ? approval.reason : undefined,
     })
     .catch(() => {});
