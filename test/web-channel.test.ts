@@ -11,13 +11,13 @@ import { describe, it } from 'node:test';
 import { type Agent, FS_SERVER, NODE, startAgent, tmp, verdictOf, writeConfig } from './helpers.js';
 import { decide, decisionBody, http, jsonHeaders, pageAddress, pendingCall } from './web-page.js';
 
-async function gateWithWeb(human?: 'declared-but-unhandled') {
+async function gateWithWeb(human?: 'declared-but-unhandled', extra = '') {
   const dir = tmp();
   const data = join(dir, 'data');
   mkdirSync(data);
   const config = writeConfig(
     dir,
-    `upstreams:\n  files:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FS_SERVER, data])}\nconfirm:\n  timeout_seconds: 20\n  web: { enabled: true, host: 127.0.0.1, port: 0 }\n`,
+    `upstreams:\n  files:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FS_SERVER, data])}\nconfirm:\n  timeout_seconds: 20\n  web: { enabled: true, host: 127.0.0.1, port: 0 }\n${extra}`,
   );
   // The client has no elicitation: the web page is the only channel.
   const agent = await startAgent(config, human);
@@ -58,6 +58,30 @@ describe('web approval page', () => {
     await g.agent.close();
     assert.equal(v?.approved_by, 'web:carol');
     assert.equal(readFileSync(path, 'utf8'), 'fell back');
+  });
+
+  it('sends progress while the call waits for a person, so clients that reset their timeout keep waiting', async () => {
+    const g = await gateWithWeb(undefined, '  progress_seconds: 0.3\n');
+    const progress: { progress: number; total?: number; message?: string }[] = [];
+    const result = g.agent.call('write_file', { path: join(g.data, 'slow.txt'), content: 'x' }, { onprogress: (p) => progress.push(p as never) });
+    const p = await pendingCall(g.page);
+    await new Promise((r) => setTimeout(r, 1200));
+    assert.equal(await decide(g.page, p, 'approve', 'dana'), 200);
+    assert.equal(verdictOf(await result)?.outcome, 'executed');
+    await g.agent.close();
+    assert.ok(progress.length >= 2, `progress notifications: ${progress.length}`);
+    assert.ok(
+      progress.every((x, i) => i === 0 || x.progress > progress[i - 1]!.progress),
+      JSON.stringify(progress),
+    );
+    assert.equal(progress[0]?.total, 20);
+    assert.match(String(progress[0]?.message), /waiting for a person to approve write_file/);
+  });
+
+  it('warns at start that elicitation can be answered by the client itself', async () => {
+    const g = await gateWithWeb();
+    await g.agent.close();
+    assert.match(g.agent.stderr(), /an autonomous client can answer elicitation itself \(self-approval\)/);
   });
 
   it('denies over HTTP: nothing is written', async () => {

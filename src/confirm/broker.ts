@@ -54,8 +54,18 @@ export class ConfirmBroker {
   }
 
   private async ask(req: ApprovalRequest, signal: AbortSignal): Promise<Approval> {
-    const timeout = AbortSignal.timeout(Math.max(0, req.deadlineMs - Date.now()));
-    const both = AbortSignal.any([signal, timeout]);
+    // A referenced timer (AbortSignal.timeout is unreferenced): a call waiting for a person keeps the
+    // process alive until its deadline, and the timer is cleared as soon as the call is decided.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), Math.max(0, req.deadlineMs - Date.now()));
+    try {
+      return await this.askUntil(req, signal, AbortSignal.any([signal, timeout.signal]));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async askUntil(req: ApprovalRequest, signal: AbortSignal, both: AbortSignal): Promise<Approval> {
     const skipped: string[] = [];
     for (const channel of this.channels.inClient) {
       if (both.aborted) return aborted(signal, 'none');

@@ -46,6 +46,11 @@ function scriptOf(letter: string): string {
   return 'Other';
 }
 
+/** A letter that belongs to one script (not Common, like `ー`, nor Inherited). */
+function isScriptLetter(ch: string): boolean {
+  return /\p{L}/u.test(ch) && !/[\p{Script=Common}\p{Script=Inherited}]/u.test(ch);
+}
+
 function compatible(scripts: string[]): boolean {
   return scripts.length <= 1 || CJK_SETS.some((set) => scripts.every((s) => set.has(s)));
 }
@@ -55,12 +60,12 @@ export function mixedScriptWords(text: string): Omit<Lookalike, 'where'>[] {
   const found: Omit<Lookalike, 'where'>[] = [];
   for (const [word] of text.matchAll(/[\p{L}\p{M}]+/gu)) {
     const counts = new Map<string, number>();
-    for (const ch of word) if (/\p{L}/u.test(ch)) counts.set(scriptOf(ch), (counts.get(scriptOf(ch)) ?? 0) + 1);
+    for (const ch of word) if (isScriptLetter(ch)) counts.set(scriptOf(ch), (counts.get(scriptOf(ch)) ?? 0) + 1);
     const scripts = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([s]) => s);
     if (compatible(scripts)) continue;
     const main = scripts[0];
     const shown = [...word]
-      .map((ch) => (/\p{L}/u.test(ch) && scriptOf(ch) !== main ? `\\u${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` : ch))
+      .map((ch) => (isScriptLetter(ch) && scriptOf(ch) !== main ? `\\u${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` : ch))
       .join('');
     found.push({ shown: showHidden(shown), scripts });
   }

@@ -2,7 +2,7 @@
  * Progress notifications while a call waits for a person. Clients that reset their own timeout on
  * progress (MCP spec 2025-11-25, basic/utilities/progress; the TS SDK's `resetTimeoutOnProgress`) then
  * keep waiting for as long as the person takes. Sent only when the client gave a progress token; the
- * progress value is the seconds waited so far, so it increases with every notification as the spec
+ * progress value is the seconds waited so far (millisecond precision), strictly increasing as the spec
  * requires, and `total` is the seconds the confirmation may take.
  */
 import type { ForwardOptions } from './upstream.js';
@@ -20,8 +20,11 @@ export async function withKeepalive<T>(
 ): Promise<T> {
   if (!progress) return work();
   const started = Date.now();
+  let last = 0;
   const timer = setInterval(() => {
-    progress({ progress: Math.round((Date.now() - started) / 1000), total: Math.round(totalMs / 1000), message });
+    // Seconds waited, to the millisecond, and never equal to the one before (spec: progress MUST increase).
+    last = Math.max(last + 0.001, (Date.now() - started) / 1000);
+    progress({ progress: Number(last.toFixed(3)), total: totalMs / 1000, message });
   }, intervalMs);
   try {
     return await work();
