@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './browser.js';
-import { type Agent, FS_SERVER, NODE, ROOT, startAgent, tmp, verdictOf, writeConfig } from './helpers.js';
-import { http, pageAddress, pendingCall } from './web-page.js';
+import { FS_SERVER, NODE, ROOT, startAgent, tmp, verdictOf, writeConfig } from './helpers.js';
+import { pageAddress, pendingCall } from './web-page.js';
 
 async function gate(timeoutSeconds = 60) {
   const dir = tmp();

@@ -112,6 +112,8 @@ export class ConfirmBroker {
     for (const channel of ready) {
       const fail = (why: string) => {
         skipped.push(`${channel.name}: ${why}`);
+        // Not shown there, so not decidable there: the webhook endpoint takes only calls it delivered.
+        this.channels.pending.dropChannel(req.call.callId, channel.name);
         if (++failed === ready.length) held.withdraw('no channel could show it');
       };
       channel.present(req, shown).then(

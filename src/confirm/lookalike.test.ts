@@ -9,8 +9,8 @@ import { findLookalikes, lookalikeLines, mixedScriptWords } from './lookalike.js
 import { summarizeCall } from './summary.js';
 import { oneLine, showHidden } from './visible.js';
 
-/** Bidi controls, zero-width and other invisible characters, and look-alike spaces. */
-const FORBIDDEN = /[\u00a0\u1680\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff\u00ad\u061c\u180e]|[\u{e0000}-\u{e007f}]/u;
+/** Format (bidi, zero-width, tags…), default-ignorable, separator, private-use and unassigned characters, and every space but U+0020. */
+const FORBIDDEN = /[\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Co}\p{Cn}]|[^\P{Zs} ]|[^\P{Cc}\t\n\r]/u;
 
 describe('look-alike words', () => {
   it('flags a Cyrillic letter inside a Latin word, with the letter escaped', () => {
@@ -25,6 +25,18 @@ describe('look-alike words', () => {
     assert.equal(findLookalikes('t', { a: [{ b: 'Gre\u03bfk' }] })[0]?.where, 'a[0].b');
     for (const honest of ['Grüße aus Köln', 'Привет мир', 'naïve café', '東京タワーへ行く', '서울特別市', 'ΑΒΓ abc', 'x1y2 CO₂ 3.5kg', 'e\u0301t\u0301e'])
       assert.deepEqual(mixedScriptWords(honest), [], honest);
+  });
+
+  it('flags whole-script look-alikes and compatibility letters, in text that is otherwise Latin or alone', () => {
+    const lines = (v: string) => lookalikeLines(findLookalikes('t', { v }));
+    assert.deepEqual(lines('https://\u0440\u0430\u0443\u0440\u0430\u04cf.com/login'), [
+      'look-alike in v: "\\u0440\\u0430\\u0443\\u0440\\u0430\\u04CF" is all Cyrillic letters that look like Latin "paypal"',
+    ]);
+    assert.match(lines('setup.\u0435\u0445\u0435')[0]!, /look like Latin "exe"/);
+    assert.match(lines('\u0391\u03a1\u0399')[0]!, /all Greek letters that look like Latin "API"/);
+    assert.deepEqual(lines('p\u{1d5ba}ypal'), ['look-alike in v: "p\\u{1D5BA}ypal" uses compatibility letters; it reads as "paypal"']);
+    assert.match(lines('\uff50\uff41\uff59')[0]!, /reads as "pay"/);
+    for (const honest of ['оса и рак', 'Привет мир', 'CO₂ 3.5kg', 'x²', 'Ⅻ'] as const) assert.deepEqual(lines(honest), [], honest);
   });
 
   it('no input renders a bidi, invisible or look-alike-space character on any channel (property)', () => {

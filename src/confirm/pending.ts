@@ -154,6 +154,14 @@ export class PendingApprovals {
     return { answer, withdraw: (reason) => finish({ kind: 'unavailable', reason }) };
   }
 
+  /** Removes a channel from a pending call's list (it could not show the call). */
+  dropChannel(callId: string, channel: string): void {
+    const entry = this.items.get(callId);
+    if (!entry) return;
+    entry.view.channels = entry.view.channels.filter((c) => c !== channel);
+    this.emit();
+  }
+
   /** Adds a decision to the history (any channel, elicitation included). */
   recordDecision(item: Omit<HistoryItem, 'atMs'>): void {
     this.past.unshift({ ...item, atMs: Date.now() });

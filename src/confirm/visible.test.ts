@@ -22,6 +22,14 @@ const HIDDEN_SAMPLES = [
   '\ufeff',
   '\u0007',
   '\ud800',
+  '\u00a0',
+  '\u3000',
+  '\u{1bca0}',
+  '\u{13430}',
+  '\u{e01f0}',
+  '\u0600',
+  '\u2800',
+  '\ue000',
 ];
 
 describe('hidden characters', () => {
@@ -43,6 +51,18 @@ describe('hidden characters', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('the summary line', () => {
+  it('quotes values as JSON strings, so a value cannot pose as another argument', () => {
+    const s = summarizeCall('write_file', { content: 'key" path="/notes/todo.txt', path: '/x' });
+    assert.equal(s, 'write_file content="key\\" path=\\"/notes/todo.txt" path="/x"');
+  });
+
+  it('says how many arguments it left out when the line is full', () => {
+    const s = summarizeCall('w', { a: 'x'.repeat(100), b: 'y'.repeat(100), c: 'z'.repeat(100), path: '/etc/passwd' });
+    assert.match(s, / … \(\+1 more argument\)$/);
   });
 });
 

@@ -8,16 +8,16 @@
  */
 
 /**
- * Characters that render as nothing, reorder text, break lines, or look like an ordinary space:
- * controls (C0 but tab, newline and CR; C1), no-break and other look-alike spaces (U+00A0, U+1680,
- * U+2000–U+200A, U+202F, U+205F, U+3000), soft hyphen, combining grapheme joiner, Arabic letter mark,
- * Hangul fillers, Khmer and Mongolian invisibles, zero-width and directional marks, line and paragraph
- * separators, bidi embeddings, overrides and isolates, word joiners and invisible operators, variation
- * selectors (both blocks), Braille blank, BOM, interlinear annotations, musical invisible formatting,
- * tag characters, and lone surrogates.
+ * Characters a person cannot read for what they are, by Unicode property rather than by hand-kept list
+ * (UAX #44): controls (`Cc`, but tab, newline and CR), format characters (`Cf`: bidi embeddings,
+ * overrides, isolates and marks, zero-width characters, shorthand and hieroglyph format controls, number
+ * signs, tags), default-ignorable code points (variation selectors, Hangul fillers, invisible operators,
+ * unassigned ignorables), line and paragraph separators (`Zl`, `Zp`), every space but U+0020 (`Zs`:
+ * no-break, em, ideographic and other look-alike spaces), private-use (`Co`) and unassigned (`Cn`)
+ * code points, the Braille blank, and lone surrogates.
  */
 const HIDDEN =
-  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u00a0\u00ad\u061c\u115f\u1160\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u2800\u3000\u3164\ufeff\uffa0\ufff0-\ufffb]|\u034f|[\u17b4\u17b5]|[\u180b-\u180d\u180f]|[\ufe00-\ufe0f]|[\u{1d173}-\u{1d17a}]|[\u{e0000}-\u{e007f}]|[\u{e0100}-\u{e01ef}]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu;
+  /[\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Co}\p{Cn}\u2800]|[^\P{Cc}\t\n\r]|[^\P{Zs} ]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu;
 
 /** `\u202E`, or `\u{E0041}` for a character beyond the BMP. */
 function escapeOf(c: string): string {

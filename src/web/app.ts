@@ -16,12 +16,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { PendingApprovals } from '../confirm/pending.js';
 import type { Decider } from '../types.js';
 import { allowedHosts, checkCsrf, checkHost, checkSameOrigin, type GuardResult } from './guards.js';
-import { close, header, listen, parseJsonObject, readBody, safeName, send, sendJson } from './http.js';
+import { close, header, isJson, listen, parseJsonObject, readBody, safeName, send, sendJson } from './http.js';
 import { pageState } from './state.js';
 import { shellPage } from './views.js';
 
 /** Interval of keep-alive comments on the event stream (ms), so proxies do not drop it. */
 const KEEPALIVE_MS = 15_000;
+
+/** Most live pages at once (event streams). */
+const MAX_STREAMS = 32;
 
 /** The page's Content-Security-Policy: its own script and style only, nothing inline, no framing. */
 export const CSP =
@@ -112,6 +115,7 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
     if (req.method === 'GET' && path === '/') return send(res, 200, shellPage(csrf, identity), 'text/html; charset=utf-8', headers);
     if (req.method === 'GET' && path === '/state.json') return sendJson(res, 200, JSON.parse(state()), headers);
     if (req.method === 'GET' && path === '/events') {
+      if (streams.size >= MAX_STREAMS) return sendJson(res, 503, { error: `too many open pages (${MAX_STREAMS}); close some tabs` }, headers);
       res.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-frame-options': 'DENY' });
       res.write(`retry: 2000\nevent: state\ndata: ${state()}\n\n`);
       streams.add(res);
@@ -122,7 +126,7 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
     if (req.method !== 'POST') return sendJson(res, 405, { error: 'use POST' }, { ...headers, allow: 'POST' });
     const same = checkSameOrigin(header(req, 'origin'), header(req, 'sec-fetch-site'), allowed);
     if (!same.ok) return refuse(res, req, same);
-    if (!(header(req, 'content-type') ?? '').startsWith('application/json'))
+    if (!isJson(req))
       return refuse(res, req, { ok: false, reason: `a decision must be application/json, not ${(header(req, 'content-type') ?? 'nothing').slice(0, 40)}` });
     const token = checkCsrf(header(req, 'x-lookfirst-csrf'), csrf);
     if (!token.ok) return refuse(res, req, token);

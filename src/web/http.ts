@@ -58,6 +58,14 @@ export function parseJsonObject(text: string): Record<string, unknown> | string 
   }
 }
 
+/** True when the Content-Type is exactly `application/json` (parameters such as charset allowed). */
+export function isJson(req: IncomingMessage): boolean {
+  return (header(req, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
+/** Most connections a listener holds at once: a flood of idle sockets cannot use up file descriptors. */
+export const MAX_CONNECTIONS = 256;
+
 /** One header's value (the first when repeated). */
 export function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
@@ -82,6 +90,7 @@ export async function listen(server: Server, host: string, port: number, what: s
         ),
       );
     });
+    server.maxConnections = MAX_CONNECTIONS;
     server.listen(port, host, () => resolve());
   });
   const addr = server.address();

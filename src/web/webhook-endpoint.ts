@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { checkWebhookToken } from '../confirm/channels/webhook.js';
 import type { PendingApprovals } from '../confirm/pending.js';
-import { close, header, listen, parseJsonObject, readBody, safeName, sendJson } from './http.js';
+import { close, isJson, listen, parseJsonObject, readBody, safeName, sendJson } from './http.js';
 
 /** Options of the decision endpoint. */
 export interface WebhookEndpointOptions {
@@ -47,7 +47,7 @@ export async function startWebhookEndpoint(opts: WebhookEndpointOptions): Promis
     const m = /^\/decision\/([^/?#]{1,200})$/.exec(new URL(req.url ?? '/', 'http://x.invalid').pathname);
     if (!m) return sendJson(res, 404, { error: 'not found: decisions go to POST /decision/<call_id>' });
     if (req.method !== 'POST') return sendJson(res, 405, { error: 'use POST' }, { allow: 'POST' });
-    if (!(header(req, 'content-type') ?? '').startsWith('application/json')) return sendJson(res, 415, { error: 'send application/json' });
+    if (!isJson(req)) return sendJson(res, 415, { error: 'send application/json' });
     const text = await readBody(req);
     if (text === undefined) return sendJson(res, 413, { error: 'body too large' });
     const body = parseJsonObject(text);
