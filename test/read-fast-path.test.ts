@@ -15,7 +15,7 @@ const gate = (upstreamExtra = '', extra = '') => {
   const dir = tmp();
   const config = writeConfig(
     dir,
-    `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM])}\n${upstreamExtra}${extra}`,
+    `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', join(dir, 'effects.txt')])}\n${upstreamExtra}${extra}`,
   );
   return { dir, config };
 };
@@ -74,7 +74,7 @@ describe('read fast path', () => {
     const g = gate('', `audit:\n  reads: false\n`);
     const agent = await startAgent(g.config, approve);
     await agent.call('echo', {});
-    await agent.call('write_note', { n: 1 }).catch(() => {});
+    assert.equal(textOf(await agent.call('write_note', { n: 1 })), 'noted');
     await agent.close();
     const events = readFileSync(join(g.dir, 'audit.jsonl'), 'utf8')
       .trim()

@@ -88,6 +88,9 @@ async function forwardRead(deps: PipelineDeps, tool: CatalogueTool, params: Reco
     return result;
   } catch (err) {
     isError = (err as Error).message;
+    // The same words as the fast path's timeout, whichever path the read took.
+    if ((err as { code?: unknown }).code === ErrorCode.RequestTimeout && !ctx.signal.aborted)
+      throw new WireError(ErrorCode.RequestTimeout, `upstream "${tool.upstream.name}" did not answer within ${tool.upstream.config.timeoutMs} ms`);
     throw err;
   } finally {
     if (deps.logReads) {

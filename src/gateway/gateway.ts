@@ -147,6 +147,8 @@ export class Gateway {
         }
         this.activeIds.add(key);
       }
+      // The SDK runs oninitialized a microtask later; a call in the same chunk must already see it.
+      if ('method' in m && m.method === 'notifications/initialized' && !('id' in m)) this.ready = true;
       const cancelled = 'method' in m && m.method === 'notifications/cancelled' ? (m.params as { requestId?: unknown } | undefined)?.requestId : undefined;
       if (this.ready && fast.handle(m)) {
         if (typeof cancelled === 'string' || typeof cancelled === 'number') this.activeIds.delete(idKey(cancelled));
