@@ -147,6 +147,7 @@ describe('web approval page', () => {
       for (const bad of ['{', '[]', JSON.stringify({ call_id: p.callId, args_sha256: p.argsSha256, decision: 'yes', approver: 'x' })])
         assert.equal((await post(json, bad)).status, 400, `malformed body ${bad}`);
       assert.equal((await post(json, decisionBody(p, 'approve', ''))).status, 400, 'a decision without a name is not taken');
+      assert.equal((await http(g.port, 'GET', '/favicon.ico')).status, 204, 'the browser asks for an icon without the key: no refusal');
       const page = await http(g.port, 'GET', `/?k=${g.key}`);
       assert.match(String(page.headers['content-security-policy']), /frame-ancestors 'none'/);
       assert.match(String(page.headers['content-security-policy']), /default-src 'none'/);

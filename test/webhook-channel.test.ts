@@ -140,6 +140,7 @@ describe('webhook channel', () => {
     ] as const) {
       assert.equal((await answer(pa, body)).status, 403, what);
     }
+    assert.equal((await answer(pa, { decision: 'approve', args_sha256: pa.args_sha256, token: pa.token })).status, 400, 'no actor named');
     assert.equal(existsSync(a), false);
     assert.equal((await answer(pa, { decision: 'deny', actor: 'owner', args_sha256: pa.args_sha256, token: pa.token, comment: 'not today' })).status, 200);
     const va = verdictOf(await ra);

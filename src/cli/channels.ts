@@ -46,10 +46,6 @@ export async function startChannels(deps: ChannelDeps): Promise<Channels> {
   const closers: (() => Promise<void>)[] = [];
   const outOfBand: OutOfBandChannel[] = [];
   try {
-    if (c.elicitation)
-      log(
-        'warning: confirm.elicitation is on: an autonomous client can answer elicitation itself (self-approval). For such clients set confirm.elicitation: false, so that only the page, webhook or terminal can approve.',
-      );
     let web: WebApp | undefined;
     if (c.web.enabled) {
       web = await startWebApp({
@@ -111,6 +107,15 @@ export async function startChannels(deps: ChannelDeps): Promise<Channels> {
       );
       outOfBand.push(createTerminalChannel({ enabled: true, pending, open: terminal }));
     }
+    // Printed once everything started, so a failed start shows only what failed.
+    if (c.elicitation)
+      log(
+        'warning: confirm.elicitation is on: an autonomous client can answer elicitation itself (self-approval). For such clients set confirm.elicitation: false, so that only the page, webhook or terminal can approve.',
+      );
+    else if (!c.web.enabled && !c.webhook && !c.terminal)
+      log(
+        'warning: no confirmation channel is enabled: every call that needs a person will be denied. Enable confirm.web, confirm.webhook, confirm.terminal or confirm.elicitation.',
+      );
   } catch (err) {
     for (const close of closers) await close();
     throw err;

@@ -107,4 +107,38 @@ audit:
       assert.ok(problems('rules: {}\n').some((p) => p.path === 'upstreams'));
     });
   });
+  it('reads the confirmation channels, with defaults, absolute paths and milliseconds', () => {
+    const c = parseConfig(
+      'upstreams:\n  f:\n    command: x\nconfirm:\n  terminal: true\n  progress_seconds: 5\n  webhook:\n    url: https://hooks.example.com/x\n    secret_file: s.txt\n    ca_file: ca.pem\n',
+      '/etc/lf/lookfirst.yaml',
+    );
+    assert.equal(c.confirm.terminal, true);
+    assert.equal(c.confirm.progressMs, 5000);
+    assert.deepEqual(c.confirm.webhook, {
+      url: 'https://hooks.example.com/x',
+      secretFile: '/etc/lf/s.txt',
+      caFile: '/etc/lf/ca.pem',
+      listenHost: '127.0.0.1',
+      listenPort: 8472,
+      publicUrl: undefined,
+      timeoutMs: 10_000,
+    });
+    assert.equal(parseConfig('upstreams:\n  f:\n    command: x\n', '/x.yaml').confirm.webhook, undefined);
+  });
+
+  it('explains channel mistakes in config terms', () => {
+    const messages = (yaml: string) => problems(`upstreams:\n  f:\n    command: x\n${yaml}`).map((p) => `${p.path}: ${p.message}`);
+    assert.match(messages('confirm:\n  web: true\n')[0]!, /confirm\.web: must be a mapping, not true \(write web: \{ enabled: true \}\)/);
+    assert.match(messages('confirm:\n  web: { enabled: true, host: 0.0.0.0 }\n')[0]!, /confirm\.web\.host: .*unless an authenticating reverse proxy/);
+    assert.match(
+      messages('confirm:\n  webhook: { url: "http://hooks.example.com/x", secret_file: s, allow_insecure_loopback: true }\n')[0]!,
+      /hooks\.example\.com is not a loopback address/,
+    );
+    assert.match(messages('confirm:\n  webhook: { url: "http://127.0.0.1:9/x", secret_file: s }\n')[0]!, /set allow_insecure_loopback: true/);
+    assert.match(messages('confirm:\n  webhook: { url: "https://h.example", secret_fil: s }\n').join(' '), /did you mean "secret_file"/);
+    assert.match(
+      problems('upstreams:\n  c:\n    url: http://127.0.0.1:1/mcp\n    headers: { Authorization: "Bearer \u2026" }\n')[0]!.message,
+      /printable ASCII/,
+    );
+  });
 });

@@ -195,7 +195,8 @@ function describeIssue(issue: z.core.$ZodIssue, path: string[], received: unknow
   if (issue.code === 'invalid_type') {
     if (received === undefined)
       return path.length === 1 && path[0] === 'upstreams' ? 'is required: name at least one MCP server to put behind the gate' : 'is required';
-    return `must be ${what[issue.expected] ?? issue.expected}, not ${JSON.stringify(received)?.slice(0, 40)}`;
+    const example = issue.expected === 'object' && typeof received === 'boolean' && path.at(-1) === 'web' ? ` (write web: { enabled: ${received} })` : '';
+    return `must be ${what[issue.expected] ?? issue.expected}, not ${JSON.stringify(received)?.slice(0, 40)}${example}`;
   }
   if (issue.code === 'invalid_value' && issue.message.startsWith('Invalid')) return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
   if (issue.code === 'too_small' && issue.origin === 'number') return `must be ${issue.inclusive ? 'at least' : 'more than'} ${issue.minimum}`;

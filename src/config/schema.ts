@@ -29,7 +29,7 @@ const stdioUpstream = z
 const httpUpstream = z
   .object({
     url: z.url({ protocol: /^https?$/, error: 'url must be an http:// or https:// address' }),
-    headers: z.record(z.string(), z.string()).default({}),
+    headers: z.record(z.string(), z.string().regex(/^[\t\x20-\x7e]*$/, 'a header value must be printable ASCII (no "…" or other symbols)')).default({}),
     timeout_seconds: timeoutSeconds.default(60),
   })
   .strict();
@@ -107,7 +107,7 @@ const webhookSchema = z
         path: ['url'],
         message: loopback
           ? 'webhook.url is plain http: use https://, or set allow_insecure_loopback: true for a receiver on this host'
-          : 'webhook.url must be https:// (plain http is allowed only to a loopback receiver with allow_insecure_loopback: true)',
+          : `webhook.url must be https:// (${u.hostname} is not a loopback address; plain http is allowed only to a receiver on this host, with allow_insecure_loopback: true)`,
       });
   });
 

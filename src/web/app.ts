@@ -101,6 +101,8 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
     if (!host.ok) return refuse(res, req, host);
     const url = new URL(req.url ?? '/', 'http://page.invalid');
     const path = url.pathname;
+    // Browsers ask for an icon by themselves, without the key: answer with nothing, and log nothing.
+    if (path === '/favicon.ico' && req.method === 'GET') return send(res, 204, '', 'image/x-icon', headers);
     const file = STATIC[path];
     if (file && req.method === 'GET') return send(res, 200, asset(file.file), file.type, headers);
     const key = checkCsrf(url.searchParams.get('k') ?? undefined, accessKey);

@@ -81,11 +81,11 @@ export async function listen(server: Server, host: string, port: number, what: s
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       const where = `${host}:${port}`;
-      const why = err.code === 'EADDRINUSE' ? `${where} is already in use (another gate, or another program)` : `${where}: ${err.message}`;
+      const why = err.code === 'EADDRINUSE' ? 'it is already in use (another gate, or another program)' : err.message;
       reject(
         new LookfirstError(
           'WEB_UNAVAILABLE',
-          `the ${what} cannot listen on ${why}. Set ${setting} to a free port, or to 0 to let the system pick one (the address is printed at start).`,
+          `the ${what} cannot listen on ${where}: ${why}. Set ${setting} to a free port, or to 0 to let the system pick one (the address is printed at start).`,
           { cause: err },
         ),
       );

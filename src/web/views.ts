@@ -52,7 +52,8 @@ export function shellPage(csrf: string, identity: string | undefined): string {
 <body>
 <header><h1>lookfirst <span id="count" aria-live="polite"></span></h1>
 <p id="who"></p>
-<p id="status" role="status">connecting…</p></header>
+<p id="status" role="status">connecting…</p>
+<p class="hint">Approve runs the call shown, exactly as shown, once. Deny, or no decision before the countdown ends, runs nothing.</p></header>
 <main>
 <section aria-labelledby="pending-h"><h2 id="pending-h">Waiting for you</h2>
 <p id="empty">Nothing is waiting. New calls appear here by themselves.</p>

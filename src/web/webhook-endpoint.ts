@@ -3,8 +3,8 @@
  * `{ "decision": "approve"|"deny", "actor": "...", "args_sha256": "...", "token": "..." }`.
  * The token must be HMAC-SHA256(secret, call_id) and the hash the one held, else 403 and nothing
  * executes; a call that is no longer waiting (decided, timed out, withdrawn, unknown) gets 409. A decision
- * is taken only for calls that were shown on the webhook channel. The actor is as the receiver reports it
- * (trust `shared-secret`).
+ * is taken only for calls that were delivered to the webhook receiver. The actor (required) is as the
+ * receiver reports it (trust `shared-secret`).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { checkWebhookToken } from '../confirm/channels/webhook.js';
@@ -65,7 +65,8 @@ export async function startWebhookEndpoint(opts: WebhookEndpointOptions): Promis
     if (!view) return sendJson(res, 409, { error: 'this call is no longer waiting (decided, timed out, or withdrawn)' });
     if (!view.channels.includes('webhook')) return refuse(res, 403, `webhook decision for ${callId.slice(0, 40)}: the call was not sent to the webhook`);
     if (body.args_sha256 !== view.argsSha256) return refuse(res, 403, `webhook decision for ${callId.slice(0, 40)}: args_sha256 does not match the held call`);
-    const actor = safeName(typeof body.actor === 'string' ? body.actor : '') || 'receiver';
+    const actor = safeName(typeof body.actor === 'string' ? body.actor : '');
+    if (!actor) return sendJson(res, 400, { error: 'actor is required: name the person who decided (letters, digits, space, . _ @ -)' });
     const comment = typeof body.comment === 'string' ? body.comment.slice(0, 500) : undefined;
     const result = opts.pending.decide(callId, view.argsSha256, body.decision === 'approve', {
       channel: 'webhook',

@@ -12,6 +12,12 @@
   let offset = 0;
   let state = { pending: [], history: [] };
   const cards = new Map();
+  const READBACK = {
+    ok: 'read back: as expected',
+    none: 'not read back (no read-back rule)',
+    failed: 'read back: NOT as expected (tool locked)',
+    unclear: 'read back: unclear (tool locked)',
+  };
 
   function el(tag, attrs, ...children) {
     const e = document.createElement(tag);
@@ -115,8 +121,9 @@
         {},
         el('span', { class: 'tool', text: unlock ? `UNLOCK ${p.tool}` : p.tool }),
         el('span', { class: 'upstream', text: ` on ${p.upstream}` }),
-        el('span', { class: `risk risk-${p.risk}`, text: `${p.risk} risk`, title: p.riskReason }),
+        el('span', { class: `risk risk-${p.risk}`, text: `${p.risk} risk` }),
       ),
+      p.riskReason ? el('p', { class: 'risk-reason', text: `${p.risk} risk: ${p.riskReason}` }) : null,
       el('p', { class: 'summary', text: p.summary }),
       warnings,
       el('pre', { class: 'args', tabindex: '0', 'aria-label': 'Arguments, in full' }, document.createTextNode(p.args)),
@@ -171,7 +178,7 @@
       const parts = [`${when} · ${h.decision}`];
       if (h.actor) parts.push(`by ${h.actor}`);
       if (h.outcome) parts.push(`→ ${h.outcome}`);
-      if (h.readback) parts.push(`read-back ${h.readback}`);
+      if (h.readback) parts.push(READBACK[h.readback] || `read-back ${h.readback}`);
       list.append(
         el(
           'li',
