@@ -70,10 +70,11 @@ export type Approval = ({ kind: 'approved' } & Decider) | { kind: 'denied'; chan
  * The gate's verdict on a gated call, returned in `structuredContent.lookfirst` and `_meta.lookfirst`.
  * `outcome`: `executed` (the call was dispatched once; `readback` says what checking found, and a lost
  * connection or timeout is `readback: unclear`), `denied` (nothing was sent upstream; a retry is safe),
- * `unblocked` (a person unlocked the tool; this call itself was not run).
+ * `unblocked` (a person unlocked the tool; this call itself was not run), `pending` (not run yet: a person
+ * has not decided within `confirm.hold_seconds`; the same call again continues the wait).
  */
 export interface Verdict {
-  outcome: 'executed' | 'denied' | 'unblocked';
+  outcome: 'executed' | 'denied' | 'unblocked' | 'pending';
   reason: string;
   call_id: string;
   args_sha256: string;
@@ -87,6 +88,9 @@ export interface Verdict {
   blocked?: boolean;
   /** After an executed call: did reading the target back confirm the effect? */
   readback?: 'ok' | 'failed' | 'unclear' | 'none';
+  /** For `pending`: until when (ISO 8601) the question stays open, and where it is shown. */
+  pending_until?: string;
+  pending_on?: string[];
   /** Why a read-back is unclear (text), or which fields did not match (path, expected, found). */
   readback_detail?: string | { path: string; expected: unknown; found: unknown }[];
 }

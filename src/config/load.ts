@@ -65,6 +65,8 @@ export interface Config {
     terminal: boolean;
     /** Interval of progress notifications while a call waits for a person (ms). */
     progressMs: number;
+    /** How long one request waits for an out-of-band decision before answering pending (ms). */
+    holdMs: number;
     web: { enabled: boolean; host: string; port: number; identityHeader?: string; publicUrl?: string };
     webhook?: WebhookConfig;
   };
@@ -152,6 +154,7 @@ function confirmOf(c: RawConfig['confirm'], base: string): Config['confirm'] {
     elicitation: c.elicitation,
     terminal: c.terminal,
     progressMs: c.progress_seconds * 1000,
+    holdMs: c.hold_seconds * 1000,
     web: { enabled: c.web.enabled, host: c.web.host, port: c.web.port, identityHeader: c.web.identity_header, publicUrl: c.web.public_url },
     webhook: w && {
       url: w.url,
@@ -221,6 +224,7 @@ const KNOWN_KEYS = [
   'web',
   'terminal',
   'progress_seconds',
+  'hold_seconds',
   'identity_header',
   'public_url',
   'webhook',

@@ -125,6 +125,8 @@ export const configSchema = z
         elicitation: z.boolean().default(true),
         /** Ask on the gate's controlling terminal (/dev/tty): for `lookfirst serve` started by hand. */
         terminal: z.boolean().default(false),
+        /** How long one request waits for a decision shown outside the client before answering "pending". */
+        hold_seconds: timeoutSeconds.default(45),
         /** While a call waits for a person, a progress notification this often (when the client gave a token). */
         progress_seconds: z.number().positive().max(3600).default(10),
         web: webSchema.prefault({}),

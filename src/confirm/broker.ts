@@ -30,6 +30,12 @@ export interface BrokerChannels {
   pending: PendingApprovals;
 }
 
+/** Optional observers of one confirmation. */
+export interface BrokerHooks {
+  /** Called when the call goes to the out-of-band channels (named), i.e. the client is not asked itself. */
+  outOfBand?: (channels: string[]) => void;
+}
+
 /** Runs the channels for one held call. */
 export class ConfirmBroker {
   constructor(private readonly channels: BrokerChannels) {}
@@ -39,8 +45,8 @@ export class ConfirmBroker {
    * @param signal the client's cancellation of the tool call.
    * @returns never throws: every failure is a `denied` Approval with a reason.
    */
-  async confirm(req: ApprovalRequest, signal: AbortSignal): Promise<Approval> {
-    const approval = await this.ask(req, signal);
+  async confirm(req: ApprovalRequest, signal: AbortSignal, hooks: BrokerHooks = {}): Promise<Approval> {
+    const approval = await this.ask(req, signal, hooks);
     this.channels.pending.recordDecision({
       callId: req.call.callId,
       tool: req.call.tool,
@@ -53,19 +59,19 @@ export class ConfirmBroker {
     return approval;
   }
 
-  private async ask(req: ApprovalRequest, signal: AbortSignal): Promise<Approval> {
+  private async ask(req: ApprovalRequest, signal: AbortSignal, hooks: BrokerHooks): Promise<Approval> {
     // A referenced timer (AbortSignal.timeout is unreferenced): a call waiting for a person keeps the
     // process alive until its deadline, and the timer is cleared as soon as the call is decided.
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), Math.max(0, req.deadlineMs - Date.now()));
     try {
-      return await this.askUntil(req, signal, AbortSignal.any([signal, timeout.signal]));
+      return await this.askUntil(req, signal, AbortSignal.any([signal, timeout.signal]), hooks);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  private async askUntil(req: ApprovalRequest, signal: AbortSignal, both: AbortSignal): Promise<Approval> {
+  private async askUntil(req: ApprovalRequest, signal: AbortSignal, both: AbortSignal, hooks: BrokerHooks): Promise<Approval> {
     const skipped: string[] = [];
     for (const channel of this.channels.inClient) {
       if (both.aborted) return aborted(signal, 'none');
@@ -93,6 +99,7 @@ export class ConfirmBroker {
       else skipped.push(`${channel.name}: ${can}`);
     }
     if (ready.length === 0) return nobody(skipped);
+    hooks.outOfBand?.(ready.map((c) => c.name));
     const answer = await this.outOfBand(req, ready, both, skipped);
     if (answer.kind === 'unavailable') return nobody(skipped);
     if (answer.kind === 'denied' && both.aborted) return aborted(signal, answer.channel);

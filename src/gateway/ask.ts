@@ -1,6 +1,7 @@
 /**
  * Asking a person about a held call: what every channel shows beside it (risk, look-alike words, who
- * asked), and progress notifications to the client while the person decides.
+ * asked), progress notifications to the client while the person decides, and the hold that lets the
+ * question outlive the request (gateway/hold.ts).
  */
 import type { ApprovalRequest } from '../confirm/channel.js';
 import { findLookalikes } from '../confirm/lookalike.js';
@@ -8,6 +9,7 @@ import { riskOf } from '../policy/risk.js';
 import type { Approval, ToolCall } from '../types.js';
 import type { CallContext, PipelineDeps } from './call.js';
 import type { CatalogueTool } from './catalogue.js';
+import type { Hold } from './hold.js';
 import { withKeepalive } from './keepalive.js';
 
 /** Risk, look-alikes and who asked: what every channel shows beside the call. */
@@ -23,4 +25,29 @@ export function askPerson(deps: PipelineDeps, ctx: CallContext, req: ApprovalReq
   return withKeepalive(ctx.progress, deps.progressMs, deps.confirmTimeoutMs, `lookfirst: waiting for a person ${what}`, () =>
     deps.broker.confirm(full, ctx.signal),
   );
+}
+
+/** What came of waiting for a person in one request. */
+export type Awaited = { kind: 'decided'; approval: Approval } | { kind: 'pending'; hold: Hold } | { kind: 'cancelled'; approval: Approval };
+
+/**
+ * Waits for a person's decision on `call` in this request: opens a hold (or re-attaches to `existing`),
+ * then waits for the decision, for `confirm.hold_seconds` once the question is out of band, or for the
+ * request's cancellation. A decided hold is claimed by this request (no other can run it); a cancelled
+ * request withdraws the question everywhere.
+ */
+export async function awaitApproval(deps: PipelineDeps, ctx: CallContext, req: ApprovalRequest, existing: Hold | undefined): Promise<Awaited> {
+  const hold =
+    existing ?? deps.holds.open(req.call, req.deadlineMs, (signal, hooks) => deps.broker.confirm({ ...req, client: deps.clientName() }, signal, hooks));
+  const what = `to approve ${req.call.tool}`;
+  const waited = await withKeepalive(ctx.progress, deps.progressMs, deps.confirmTimeoutMs, `lookfirst: waiting for a person ${what}`, () =>
+    deps.holds.wait(hold, ctx.signal, deps.holdMs),
+  );
+  if (waited === 'pending') return { kind: 'pending', hold };
+  if (waited === 'cancelled') {
+    deps.holds.withdraw(hold);
+    return { kind: 'cancelled', approval: await hold.decided };
+  }
+  deps.holds.take(hold);
+  return { kind: 'decided', approval: await hold.decided };
 }

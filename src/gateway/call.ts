@@ -17,8 +17,9 @@ import { summarizeCall } from '../confirm/summary.js';
 import { oneLine } from '../confirm/visible.js';
 import { decide, type Policy } from '../policy/evaluate.js';
 import type { ToolCall, Verdict } from '../types.js';
-import { askPerson, describeRisk } from './ask.js';
+import { awaitApproval, describeRisk } from './ask.js';
 import type { Catalogue, CatalogueTool } from './catalogue.js';
+import type { Hold, Holds } from './hold.js';
 import type { Interlock } from './interlock.js';
 import { isPlainObject } from './raw.js';
 import { runReadback } from './readback.js';
@@ -43,6 +44,10 @@ export interface PipelineDeps {
   clientName: () => string;
   /** Interval of progress notifications while a call waits for a person (ms). */
   progressMs: number;
+  /** How long one request waits for an out-of-band decision before answering pending (ms). */
+  holdMs: number;
+  /** This client session's approvals that may outlive their request. */
+  holds: Holds;
 }
 
 /** The parts of the SDK's request context the pipeline uses. */
@@ -118,9 +123,9 @@ async function gated(
   ctx: CallContext,
   decision: ReturnType<typeof decide>,
 ): Promise<Result> {
-  const callId = randomUUID();
+  let callId: string = randomUUID();
   const args = params.arguments ?? {};
-  const base = { call_id: callId, tool: tool.exposed };
+  let base = { call_id: callId, tool: tool.exposed };
   const verdictOf = (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha = ''): Verdict => ({ ...v, call_id: callId, args_sha256: sha });
   if (!isPlainObject(args)) {
     await deps.audit.appendDurable({ event: 'decision', ...base, action: 'deny', reason: 'arguments are not a JSON object' }).catch(() => {});
@@ -140,7 +145,7 @@ async function gated(
     });
     return errorResult(denialText(tool.exposed, v.reason), v, tool.hasOutputSchema);
   }
-  const call: ToolCall = {
+  let call: ToolCall = {
     callId,
     tool: tool.exposed,
     upstream: tool.upstream.name,
@@ -155,16 +160,26 @@ async function gated(
     const v = verdictOf({ outcome: 'denied', reason, retry_safe: true, ...extra }, sha);
     return errorResult(denialText(tool.exposed, reason), v, tool.hasOutputSchema);
   };
+  // The same call again from this session while its question is open: it continues that wait.
+  const retried = decision.action === 'confirm' ? deps.holds.find(tool.exposed, sha) : undefined;
+  if (retried) {
+    call = retried.call;
+    callId = call.callId;
+    base = { call_id: callId, tool: tool.exposed };
+  }
   try {
-    await deps.audit.appendDurable({
-      event: 'call_received',
-      ...base,
-      upstream: call.upstream,
-      upstream_tool: call.upstreamTool,
-      args_sha256: sha,
-      client: oneLine(deps.clientName()).slice(0, 100),
-    });
-    await deps.audit.appendDurable({ event: 'decision', ...base, action: decision.action, reason: decision.reason, rule: decision.rule });
+    if (retried) await deps.audit.appendDurable({ event: 'call_retried', ...base });
+    else {
+      await deps.audit.appendDurable({
+        event: 'call_received',
+        ...base,
+        upstream: call.upstream,
+        upstream_tool: call.upstreamTool,
+        args_sha256: sha,
+        client: oneLine(deps.clientName()).slice(0, 100),
+      });
+      await deps.audit.appendDurable({ event: 'decision', ...base, action: decision.action, reason: decision.reason, rule: decision.rule });
+    }
   } catch (err) {
     return deny(`the audit log cannot be written (${(err as Error).message})`);
   }
@@ -172,24 +187,13 @@ async function gated(
   const block = deps.interlock.blockOf(tool.exposed);
   if (block) return unlock(deps, call, block, ctx, verdictOf);
 
-  const approval = await askPerson(deps, ctx, { call, summary, deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs, ...describeRisk(tool, call) });
-  const approved = approval.kind === 'approved' && !ctx.signal.aborted;
-  try {
-    await deps.audit.appendDurable({
-      event: 'approval',
-      ...base,
-      approved,
-      channel: approval.channel,
-      actor: approval.actor,
-      trust: approval.trust,
-      comment: approval.comment === undefined ? undefined : oneLine(approval.comment),
-      reason: approval.kind === 'denied' ? approval.reason : undefined,
-    });
-    if (ctx.signal.aborted) await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution' });
-  } catch (err) {
-    return deny(`the audit log cannot be written (${(err as Error).message})`);
+  const got = await awaitApproval(deps, ctx, { call, summary, deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs, ...describeRisk(tool, call) }, retried);
+  if (got.kind === 'pending') return pendingResult(deps, tool, got.hold, verdictOf);
+  const approval = got.approval;
+  if (got.kind === 'cancelled') {
+    await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution' }).catch(() => {});
+    return deny('cancelled by the client');
   }
-  if (ctx.signal.aborted) return deny('cancelled by the client');
   if (approval.kind === 'denied') return deny(approval.reason, approval.actor ? { denied_by: approval.actor } : {});
 
   const forward = { ...params, name: call.upstreamTool, arguments: call.args };
@@ -262,6 +266,29 @@ async function gated(
     return errorResult(unknownOutcomeText(tool.exposed, reason), v, tool.hasOutputSchema);
   }
 }
+
+/** The answer when nobody decided within confirm.hold_seconds: not run, still asked, how to keep waiting. */
+async function pendingResult(
+  deps: PipelineDeps,
+  tool: CatalogueTool,
+  hold: Hold,
+  verdictOf: (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha?: string) => Verdict,
+): Promise<Result> {
+  const until = new Date(hold.deadlineMs).toISOString();
+  const where = hold.channels.map((c) => CHANNEL_WORDS[c] ?? c).join(', ');
+  await deps.audit
+    .appendDurable({ event: 'approval_pending', call_id: hold.call.callId, tool: tool.exposed, channels: hold.channels.join(','), until })
+    .catch(() => {});
+  const reason = `waiting for a person to approve it on ${where} (open until ${until})`;
+  const v = verdictOf({ outcome: 'pending', reason, retry_safe: true, pending_until: until, pending_on: hold.channels }, hold.call.argsSha256);
+  return errorResult(
+    `lookfirst: ${tool.exposed} has NOT been executed yet: it is ${reason}. Nothing has run. Call ${tool.exposed} again with exactly the same arguments to keep waiting for the decision (it runs once, if approved); other arguments make a new request.`,
+    v,
+    tool.hasOutputSchema,
+  );
+}
+
+const CHANNEL_WORDS: Record<string, string> = { web: 'the approval web page', webhook: 'the webhook receiver', terminal: "the gate's terminal" };
 
 function describe(err: unknown): string {
   const code = (err as { code?: unknown }).code;

@@ -24,12 +24,14 @@ import { ConfirmBroker } from '../confirm/broker.js';
 import type { OutOfBandChannel } from '../confirm/channel.js';
 import { createElicitationChannel } from '../confirm/channels/elicitation.js';
 import type { PendingApprovals } from '../confirm/pending.js';
+import { oneLine } from '../confirm/visible.js';
 import { compilePolicy, type Policy, unmatchedRules } from '../policy/evaluate.js';
 import type { Verdict } from '../types.js';
 import { handleToolCall, type PipelineDeps } from './call.js';
 import { Catalogue } from './catalogue.js';
 import { FastPath } from './fast-path.js';
 import { Forwarder, unionCapabilities } from './forward.js';
+import { Holds } from './hold.js';
 import { Interlock } from './interlock.js';
 import { isPlainObject } from './raw.js';
 import { Upstream } from './upstream.js';
@@ -71,6 +73,8 @@ export class Gateway {
   private ready = false;
   /** Ids of the client's requests in progress (both paths). */
   private readonly activeIds = new Set<string>();
+  /** Holds of each client session, withdrawn when the gate closes. */
+  private readonly sessions = new Set<Holds>();
   /** Gated calls in progress, so that shutdown can wait for their audit entries. */
   private readonly gatedCalls = new Set<Promise<Result>>();
 
@@ -166,7 +170,7 @@ export class Gateway {
   async close(): Promise<void> {
     for (const u of this.upstreams) u.shutdown();
     await this.server?.close().catch(() => {});
-    const drained = Promise.allSettled([...this.gatedCalls]);
+    const drained = Promise.allSettled([...this.gatedCalls, ...[...this.sessions].map((h) => h.closeAll('the client disconnected'))]);
     await Promise.race([drained, new Promise((r) => setTimeout(r, 5000).unref())]);
     await Promise.all(this.upstreams.map((u) => u.close()));
   }
@@ -207,7 +211,27 @@ export class Gateway {
       logReads: this.opts.config.audit.reads,
       clientName: () => server.getClientVersion()?.name ?? 'client',
       progressMs: this.opts.config.confirm.progressMs,
+      holdMs: this.opts.config.confirm.holdMs,
+      holds: new Holds({
+        logApproval: (call, a) =>
+          this.opts.audit.appendDurable({
+            event: 'approval',
+            call_id: call.callId,
+            tool: call.tool,
+            approved: a.kind === 'approved',
+            channel: a.channel,
+            actor: a.actor,
+            trust: a.trust,
+            comment: a.comment === undefined ? undefined : oneLine(a.comment),
+            reason: a.kind === 'denied' ? a.reason : undefined,
+          }),
+        logLapse: async (call, a, reason) => {
+          await this.opts.audit.appendDurable({ event: 'approval_lapsed', call_id: call.callId, tool: call.tool, actor: a.actor, reason });
+          this.opts.pending.recordOutcome(call.callId, 'lapsed (approved, never claimed)');
+        },
+      }),
     };
+    this.sessions.add(deps.holds);
     server.fallbackRequestHandler = async (request, extra): Promise<Result> => {
       try {
         return await this.dispatch(request, extra, deps);

@@ -1,0 +1,153 @@
+/**
+ * Approvals that outlast the request that asked for them. Many clients give up on a tool call after
+ * about 60 s, while a person may need minutes. A held call is therefore a `Hold`: the question stays on
+ * the channels until a decision or `confirm.timeout_seconds`, while the request that asked answers
+ * "still pending" after `confirm.hold_seconds` (only once the question went out of band: a client that
+ * shows the question itself is waited for). An identical retry from the same session (same tool, same
+ * args_sha256) re-attaches to the hold. A decision executes only through a request that is waiting for
+ * it: an approval that arrives while none waits is kept for a retry until the deadline, then lapses
+ * (logged), and nothing runs. A cancelled waiting request withdraws the question everywhere.
+ * One registry per client session: a session never sees or re-attaches another's holds.
+ */
+import type { BrokerHooks } from '../confirm/broker.js';
+import type { Approval, ToolCall } from '../types.js';
+
+/** One approval being asked. */
+export interface Hold {
+  readonly key: string;
+  /** The call as first received; its call_id is the one the approval and the execution are logged under. */
+  readonly call: ToolCall;
+  readonly deadlineMs: number;
+  /** Settles with the decision once its `approval` entry is on disk (or as a denial when it cannot be). */
+  readonly decided: Promise<Approval>;
+  settled?: Approval;
+  /** Out-of-band channels showing it; empty while the client itself is asked. */
+  channels: string[];
+  readonly abort: AbortController;
+}
+
+/** How a waiting request ended. */
+export type WaitResult = 'decided' | 'pending' | 'cancelled';
+
+/** What the registry needs from the gate. */
+export interface HoldsOptions {
+  /** Writes the `approval` entry; a throw turns the decision into a denial. */
+  logApproval: (call: ToolCall, approval: Approval) => Promise<void>;
+  /** Writes that an approval lapsed (approved, never claimed by a waiting request). */
+  logLapse: (call: ToolCall, approval: Approval, reason: string) => Promise<void>;
+}
+
+const keyOf = (tool: string, sha: string) => `${tool}\u0000${sha}`;
+
+/** The holds of one client session. */
+export class Holds {
+  private readonly holds = new Map<string, Hold & { outOfBand: (() => void)[]; expiry?: NodeJS.Timeout }>();
+
+  constructor(private readonly opts: HoldsOptions) {}
+
+  /** The open hold for this tool and these exact arguments, if any. */
+  find(tool: string, argsSha256: string): Hold | undefined {
+    return this.holds.get(keyOf(tool, argsSha256));
+  }
+
+  /**
+   * Starts asking. `ask` gets the hold's own signal (aborted on withdrawal) and hooks; the answer is
+   * logged before `decided` settles.
+   */
+  open(call: ToolCall, deadlineMs: number, ask: (signal: AbortSignal, hooks: BrokerHooks) => Promise<Approval>): Hold {
+    const key = keyOf(call.tool, call.argsSha256);
+    const abort = new AbortController();
+    const outOfBand: (() => void)[] = [];
+    const hold: Hold & { outOfBand: (() => void)[]; expiry?: NodeJS.Timeout; decided: Promise<Approval> } = {
+      key,
+      call,
+      deadlineMs,
+      channels: [],
+      abort,
+      outOfBand,
+      decided: Promise.resolve(undefined as never),
+    };
+    hold.decided = ask(abort.signal, {
+      outOfBand: (channels) => {
+        hold.channels = channels;
+        for (const f of outOfBand.splice(0)) f();
+      },
+    }).then(async (approval) => {
+      let final = approval;
+      try {
+        await this.opts.logApproval(call, approval);
+      } catch (err) {
+        final = { kind: 'denied', channel: approval.channel, reason: `the audit log cannot be written (${(err as Error).message})` };
+      }
+      hold.settled = final;
+      // Kept for a retry until the deadline, then dropped; an unclaimed approval is logged as lapsed.
+      if (this.holds.get(key) === hold) {
+        hold.expiry = setTimeout(
+          () => void this.expire(hold, 'no request from the client was waiting for it before confirm.timeout_seconds'),
+          Math.max(0, deadlineMs - Date.now()),
+        );
+        hold.expiry.unref();
+      }
+      return final;
+    });
+    this.holds.set(key, hold);
+    return hold;
+  }
+
+  /**
+   * Waits while a request waits: for the decision, for `holdMs` once the question is out of band
+   * (`pending`), or for the request's cancellation (`cancelled`). Never aborts the hold itself.
+   */
+  wait(hold: Hold, signal: AbortSignal, holdMs: number): Promise<WaitResult> {
+    const h = this.holds.get(hold.key);
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      let done = false;
+      const finish = (r: WaitResult) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve(r);
+      };
+      const onAbort = () => finish('cancelled');
+      const startHoldTimer = () => {
+        if (!done) timer = setTimeout(() => finish('pending'), holdMs);
+      };
+      if (signal.aborted) return finish('cancelled');
+      signal.addEventListener('abort', onAbort, { once: true });
+      hold.decided.then(() => finish('decided'));
+      if (hold.settled) return;
+      if (hold.channels.length > 0 || !h) startHoldTimer();
+      else h.outOfBand.push(startHoldTimer);
+    });
+  }
+
+  /** Claims a decided hold for the waiting request: no other request can take it after this. */
+  take(hold: Hold): void {
+    const h = this.holds.get(hold.key);
+    if (h !== hold) return;
+    clearTimeout(h.expiry);
+    this.holds.delete(hold.key);
+  }
+
+  /** Withdraws the question from every channel (a waiting request was cancelled); nothing will run. */
+  withdraw(hold: Hold): void {
+    this.take(hold);
+    hold.abort.abort();
+  }
+
+  /** Withdraws every hold (the session ended); unclaimed approvals are logged as lapsed. */
+  async closeAll(reason: string): Promise<void> {
+    const all = [...this.holds.values()];
+    for (const h of all) h.abort.abort();
+    await Promise.all(all.map((h) => h.decided.then(() => this.expire(h, reason))));
+  }
+
+  private async expire(hold: Hold & { expiry?: NodeJS.Timeout }, reason: string): Promise<void> {
+    if (this.holds.get(hold.key) !== hold) return;
+    clearTimeout(hold.expiry);
+    this.holds.delete(hold.key);
+    if (hold.settled?.kind === 'approved') await this.opts.logLapse(hold.call, hold.settled, reason).catch(() => {});
+  }
+}
