@@ -17,7 +17,9 @@ export type ErrorCode =
   | 'WEB_UNAVAILABLE'
   | 'WEBHOOK_SECRET'
   | 'WEBHOOK_CA'
-  | 'WEBHOOK_UNAVAILABLE';
+  | 'WEBHOOK_UNAVAILABLE'
+  | 'HTTP_TOKEN'
+  | 'USAGE';
 
 /** Base class: a known failure with a stable code (pinned by tests; change on purpose only). */
 export class LookfirstError extends Error {

@@ -26,9 +26,12 @@ const run = (f: () => number | Promise<number>) => async () => {
 
 program
   .command('serve')
-  .description('run the gate on stdio in front of the upstreams in the config')
+  .description('run the gate in front of the upstreams in the config, on stdio (default) or Streamable HTTP')
   .requiredOption('-c, --config <file>', 'path to lookfirst.yaml')
-  .action((o: { config: string }) => run(() => serveCommand(o))());
+  .option('--transport <kind>', 'stdio or http (MCP endpoint at /mcp)', 'stdio')
+  .option('--host <host>', 'with --transport http: address to listen on (default http.host, 127.0.0.1)')
+  .option('--port <port>', 'with --transport http: port (default http.port, 8470; 0 picks a free one)')
+  .action((o: { config: string; transport?: string; host?: string; port?: string }) => run(() => serveCommand(o))());
 
 program
   .command('keygen')

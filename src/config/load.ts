@@ -71,6 +71,8 @@ export interface Config {
     webhook?: WebhookConfig;
   };
   audit: { logPath: string; keyPath: string; pubPath: string; reads: boolean };
+  /** `serve --transport http` settings, token file absolute. */
+  http: { host: string; port: number; tokenFile?: string; publicUrl?: string };
 }
 
 /**
@@ -143,6 +145,12 @@ export function parseConfig(text: string, file: string): Config {
     rules,
     confirm: confirmOf(raw.confirm, base),
     execution: { timeoutMs: raw.execution.timeout_seconds * 1000 },
+    http: {
+      host: raw.http.host,
+      port: raw.http.port,
+      tokenFile: raw.http.token_file === undefined ? undefined : resolve(base, raw.http.token_file),
+      publicUrl: raw.http.public_url,
+    },
     audit: { logPath, keyPath, pubPath: keyPath.replace(/(\.key)?$/, '.pub'), reads: raw.audit.reads },
   };
 }
@@ -225,6 +233,8 @@ const KNOWN_KEYS = [
   'terminal',
   'progress_seconds',
   'hold_seconds',
+  'http',
+  'token_file',
   'identity_header',
   'public_url',
   'webhook',

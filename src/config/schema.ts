@@ -134,6 +134,22 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /** `serve --transport http`: where the MCP endpoint listens, and the bearer token it requires. */
+    http: z
+      .object({
+        host: z.string().min(1).default('127.0.0.1'),
+        port: z.number().int().min(0).max(65535).default(8470),
+        /** File holding the bearer token (at least 32 characters). Required off loopback. */
+        token_file: z.string().min(1).optional(),
+        /** Address clients use, when a TLS proxy is in front: its host is accepted in Host and Origin. */
+        public_url: z.url({ protocol: /^https?$/, error: 'public_url must be an http:// or https:// address' }).optional(),
+      })
+      .strict()
+      .refine((h) => LOOPBACK.has(h.host) || h.token_file !== undefined, {
+        path: ['host'],
+        message: 'http.host off loopback needs http.token_file: every request must then carry the bearer token',
+      })
+      .prefault({}),
     execution: z
       .object({ timeout_seconds: timeoutSeconds.default(60) })
       .strict()

@@ -24,14 +24,13 @@ import { ConfirmBroker } from '../confirm/broker.js';
 import type { OutOfBandChannel } from '../confirm/channel.js';
 import { createElicitationChannel } from '../confirm/channels/elicitation.js';
 import type { PendingApprovals } from '../confirm/pending.js';
-import { oneLine } from '../confirm/visible.js';
 import { compilePolicy, type Policy, unmatchedRules } from '../policy/evaluate.js';
 import type { Verdict } from '../types.js';
 import { handleToolCall, type PipelineDeps } from './call.js';
 import { Catalogue } from './catalogue.js';
 import { FastPath } from './fast-path.js';
 import { Forwarder, unionCapabilities } from './forward.js';
-import { Holds } from './hold.js';
+import { auditedHolds, type Holds } from './hold.js';
 import { Interlock } from './interlock.js';
 import { isPlainObject } from './raw.js';
 import { Upstream } from './upstream.js';
@@ -46,6 +45,14 @@ function idKey(id: unknown): string {
 
 /** Client-to-server notifications the gate passes to every upstream. */
 const FORWARDED_NOTIFICATIONS = new Set(['notifications/roots/list_changed']);
+
+/** One connected client: its SDK server, whether it finished initializing, its request ids in progress, its holds. */
+interface Session {
+  server: Server;
+  ready: boolean;
+  activeIds: Set<string>;
+  holds: Holds;
+}
 
 /** What a gateway is built from. */
 export interface GatewayOptions {
@@ -69,12 +76,10 @@ export class Gateway {
   private readonly policy: Policy;
   /** Blocked tools and per-tool serialization, rebuilt from the audit log at start. */
   readonly interlock: Interlock;
-  private server: Server | undefined;
-  private ready = false;
-  /** Ids of the client's requests in progress (both paths). */
-  private readonly activeIds = new Set<string>();
-  /** Holds of each client session, withdrawn when the gate closes. */
-  private readonly sessions = new Set<Holds>();
+  /** Connected client sessions (one on stdio; one per MCP session over HTTP). */
+  private readonly sessions = new Set<Session>();
+  /** Sessions' holds being withdrawn after a disconnect, so that shutdown waits for their entries. */
+  private readonly closing = new Set<Promise<void>>();
   /** Gated calls in progress, so that shutdown can wait for their audit entries. */
   private readonly gatedCalls = new Set<Promise<Result>>();
 
@@ -119,24 +124,42 @@ export class Gateway {
     }
   }
 
-  /** Serves one client on a transport (stdio in the CLI). */
-  async serve(transport: Transport): Promise<Server> {
-    const server = this.buildServer();
-    this.server = server;
+  /**
+   * Serves one client session on a transport (stdio, or one Streamable HTTP session). Sessions share the
+   * upstreams, the catalogue, the policy and the interlock; each has its own request ids and holds.
+   * @param opts.fastPath route allowed reads around the SDK (stdio only: raw responses go straight to
+   *   the transport, which an HTTP transport cannot route).
+   */
+  async serve(transport: Transport, opts: { fastPath?: boolean } = {}): Promise<Server> {
+    const session: Session = { server: undefined as never, ready: false, activeIds: new Set(), holds: undefined as never };
+    const server = this.buildServer(session);
+    session.server = server;
+    this.sessions.add(session);
     await server.connect(transport);
-    const fast = new FastPath({
-      catalogue: this.catalogue,
-      policy: this.policy,
-      audit: this.opts.audit,
-      logReads: this.opts.config.audit.reads,
-      send: (m) => transport.send(m),
-    });
+    const sdkOnClose = transport.onclose;
+    transport.onclose = () => {
+      sdkOnClose?.();
+      this.sessions.delete(session);
+      const closing = session.holds.closeAll('the client disconnected');
+      this.closing.add(closing);
+      void closing.finally(() => this.closing.delete(closing));
+    };
+    const fast =
+      opts.fastPath === false
+        ? undefined
+        : new FastPath({
+            catalogue: this.catalogue,
+            policy: this.policy,
+            audit: this.opts.audit,
+            logReads: this.opts.config.audit.reads,
+            send: (m) => transport.send(m),
+          });
     // A request id may not be reused while its request is in progress: the SDK keeps one abort handle per
     // id, so a second request with the same id would take the first one's cancellation (and its
     // withdrawal at disconnect) away from it. Such a request is refused.
     const sdkSend = transport.send.bind(transport);
     transport.send = (m, options) => {
-      if (!('method' in m) && 'id' in m && (typeof m.id === 'string' || typeof m.id === 'number')) this.activeIds.delete(idKey(m.id));
+      if (!('method' in m) && 'id' in m && (typeof m.id === 'string' || typeof m.id === 'number')) session.activeIds.delete(idKey(m.id));
       return sdkSend(m, options);
     };
     // Allowed reads skip the SDK server once the client is initialized; everything else goes through it.
@@ -144,18 +167,18 @@ export class Gateway {
     transport.onmessage = (m: JSONRPCMessage, extra?: unknown) => {
       if ('method' in m && 'id' in m) {
         const key = idKey(m.id);
-        if (this.activeIds.has(key)) {
+        if (session.activeIds.has(key)) {
           const error = { code: -32600, message: `Invalid Request: id ${JSON.stringify(m.id)} is already used by a request in progress` };
-          void sdkSend({ jsonrpc: '2.0', id: m.id, error } as JSONRPCMessage).catch(() => {});
+          void sdkSend({ jsonrpc: '2.0', id: m.id, error } as JSONRPCMessage, { relatedRequestId: m.id }).catch(() => {});
           return;
         }
-        this.activeIds.add(key);
+        session.activeIds.add(key);
       }
       // The SDK runs oninitialized a microtask later; a call in the same chunk must already see it.
-      if ('method' in m && m.method === 'notifications/initialized' && !('id' in m)) this.ready = true;
+      if ('method' in m && m.method === 'notifications/initialized' && !('id' in m)) session.ready = true;
       const cancelled = 'method' in m && m.method === 'notifications/cancelled' ? (m.params as { requestId?: unknown } | undefined)?.requestId : undefined;
-      if (this.ready && fast.handle(m)) {
-        if (typeof cancelled === 'string' || typeof cancelled === 'number') this.activeIds.delete(idKey(cancelled));
+      if (session.ready && fast?.handle(m)) {
+        if (typeof cancelled === 'string' || typeof cancelled === 'number') session.activeIds.delete(idKey(cancelled));
         return;
       }
       (sdkOnMessage as ((m: JSONRPCMessage, e?: unknown) => void) | undefined)?.(m, extra);
@@ -164,18 +187,19 @@ export class Gateway {
   }
 
   /**
-   * Closes the client connection, waits (at most 5 s) for gated calls to finish writing how they ended
+   * Closes every client session, waits (at most 5 s) for gated calls to finish writing how they ended
    * (a held call is aborted: it is denied, never executed), then stops every upstream.
    */
   async close(): Promise<void> {
     for (const u of this.upstreams) u.shutdown();
-    await this.server?.close().catch(() => {});
-    const drained = Promise.allSettled([...this.gatedCalls, ...[...this.sessions].map((h) => h.closeAll('the client disconnected'))]);
+    const sessions = [...this.sessions];
+    await Promise.all(sessions.map((s) => s.server.close().catch(() => {})));
+    const drained = Promise.allSettled([...this.gatedCalls, ...this.closing, ...sessions.map((s) => s.holds.closeAll('the gate stopped'))]);
     await Promise.race([drained, new Promise((r) => setTimeout(r, 5000).unref())]);
     await Promise.all(this.upstreams.map((u) => u.close()));
   }
 
-  private buildServer(): Server {
+  private buildServer(session: Session): Server {
     const instructions = this.upstreams
       .map((u) => u.instructions)
       .filter(Boolean)
@@ -212,32 +236,15 @@ export class Gateway {
       clientName: () => server.getClientVersion()?.name ?? 'client',
       progressMs: this.opts.config.confirm.progressMs,
       holdMs: this.opts.config.confirm.holdMs,
-      holds: new Holds({
-        logApproval: (call, a) =>
-          this.opts.audit.appendDurable({
-            event: 'approval',
-            call_id: call.callId,
-            tool: call.tool,
-            approved: a.kind === 'approved',
-            channel: a.channel,
-            actor: a.actor,
-            trust: a.trust,
-            comment: a.comment === undefined ? undefined : oneLine(a.comment),
-            reason: a.kind === 'denied' ? a.reason : undefined,
-          }),
-        logLapse: async (call, a, reason) => {
-          await this.opts.audit.appendDurable({ event: 'approval_lapsed', call_id: call.callId, tool: call.tool, actor: a.actor, reason });
-          this.opts.pending.recordOutcome(call.callId, 'lapsed (approved, never claimed)');
-        },
-      }),
+      holds: auditedHolds(this.opts.audit, this.opts.pending),
     };
-    this.sessions.add(deps.holds);
+    session.holds = deps.holds;
     server.fallbackRequestHandler = async (request, extra): Promise<Result> => {
       try {
         return await this.dispatch(request, extra, deps);
       } finally {
         // A cancelled request gets no response, so its id is released here.
-        this.activeIds.delete(idKey(request.id));
+        session.activeIds.delete(idKey(request.id));
       }
     };
     // Client notifications are allow-listed: anything else, a `tools/call` sent without an id above all,
@@ -250,7 +257,7 @@ export class Gateway {
         );
     };
     server.oninitialized = () => {
-      this.ready = true;
+      session.ready = true;
     };
     server.onerror = (err) => this.opts.log(`client connection: ${err.message}`);
     return server;
@@ -289,11 +296,13 @@ export class Gateway {
       this.catalogue.markChanged(upstream);
       await this.catalogue.refresh(upstream);
     }
-    if (!this.ready || !this.server) return;
-    try {
-      await this.server.notification(n as never);
-    } catch (err) {
-      this.opts.log(`upstream ${upstream.name}: notification ${n.method} not relayed (${(err as Error).message})`);
+    for (const session of this.sessions) {
+      if (!session.ready) continue;
+      try {
+        await session.server.notification(n as never);
+      } catch (err) {
+        this.opts.log(`upstream ${upstream.name}: notification ${n.method} not relayed (${(err as Error).message})`);
+      }
     }
   }
 }

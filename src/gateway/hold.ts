@@ -9,7 +9,10 @@
  * (logged), and nothing runs. A cancelled waiting request withdraws the question everywhere.
  * One registry per client session: a session never sees or re-attaches another's holds.
  */
+import type { AuditLog } from '../audit/writer.js';
 import type { BrokerHooks } from '../confirm/broker.js';
+import type { PendingApprovals } from '../confirm/pending.js';
+import { oneLine } from '../confirm/visible.js';
 import type { Approval, ToolCall } from '../types.js';
 
 /** One approval being asked. */
@@ -150,4 +153,26 @@ export class Holds {
     this.holds.delete(hold.key);
     if (hold.settled?.kind === 'approved') await this.opts.logLapse(hold.call, hold.settled, reason).catch(() => {});
   }
+}
+
+/** A registry whose decisions and lapses go to the audit log (and lapses to the page's history). */
+export function auditedHolds(audit: AuditLog, pending: PendingApprovals): Holds {
+  return new Holds({
+    logApproval: (call, a) =>
+      audit.appendDurable({
+        event: 'approval',
+        call_id: call.callId,
+        tool: call.tool,
+        approved: a.kind === 'approved',
+        channel: a.channel,
+        actor: a.actor,
+        trust: a.trust,
+        comment: a.comment === undefined ? undefined : oneLine(a.comment),
+        reason: a.kind === 'denied' ? a.reason : undefined,
+      }),
+    logLapse: async (call, a, reason) => {
+      await audit.appendDurable({ event: 'approval_lapsed', call_id: call.callId, tool: call.tool, actor: a.actor, reason });
+      pending.recordOutcome(call.callId, 'lapsed (approved, never claimed)');
+    },
+  });
 }

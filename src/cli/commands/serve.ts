@@ -8,11 +8,14 @@ import open from 'open';
 import { loadSigner } from '../../audit/keys.js';
 import { AuditLog } from '../../audit/writer.js';
 import { systemClock } from '../../clock.js';
-import { loadConfig } from '../../config/load.js';
+import { type Config, loadConfig } from '../../config/load.js';
+import { loadSecret } from '../../confirm/channels/webhook.js';
 import { PendingApprovals } from '../../confirm/pending.js';
+import { LookfirstError } from '../../errors.js';
 import { Gateway } from '../../gateway/gateway.js';
 import { LineServerTransport } from '../../gateway/transport/stdio-server.js';
 import { MAX_MESSAGE_BYTES } from '../../gateway/upstream.js';
+import { startMcpEndpoint } from '../../web/mcp-endpoint.js';
 import { startChannels } from '../channels.js';
 import { cliName, logLine } from '../output.js';
 import { VERSION } from '../version.js';
@@ -46,6 +49,25 @@ function createRefusalLog(write: (reason: string, suppressed: number) => void): 
   };
 }
 
+/** Where to serve over HTTP, from the config and the command line; undefined for stdio. */
+function httpSettings(config: Config, opts: ServeOptions): { host: string; port: number; tokenFile?: string; publicUrl?: string } | undefined {
+  const kind = opts.transport ?? 'stdio';
+  if (kind !== 'stdio' && kind !== 'http') throw new LookfirstError('USAGE', `--transport must be stdio or http, not "${kind}"`);
+  if (kind === 'stdio') return undefined;
+  const port = opts.port === undefined ? config.http.port : Number(opts.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new LookfirstError('USAGE', `--port must be a port number (0-65535, 0 picks a free one), not "${opts.port}"`);
+  const host = opts.host ?? config.http.host;
+  if (!LOOPBACK.has(host) && !config.http.tokenFile)
+    throw new LookfirstError(
+      'USAGE',
+      `serving on ${host}, off this machine's loopback, needs a bearer token: set http.token_file in ${config.file} (a file with at least 32 random characters)`,
+    );
+  return { host, port, tokenFile: config.http.tokenFile, publicUrl: config.http.publicUrl };
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
 /** Opens the approval page in the person's browser; a failure is only reported. */
 function openInBrowser(url: string): void {
   open(url).then(
@@ -54,9 +76,23 @@ function openInBrowser(url: string): void {
   );
 }
 
-/** Runs the gate until the client disconnects or a signal arrives; resolves with the exit code. */
-export async function serveCommand(opts: { config: string }): Promise<number> {
+/** Options of `lookfirst serve`. */
+export interface ServeOptions {
+  config: string;
+  /** `stdio` (default) or `http` (Streamable HTTP at /mcp). */
+  transport?: string;
+  /** Override `http.host` / `http.port`. */
+  host?: string;
+  port?: string;
+}
+
+/**
+ * Runs the gate until the client disconnects (stdio) or a signal arrives; resolves with the exit code.
+ * @throws ConfigError for a bad config or option, LookfirstError when a channel or the endpoint cannot start.
+ */
+export async function serveCommand(opts: ServeOptions): Promise<number> {
   const config = loadConfig(opts.config);
+  const http = httpSettings(config, opts);
   const signer = loadSigner(config.audit.keyPath, `${cliName()} keygen --config ${config.file}`);
   const audit = await AuditLog.open({ logPath: config.audit.logPath, signer, clock: systemClock, warn: logLine });
   await audit.appendDurable({ event: 'gate_started', version: VERSION, pid: process.pid, upstreams: config.upstreams.map((u) => u.name).join(',') });
@@ -84,8 +120,26 @@ export async function serveCommand(opts: { config: string }): Promise<number> {
     logLine(
       `serving ${tools} tool${tools === 1 ? '' : 's'} from ${config.upstreams.length} upstream${config.upstreams.length === 1 ? '' : 's'}; audit log ${config.audit.logPath}`,
     );
-    const transport = new LineServerTransport(process.stdin, process.stdout, MAX_MESSAGE_BYTES);
-    await gateway.serve(transport);
+    let transport: LineServerTransport | undefined;
+    if (http) {
+      const token = http.tokenFile ? loadSecret(http.tokenFile, 'http.token_file', 'HTTP_TOKEN') : undefined;
+      const endpoint = await startMcpEndpoint({
+        host: http.host,
+        port: http.port,
+        token,
+        publicUrl: http.publicUrl,
+        gateway,
+        log: logLine,
+        onRefused: (what) => refusals.record(what),
+      });
+      cleanup.unshift(() => endpoint.close());
+      logLine(`MCP endpoint at ${endpoint.url} (Streamable HTTP)${token ? '; every request needs the bearer token' : ''}`);
+      if (!token)
+        logLine('warning: no http.token_file: every process on this machine can call tools through the gate. Set http.token_file to require a bearer token.');
+    } else {
+      transport = new LineServerTransport(process.stdin, process.stdout, MAX_MESSAGE_BYTES);
+      await gateway.serve(transport);
+    }
     return await new Promise<number>((resolve) => {
       let stopping = false;
       const stop = async (why: string) => {
@@ -101,17 +155,19 @@ export async function serveCommand(opts: { config: string }): Promise<number> {
           await audit.close().catch(() => {});
         }
         // A client that keeps stdin open (or a signal) must not keep the process alive.
-        process.stdin.destroy();
+        if (transport) process.stdin.destroy();
         resolve(0);
       };
-      process.stdin.once('end', () => void stop('client disconnected'));
-      process.stdin.once('close', () => void stop('client disconnected'));
-      // Chain, not replace: the SDK's own close handler aborts every call still waiting for a person.
-      const sdkOnClose = transport.onclose;
-      transport.onclose = () => {
-        sdkOnClose?.();
-        void stop('client disconnected');
-      };
+      if (transport) {
+        process.stdin.once('end', () => void stop('client disconnected'));
+        process.stdin.once('close', () => void stop('client disconnected'));
+        // Chain, not replace: the SDK's own close handler aborts every call still waiting for a person.
+        const sdkOnClose = transport.onclose;
+        transport.onclose = () => {
+          sdkOnClose?.();
+          void stop('client disconnected');
+        };
+      }
       process.once('SIGINT', () => void stop('SIGINT'));
       process.once('SIGTERM', () => void stop('SIGTERM'));
     });

@@ -19,25 +19,31 @@ import { oneLine, showHidden, showHiddenInJson } from '../visible.js';
 export const MIN_SECRET_CHARS = 32;
 
 /**
- * Reads the shared secret (trailing newline dropped). Never puts the secret in a message.
- * @throws LookfirstError `WEBHOOK_SECRET` when unreadable or shorter than 32 characters.
+ * Reads a secret file (one trailing newline dropped). Never puts the secret in a message.
+ * @param setting the config key that names the file, for the message (e.g. `confirm.webhook.secret_file`).
+ * @throws LookfirstError `code` when unreadable or shorter than 32 characters.
  */
-export function loadWebhookSecret(path: string): string {
+export function loadSecret(path: string, setting: string, code: 'WEBHOOK_SECRET' | 'HTTP_TOKEN'): string {
   let text: string;
   try {
     text = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
   } catch (err) {
     throw new LookfirstError(
-      'WEBHOOK_SECRET',
-      `cannot read confirm.webhook.secret_file ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'}). Create it with at least ${MIN_SECRET_CHARS} random characters, e.g. openssl rand -hex 32 > ${path}`,
+      code,
+      `cannot read ${setting} ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'}). Create it with at least ${MIN_SECRET_CHARS} random characters, e.g. openssl rand -hex 32 > ${path}`,
     );
   }
   if (text.length < MIN_SECRET_CHARS)
     throw new LookfirstError(
-      'WEBHOOK_SECRET',
-      `confirm.webhook.secret_file ${path} holds ${text.length} characters; at least ${MIN_SECRET_CHARS} are needed (e.g. openssl rand -hex 32 > ${path})`,
+      code,
+      `${setting} ${path} holds ${text.length} characters; at least ${MIN_SECRET_CHARS} are needed (e.g. openssl rand -hex 32 > ${path})`,
     );
   return text;
+}
+
+/** Reads the webhook's shared secret; see loadSecret. */
+export function loadWebhookSecret(path: string): string {
+  return loadSecret(path, 'confirm.webhook.secret_file', 'WEBHOOK_SECRET');
 }
 
 /** The per-call token: HMAC-SHA256(secret, call_id), hex. */
