@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { FAKE_UPSTREAM, NODE, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { FAKE_UPSTREAM, NODE, ResultSchema, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
 import { decide, http, pageAddress, pendingCall } from './web-page.js';
 
 function gate(confirm: string) {
@@ -18,7 +18,7 @@ function gate(confirm: string) {
   const effects = join(dir, 'effects.txt');
   const config = writeConfig(
     dir,
-    `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', effects])}\nconfirm:\n  elicitation: false\n  web: { enabled: true, host: 127.0.0.1, port: 0 }\n${confirm}`,
+    `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', effects, '--events', join(dir, 'events.jsonl')])}\nconfirm:\n  elicitation: false\n  web: { enabled: true, host: 127.0.0.1, port: 0 }\n${confirm}`,
   );
   const executed = () => (existsSync(effects) ? readFileSync(effects, 'utf8').trim().split('\n').filter(Boolean).length : 0);
   const events = () =>
@@ -81,6 +81,31 @@ describe('holds and retries', () => {
     assert.equal(g.executed(), 1);
     await agent.close();
     assert.equal(g.executed(), 1);
+  });
+
+  it('sends upstream only the approved name and arguments: a retry\u2019s own _meta and extra params stay behind', async () => {
+    const g = gate('  timeout_seconds: 30\n  hold_seconds: 1\n');
+    const agent = await startAgent(g.config);
+    const page = await pageAddress(agent.stderr);
+    assert.equal(outcome(await agent.call('write_note', { note: 'exact' })), 'pending');
+    assert.equal(await decide(page, await pendingCall(page), 'approve', 'kim'), 200);
+    const retry = (await agent.client.request(
+      { method: 'tools/call', params: { name: 'write_note', arguments: { note: 'exact' }, _meta: { injected: true }, extraTop: { evil: true } } } as never,
+      ResultSchema,
+    )) as Record<string, unknown>;
+    assert.equal(outcome(retry), 'executed');
+    await agent.close();
+    const sent = readFileSync(join(g.dir, 'events.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { method?: string; params?: Record<string, unknown> })
+      .filter((e) => e.method === 'tools/call');
+    assert.equal(sent.length, 1);
+    assert.deepEqual(
+      Object.keys(sent[0]!.params!).filter((k) => k !== '_meta'),
+      ['name', 'arguments'],
+    );
+    assert.equal(JSON.stringify(sent[0]!.params!._meta ?? {}).includes('injected'), false);
   });
 
   it('an approval nobody comes back for lapses: nothing runs, and the log says so', async () => {

@@ -105,6 +105,9 @@ describe('serve over Streamable HTTP', () => {
     assert.equal((await http(g.port, 'POST', '/mcp', { ...MCP_HEADERS, ...auth, origin: 'https://evil.example' }, INIT)).status, 403);
     assert.equal((await http(g.port, 'POST', '/mcp', { ...MCP_HEADERS, ...auth, host: `evil.example:${g.port}` }, INIT)).status, 403);
     assert.equal((await http(g.port, 'POST', '/mcp', { ...MCP_HEADERS, ...auth, origin: `http://127.0.0.1:${g.port}` }, INIT)).status, 200);
+    // Refused before a gateway session is made for it (a flood of these must not pile sessions up).
+    for (let i = 0; i < 20; i++) assert.equal((await http(g.port, 'POST', '/mcp', { ...MCP_HEADERS, ...auth, accept: 'application/json' }, INIT)).status, 406);
+    assert.doesNotMatch(g.stderr(), /client connection: Not Acceptable/);
     await g.stop();
   });
 

@@ -28,7 +28,11 @@ export function askPerson(deps: PipelineDeps, ctx: CallContext, req: ApprovalReq
 }
 
 /** What came of waiting for a person in one request. */
-export type Awaited = { kind: 'decided'; approval: Approval } | { kind: 'pending'; hold: Hold } | { kind: 'cancelled'; approval: Approval };
+export type ApprovalWait =
+  | { kind: 'decided'; approval: Approval }
+  | { kind: 'pending'; hold: Hold }
+  | { kind: 'cancelled'; approval: Approval }
+  | { kind: 'lapsed' };
 
 /**
  * Waits for a person's decision on `call` in this request: opens a hold (or re-attaches to `existing`),
@@ -36,7 +40,7 @@ export type Awaited = { kind: 'decided'; approval: Approval } | { kind: 'pending
  * request's cancellation. A decided hold is claimed by this request (no other can run it); a cancelled
  * request withdraws the question everywhere.
  */
-export async function awaitApproval(deps: PipelineDeps, ctx: CallContext, req: ApprovalRequest, existing: Hold | undefined): Promise<Awaited> {
+export async function awaitApproval(deps: PipelineDeps, ctx: CallContext, req: ApprovalRequest, existing: Hold | undefined): Promise<ApprovalWait> {
   const hold =
     existing ?? deps.holds.open(req.call, req.deadlineMs, (signal, hooks) => deps.broker.confirm({ ...req, client: deps.clientName() }, signal, hooks));
   const what = `to approve ${req.call.tool}`;
@@ -48,6 +52,8 @@ export async function awaitApproval(deps: PipelineDeps, ctx: CallContext, req: A
     deps.holds.withdraw(hold);
     return { kind: 'cancelled', approval: await hold.decided };
   }
-  deps.holds.take(hold);
-  return { kind: 'decided', approval: await hold.decided };
+  const approval = await hold.decided;
+  // A decision counts only while its hold is open: one that lapsed (or whose session closed) meanwhile runs nothing.
+  if (!(await deps.holds.take(hold))) return { kind: 'lapsed' };
+  return { kind: 'decided', approval };
 }

@@ -189,6 +189,7 @@ async function gated(
 
   const got = await awaitApproval(deps, ctx, { call, summary, deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs, ...describeRisk(tool, call) }, retried);
   if (got.kind === 'pending') return pendingResult(deps, tool, got.hold, verdictOf);
+  if (got.kind === 'lapsed') return deny('the approval lapsed before this call came back for it (confirm.timeout_seconds); call again to ask again');
   const approval = got.approval;
   if (got.kind === 'cancelled') {
     await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution' }).catch(() => {});
@@ -196,11 +197,17 @@ async function gated(
   }
   if (approval.kind === 'denied') return deny(approval.reason, approval.actor ? { denied_by: approval.actor } : {});
 
-  const forward = { ...params, name: call.upstreamTool, arguments: call.args };
+  // Only what was approved goes upstream: the name and the arguments (a retry's own _meta or extra params do not).
+  const forward = { name: call.upstreamTool, arguments: call.args };
   const blockTool = async (reason: string) => {
     deps.interlock.block(tool.exposed, { sinceMs: deps.clock.nowMs(), reason, callId });
     await deps.audit.appendDurable({ event: 'execution_blocked', ...base, reason: reason.slice(0, 300) }).catch(() => {});
   };
+  // A cancel that lands with the approval: nothing has been sent, so it is a clean denial, not an unknown outcome.
+  if (ctx.signal.aborted) {
+    await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution' }).catch(() => {});
+    return deny('cancelled by the client');
+  }
   try {
     await deps.audit.appendDurable({ event: 'execution_started', ...base });
   } catch (err) {

@@ -126,17 +126,31 @@ export class Holds {
     });
   }
 
-  /** Claims a decided hold for the waiting request: no other request can take it after this. */
-  take(hold: Hold): void {
+  /**
+   * Claims a decided hold for the waiting request: no other request can take it after this.
+   * @returns false when the hold is no longer open (it lapsed, or the session closed): its decision must
+   *   not be acted on.
+   */
+  async take(hold: Hold): Promise<boolean> {
     const h = this.holds.get(hold.key);
-    if (h !== hold) return;
+    if (h !== hold) return false;
+    if (Date.now() >= hold.deadlineMs) {
+      // Past the deadline the timer may just not have fired yet: the approval lapsed.
+      await this.expire(h, 'the retry came after confirm.timeout_seconds');
+      return false;
+    }
     clearTimeout(h.expiry);
     this.holds.delete(hold.key);
+    return true;
   }
 
   /** Withdraws the question from every channel (a waiting request was cancelled); nothing will run. */
   withdraw(hold: Hold): void {
-    this.take(hold);
+    const h = this.holds.get(hold.key);
+    if (h === hold) {
+      clearTimeout(h.expiry);
+      this.holds.delete(hold.key);
+    }
     hold.abort.abort();
   }
 

@@ -91,6 +91,10 @@ export async function listen(server: Server, host: string, port: number, what: s
       );
     });
     server.maxConnections = MAX_CONNECTIONS;
+    // A client that trickles its headers or body (slowloris) is cut off instead of holding a connection.
+    // Only receiving the request is bounded: a response may take as long as a person takes to decide.
+    server.headersTimeout = 10_000;
+    server.requestTimeout = 60_000;
     server.listen(port, host, () => resolve());
   });
   const addr = server.address();

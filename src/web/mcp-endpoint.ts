@@ -18,6 +18,8 @@ import { close, header, listen, sendJson } from './http.js';
 
 /** Most MCP sessions at once. */
 const MAX_SESSIONS = 256;
+/** A session with no request for this long is closed (a client that left without DELETE), in ms. */
+export const SESSION_IDLE_MS = 30 * 60_000;
 
 /** Options of the MCP endpoint. */
 export interface McpEndpointOptions {
@@ -73,6 +75,21 @@ function readJson(req: IncomingMessage): Promise<{ ok: true; body: unknown } | {
  */
 export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEndpoint> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const lastSeen = new Map<string, number>();
+  // Clients that vanish without DELETE must not fill the session table for good.
+  const sweeper = setInterval(() => {
+    const cutoff = Date.now() - SESSION_IDLE_MS;
+    for (const [id, seen] of lastSeen) {
+      if (seen < cutoff) {
+        lastSeen.delete(id);
+        void sessions
+          .get(id)
+          ?.close()
+          .catch(() => {});
+      }
+    }
+  }, 60_000);
+  sweeper.unref();
   let allowed = allowedHosts(opts.host, opts.port, opts.publicUrl);
   const expected = opts.token === undefined ? undefined : Buffer.from(`Bearer ${opts.token}`);
   const refuse = (res: ServerResponse, status: number, reason: string, extra: Record<string, string> = {}) => {
@@ -95,6 +112,7 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
     if (sessionId !== undefined) {
       const transport = sessions.get(sessionId);
       if (!transport) return rpcError(res, 404, -32001, 'unknown or ended MCP session: start a new one with initialize');
+      lastSeen.set(sessionId, Date.now());
       if (req.method === 'POST') {
         const parsed = await readJson(req);
         if (!parsed.ok) return rpcError(res, parsed.status, -32700, parsed.message);
@@ -107,19 +125,29 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
     if (!parsed.ok) return rpcError(res, parsed.status, -32700, parsed.message);
     if (!isInitializeRequest(parsed.body)) return rpcError(res, 400, -32000, 'no MCP session: the first request must be initialize');
     if (sessions.size >= MAX_SESSIONS) return rpcError(res, 503, -32000, `too many MCP sessions (${MAX_SESSIONS}); close some clients`);
+    // Checked here, before a gateway session exists: the SDK would refuse it only after one was made.
+    const accept = header(req, 'accept') ?? '';
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
+      return rpcError(res, 406, -32000, 'Not Acceptable: the client must accept both application/json and text/event-stream');
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         sessions.set(id, transport);
+        lastSeen.set(id, Date.now());
       },
     });
     await opts.gateway.serve(transport, { fastPath: false });
     const gatewayOnClose = transport.onclose;
     transport.onclose = () => {
       gatewayOnClose?.();
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      if (transport.sessionId) {
+        sessions.delete(transport.sessionId);
+        lastSeen.delete(transport.sessionId);
+      }
     };
     await transport.handleRequest(req, res, parsed.body);
+    // The SDK refused the initialize (no session came of it): drop the gateway session made for it.
+    if (!transport.sessionId || !sessions.has(transport.sessionId)) await transport.close().catch(() => {});
   }
 
   const server = createServer((req, res) => {
@@ -135,6 +163,7 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
     url: `http://${shown}:${port}/mcp`,
     port,
     close: async () => {
+      clearInterval(sweeper);
       await Promise.all([...sessions.values()].map((t) => t.close().catch(() => {})));
       await close(server);
     },
