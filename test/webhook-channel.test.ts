@@ -11,25 +11,15 @@ import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { WebhookPreview } from '../src/confirm/channels/webhook.js';
 import { FS_SERVER, NODE, runCli, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
 import { makePki, type TestPki } from './tls.js';
 import { pageAddress, pendingCall, decide as webDecide } from './web-page.js';
 
 const SECRET = 's3cret-'.repeat(6);
 
-interface Preview {
-  call_id: string;
-  tool_display: string;
-  summary: string;
-  arguments_display: string;
-  warnings: string[];
-  tool: string;
-  arguments: Record<string, unknown>;
-  args_sha256: string;
-  expires_at: string;
-  decision_url: string;
-  token: string;
-}
+/** What the receiver gets: the gate's own preview type, so the test follows it. */
+type Preview = WebhookPreview;
 
 /** A real HTTPS receiver that records every preview. */
 class Receiver {
