@@ -10,8 +10,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { FAKE_UPSTREAM, NODE, ResultSchema, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
-import { decide, http, pageAddress, pendingCall } from './web-page.js';
+import { type Agent, FAKE_UPSTREAM, NODE, ResultSchema, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { decide, http, type PageAddress, pageAddress, pendingCall } from './web-page.js';
 
 function gate(confirm: string) {
   const dir = tmp();
@@ -30,6 +30,12 @@ function gate(confirm: string) {
 }
 
 const outcome = (r: Record<string, unknown>) => verdictOf(r)?.outcome;
+
+/** The call answers pending (nobody decided within hold_seconds), then a person approves it on the page. */
+async function pendThenApprove(agent: Agent, page: PageAddress, args: Record<string, unknown>, who: string): Promise<void> {
+  assert.equal(outcome(await agent.call('write_note', args)), 'pending');
+  assert.equal(await decide(page, await pendingCall(page), 'approve', who), 200);
+}
 
 describe('holds and retries', () => {
   it('a client with a 5 s timeout retries until a person approves at second 8: it runs exactly once', async () => {
@@ -71,9 +77,7 @@ describe('holds and retries', () => {
     const g = gate('  timeout_seconds: 30\n  hold_seconds: 1\n');
     const agent = await startAgent(g.config);
     const page = await pageAddress(agent.stderr);
-    const first = await agent.call('write_note', { note: 'kept' });
-    assert.equal(outcome(first), 'pending');
-    assert.equal(await decide(page, await pendingCall(page), 'approve', 'fran'), 200);
+    await pendThenApprove(agent, page, { note: 'kept' }, 'fran');
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(g.executed(), 0, 'nothing runs while no request waits');
     const [a, b] = await Promise.all([agent.call('write_note', { note: 'kept' }), agent.call('write_note', { note: 'kept' })]);
@@ -87,8 +91,7 @@ describe('holds and retries', () => {
     const g = gate('  timeout_seconds: 30\n  hold_seconds: 1\n');
     const agent = await startAgent(g.config);
     const page = await pageAddress(agent.stderr);
-    assert.equal(outcome(await agent.call('write_note', { note: 'exact' })), 'pending');
-    assert.equal(await decide(page, await pendingCall(page), 'approve', 'kim'), 200);
+    await pendThenApprove(agent, page, { note: 'exact' }, 'kim');
     const retry = (await agent.client.request(
       { method: 'tools/call', params: { name: 'write_note', arguments: { note: 'exact' }, _meta: { injected: true }, extraTop: { evil: true } } } as never,
       ResultSchema,
@@ -112,8 +115,7 @@ describe('holds and retries', () => {
     const g = gate('  timeout_seconds: 3\n  hold_seconds: 1\n');
     const agent = await startAgent(g.config);
     const page = await pageAddress(agent.stderr);
-    assert.equal(outcome(await agent.call('write_note', { note: 'lapse' })), 'pending');
-    assert.equal(await decide(page, await pendingCall(page), 'approve', 'gus'), 200);
+    await pendThenApprove(agent, page, { note: 'lapse' }, 'gus');
     assert.ok(await waitFor(() => g.events().some((e) => e.event === 'approval_lapsed'), 5000), 'lapse logged');
     const retry = await agent.call('write_note', { note: 'lapse' });
     assert.equal(outcome(retry), 'pending', 'after the lapse, the same call asks again');

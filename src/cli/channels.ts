@@ -4,8 +4,10 @@
  * warnings follows the issue that defines them: a person reading the gate's start-up lines learns which
  * approvals can be trusted how far.
  */
+
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config/load.js';
+import { LOOPBACK } from '../config/schema.js';
 import type { OutOfBandChannel } from '../confirm/channel.js';
 import { createTerminalChannel, openControllingTerminal, type TerminalPort } from '../confirm/channels/terminal.js';
 import { createWebChannel } from '../confirm/channels/web.js';
@@ -14,8 +16,6 @@ import type { PendingApprovals } from '../confirm/pending.js';
 import { LookfirstError } from '../errors.js';
 import { startWebApp, type WebApp } from '../web/app.js';
 import { startWebhookEndpoint, type WebhookEndpoint } from '../web/webhook-endpoint.js';
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** Channels and what must be closed at the end. */
 export interface Channels {

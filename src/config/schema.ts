@@ -55,7 +55,8 @@ export const toolRuleSchema = z
   })
   .strict();
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+/** Host names that reach only this machine: the web page, the webhook listener and the MCP endpoint default to them. */
+export const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** `confirm.web`: the approval page. Off loopback only behind an authenticating proxy (identity_header). */
 const webSchema = z

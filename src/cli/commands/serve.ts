@@ -9,6 +9,7 @@ import { loadSigner } from '../../audit/keys.js';
 import { AuditLog } from '../../audit/writer.js';
 import { systemClock } from '../../clock.js';
 import { type Config, loadConfig } from '../../config/load.js';
+import { LOOPBACK } from '../../config/schema.js';
 import { loadSecret } from '../../confirm/channels/webhook.js';
 import { PendingApprovals } from '../../confirm/pending.js';
 import { LookfirstError } from '../../errors.js';
@@ -65,8 +66,6 @@ function httpSettings(config: Config, opts: ServeOptions): { host: string; port:
     );
   return { host, port, tokenFile: config.http.tokenFile, publicUrl: config.http.publicUrl };
 }
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** Opens the approval page in the person's browser; a failure is only reported. */
 function openInBrowser(url: string): void {
