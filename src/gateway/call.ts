@@ -16,11 +16,12 @@ import type { ConfirmBroker } from '../confirm/broker.js';
 import { summarizeCall } from '../confirm/summary.js';
 import { oneLine } from '../confirm/visible.js';
 import { decide, type Policy } from '../policy/evaluate.js';
-import type { ToolCall, Verdict } from '../types.js';
+import type { Approval, ToolCall, Verdict } from '../types.js';
 import { awaitApproval, describeRisk } from './ask.js';
 import type { Catalogue, CatalogueTool } from './catalogue.js';
 import type { Hold, Holds } from './hold.js';
 import type { Interlock } from './interlock.js';
+import { askInClient, canAskInClient, carriesAnswer, type InClientRound, redeemAnswer } from './mrtr.js';
 import { isPlainObject } from './raw.js';
 import { runReadback } from './readback.js';
 import { unlock } from './unlock.js';
@@ -55,6 +56,8 @@ export interface CallContext {
   signal: AbortSignal;
   /** Sends a progress notification to the client with the client's own token. */
   progress?: ForwardOptions['onprogress'];
+  /** 2026-07-28 requests: the approval question goes back as `input_required` (gateway/mrtr.ts). */
+  mrtr?: InClientRound;
 }
 
 /**
@@ -160,6 +163,15 @@ async function gated(
     const v = verdictOf({ outcome: 'denied', reason, retry_safe: true, ...extra }, sha);
     return errorResult(denialText(tool.exposed, reason), v, tool.hasOutputSchema);
   };
+  // A 2026-07-28 call that comes back with the answer to its approval question.
+  if (carriesAnswer(ctx.mrtr)) {
+    const answered = await answeredInClient(deps, tool, call, ctx.mrtr, decision);
+    if (!answered.ok) return deny(answered.reason);
+    callId = answered.callId;
+    base = { call_id: callId, tool: tool.exposed };
+    call = { ...call, callId };
+    return execute(deps, tool, call, ctx, answered.approval, verdictOf);
+  }
   // The same call again from this session while its question is open: it continues that wait.
   const retried = decision.action === 'confirm' ? deps.holds.find(tool.exposed, sha) : undefined;
   if (retried) {
@@ -187,7 +199,17 @@ async function gated(
   const block = deps.interlock.blockOf(tool.exposed);
   if (block) return unlock(deps, call, block, ctx, verdictOf);
 
-  const got = await awaitApproval(deps, ctx, { call, summary, deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs, ...describeRisk(tool, call) }, retried);
+  const request = { call, summary, deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs, ...describeRisk(tool, call) };
+  if (!retried && ctx.mrtr && canAskInClient(ctx.mrtr, request) === true) {
+    const asked = await askInClient(ctx.mrtr, { ...request, client: deps.clientName() });
+    try {
+      await deps.audit.appendDurable({ event: 'input_required', ...base, until: new Date(request.deadlineMs).toISOString() });
+    } catch (err) {
+      return deny(`the audit log cannot be written (${(err as Error).message})`);
+    }
+    return asked;
+  }
+  const got = await awaitApproval(deps, ctx, request, retried);
   if (got.kind === 'pending') return pendingResult(deps, tool, got.hold, verdictOf);
   if (got.kind === 'lapsed') return deny('the approval lapsed before this call came back for it (confirm.timeout_seconds); call again to ask again');
   const approval = got.approval;
@@ -195,6 +217,73 @@ async function gated(
     await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution' }).catch(() => {});
     return deny('cancelled by the client');
   }
+  return execute(deps, tool, call, ctx, approval, verdictOf);
+}
+
+/**
+ * Logs and checks the answer a 2026-07-28 call came back with. A refused answer is logged as a call of
+ * its own (received, refused, nothing sent); an accepted one continues the call it answers.
+ */
+async function answeredInClient(
+  deps: PipelineDeps,
+  tool: CatalogueTool,
+  call: ToolCall,
+  round: InClientRound,
+  decision: ReturnType<typeof decide>,
+): Promise<{ ok: true; callId: string; approval: Approval } | { ok: false; reason: string }> {
+  const r = await redeemAnswer(round, { tool: tool.exposed, argsSha256: call.argsSha256 }, deps.clientName());
+  try {
+    if (!r.ok) {
+      await deps.audit.appendDurable({
+        event: 'call_received',
+        call_id: call.callId,
+        tool: tool.exposed,
+        upstream: call.upstream,
+        upstream_tool: call.upstreamTool,
+        args_sha256: call.argsSha256,
+        client: oneLine(deps.clientName()).slice(0, 100),
+      });
+      await deps.audit.appendDurable({ event: 'input_refused', call_id: call.callId, tool: tool.exposed, reason: r.reason });
+      return r;
+    }
+    const base = { call_id: r.callId, tool: tool.exposed };
+    await deps.audit.appendDurable({ event: 'input_answered', ...base });
+    // What changed while the client's user decided is applied: a deny rule or a blocked tool wins.
+    if (decision.action === 'deny') return { ok: false, reason: `denied by ${decision.reason}` };
+    if (deps.interlock.blockOf(tool.exposed))
+      return { ok: false, reason: `${tool.exposed} was blocked after the question was asked; call again to ask a person to unlock it` };
+    const a = r.approval;
+    await deps.audit.appendDurable({
+      event: 'approval',
+      ...base,
+      approved: a.kind === 'approved',
+      channel: a.channel,
+      actor: a.actor,
+      trust: a.trust,
+      reason: a.kind === 'denied' ? a.reason : undefined,
+    });
+    return r;
+  } catch (err) {
+    return { ok: false, reason: `the audit log cannot be written (${(err as Error).message})` };
+  }
+}
+
+/** Runs an approved (or denied) call: exactly the approved name and arguments, once, then reads it back. */
+async function execute(
+  deps: PipelineDeps,
+  tool: CatalogueTool,
+  call: ToolCall,
+  ctx: CallContext,
+  approval: Approval,
+  verdictOf: (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha?: string) => Verdict,
+): Promise<Result> {
+  const callId = call.callId;
+  const sha = call.argsSha256;
+  const base = { call_id: callId, tool: tool.exposed };
+  const deny = (reason: string, extra: Partial<Verdict> = {}) => {
+    const v = verdictOf({ outcome: 'denied', reason, retry_safe: true, ...extra }, sha);
+    return errorResult(denialText(tool.exposed, reason), v, tool.hasOutputSchema);
+  };
   if (approval.kind === 'denied') return deny(approval.reason, approval.actor ? { denied_by: approval.actor } : {});
 
   // Only what was approved goes upstream: the name and the arguments (a retry's own _meta or extra params do not).

@@ -21,7 +21,7 @@ import type { AuditLog } from '../audit/writer.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load.js';
 import { ConfirmBroker } from '../confirm/broker.js';
-import type { OutOfBandChannel } from '../confirm/channel.js';
+import type { ConfirmChannel, OutOfBandChannel } from '../confirm/channel.js';
 import { createElicitationChannel } from '../confirm/channels/elicitation.js';
 import type { PendingApprovals } from '../confirm/pending.js';
 import { compilePolicy, type Policy, unmatchedRules } from '../policy/evaluate.js';
@@ -32,6 +32,7 @@ import { FastPath } from './fast-path.js';
 import { Forwarder, unionCapabilities } from './forward.js';
 import { auditedHolds, type Holds } from './hold.js';
 import { Interlock } from './interlock.js';
+import type { InClientRound } from './mrtr.js';
 import { isPlainObject } from './raw.js';
 import { Upstream } from './upstream.js';
 import { plainMessage, toWireError } from './wire-error.js';
@@ -46,12 +47,27 @@ function idKey(id: unknown): string {
 /** Client-to-server notifications the gate passes to every upstream. */
 const FORWARDED_NOTIFICATIONS = new Set(['notifications/roots/list_changed']);
 
-/** One connected client: its SDK server, whether it finished initializing, its request ids in progress, its holds. */
-interface Session {
-  server: Server;
+/**
+ * One connected client: whether it finished initializing, its request ids in progress (2025 sessions),
+ * its holds, and how to reach and close it. 2025 sessions are a v1 SDK server on a transport; 2026-07-28
+ * sessions are kept by gateway/modern.ts.
+ */
+export interface Session {
   ready: boolean;
   activeIds: Set<string>;
   holds: Holds;
+  /** Relays an upstream notification (list changes, resource updates) to this client. */
+  notify(n: Notification): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** How one request reaches the pipeline, whichever protocol generation it came in. */
+export interface RouteContext {
+  signal: AbortSignal;
+  /** The client's progress token, when it gave one. */
+  progress?: (p: Record<string, unknown>) => void;
+  /** 2026-07-28 requests: in-client approval by `input_required`. */
+  mrtr?: InClientRound;
 }
 
 /** What a gateway is built from. */
@@ -131,18 +147,20 @@ export class Gateway {
    *   the transport, which an HTTP transport cannot route).
    */
   async serve(transport: Transport, opts: { fastPath?: boolean } = {}): Promise<Server> {
-    const session: Session = { server: undefined as never, ready: false, activeIds: new Set(), holds: undefined as never };
+    const session: Session = {
+      ready: false,
+      activeIds: new Set(),
+      holds: undefined as never,
+      notify: (n) => server.notification(n as never),
+      close: () => server.close(),
+    };
     const server = this.buildServer(session);
-    session.server = server;
-    this.sessions.add(session);
+    const detach = this.attach(session);
     await server.connect(transport);
     const sdkOnClose = transport.onclose;
     transport.onclose = () => {
       sdkOnClose?.();
-      this.sessions.delete(session);
-      const closing = session.holds.closeAll('the client disconnected');
-      this.closing.add(closing);
-      void closing.finally(() => this.closing.delete(closing));
+      detach();
     };
     const fast =
       opts.fastPath === false
@@ -193,7 +211,7 @@ export class Gateway {
   async close(): Promise<void> {
     for (const u of this.upstreams) u.shutdown();
     const sessions = [...this.sessions];
-    await Promise.all(sessions.map((s) => s.server.close().catch(() => {})));
+    await Promise.all(sessions.map((s) => s.close().catch(() => {})));
     const drained = Promise.allSettled([...this.gatedCalls, ...this.closing, ...sessions.map((s) => s.holds.closeAll('the gate stopped'))]);
     await Promise.race([drained, new Promise((r) => setTimeout(r, 5000).unref())]);
     await Promise.all(this.upstreams.map((u) => u.close()));
@@ -222,26 +240,18 @@ export class Gateway {
       },
       this.opts.config.confirm.elicitation,
     );
-    const broker = new ConfirmBroker({ inClient: [elicitation], outOfBand: this.opts.outOfBand ?? [], pending: this.opts.pending });
-    const deps: PipelineDeps = {
-      catalogue: this.catalogue,
-      policy: this.policy,
-      broker,
-      audit: this.opts.audit,
-      clock: this.opts.clock,
-      confirmTimeoutMs: this.opts.config.confirm.timeoutMs,
-      executionTimeoutMs: this.opts.config.execution.timeoutMs,
-      interlock: this.interlock,
-      logReads: this.opts.config.audit.reads,
-      clientName: () => server.getClientVersion()?.name ?? 'client',
-      progressMs: this.opts.config.confirm.progressMs,
-      holdMs: this.opts.config.confirm.holdMs,
-      holds: auditedHolds(this.opts.audit, this.opts.pending),
-    };
+    const deps = this.pipelineDeps([elicitation], () => server.getClientVersion()?.name ?? 'client');
     session.holds = deps.holds;
     server.fallbackRequestHandler = async (request, extra): Promise<Result> => {
       try {
-        return await this.dispatch(request, extra, deps);
+        const params = isPlainObject(request.params) ? request.params : undefined;
+        const token = isPlainObject(params?._meta) ? params._meta.progressToken : undefined;
+        const progress =
+          token === undefined
+            ? undefined
+            : (p: Record<string, unknown>) =>
+                void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } } as never).catch(() => {});
+        return await this.route(request.method, params, { signal: extra.signal, progress }, deps);
       } finally {
         // A cancelled request gets no response, so its id is released here.
         session.activeIds.delete(idKey(request.id));
@@ -263,29 +273,64 @@ export class Gateway {
     return server;
   }
 
-  /** Routes one client request that the SDK server did not answer itself. */
-  private async dispatch(request: JSONRPCRequest, extra: RequestExtra, deps: PipelineDeps): Promise<Result> {
-    const params = isPlainObject(request.params) ? request.params : undefined;
-    const token = isPlainObject(params?._meta) ? params._meta.progressToken : undefined;
-    const progress =
-      token === undefined
-        ? undefined
-        : (p: Record<string, unknown>) =>
-            void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } } as never).catch(() => {});
+  /**
+   * Builds the pipeline of one client session: its confirmation broker (in-client channels first, then
+   * the gate's out-of-band channels) and its own holds.
+   */
+  pipelineDeps(inClient: ConfirmChannel[], clientName: () => string): PipelineDeps {
+    const broker = new ConfirmBroker({ inClient, outOfBand: this.opts.outOfBand ?? [], pending: this.opts.pending });
+    return {
+      catalogue: this.catalogue,
+      policy: this.policy,
+      broker,
+      audit: this.opts.audit,
+      clock: this.opts.clock,
+      confirmTimeoutMs: this.opts.config.confirm.timeoutMs,
+      executionTimeoutMs: this.opts.config.execution.timeoutMs,
+      interlock: this.interlock,
+      logReads: this.opts.config.audit.reads,
+      clientName,
+      progressMs: this.opts.config.confirm.progressMs,
+      holdMs: this.opts.config.confirm.holdMs,
+      holds: auditedHolds(this.opts.audit, this.opts.pending),
+    };
+  }
+
+  /**
+   * Keeps a session known to the gate: it receives upstream notifications and is closed (its holds
+   * withdrawn) at shutdown.
+   * @returns a function that forgets it and withdraws its holds.
+   */
+  attach(session: Session): () => void {
+    this.sessions.add(session);
+    return () => {
+      if (!this.sessions.delete(session)) return;
+      const closing = session.holds.closeAll('the client disconnected');
+      this.closing.add(closing);
+      void closing.finally(() => this.closing.delete(closing));
+    };
+  }
+
+  /**
+   * Routes one client request to the pipeline (tools) or to the upstreams (everything else).
+   * @throws WireError (JSON-RPC error) for unknown tools and methods, and upstream errors.
+   */
+  async route(method: string, params: Record<string, unknown> | undefined, ctx: RouteContext, deps: PipelineDeps): Promise<Result> {
+    const { signal, progress } = ctx;
     try {
-      if (request.method === 'tools/call') {
-        const call = handleToolCall(deps, params ?? {}, { signal: extra.signal, progress });
+      if (method === 'tools/call') {
+        const call = handleToolCall(deps, params ?? {}, { signal, progress, mrtr: ctx.mrtr });
         this.gatedCalls.add(call);
         const result = await call.finally(() => this.gatedCalls.delete(call));
         const v = (result._meta as { lookfirst?: Verdict } | undefined)?.lookfirst;
         if (v) this.opts.pending.recordOutcome(v.call_id, v.outcome, v.readback);
         return result;
       }
-      if (request.method === 'tools/list') {
+      if (method === 'tools/list') {
         await this.catalogue.refreshAll();
         return { tools: this.catalogue.all().map((t) => t.definition) };
       }
-      return await this.forwarder.forward(request.method, params, { signal: extra.signal, onprogress: progress });
+      return await this.forwarder.forward(method, params, { signal, onprogress: progress });
     } catch (err) {
       throw toWireError(err);
     }
@@ -299,7 +344,7 @@ export class Gateway {
     for (const session of this.sessions) {
       if (!session.ready) continue;
       try {
-        await session.server.notification(n as never);
+        await session.notify(n);
       } catch (err) {
         this.opts.log(`upstream ${upstream.name}: notification ${n.method} not relayed (${(err as Error).message})`);
       }

@@ -9,9 +9,12 @@
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { Gateway } from '../gateway/gateway.js';
+import type { ModernFront } from '../gateway/modern.js';
 import { MAX_MESSAGE_BYTES } from '../gateway/upstream.js';
 import { allowedHosts, checkHost, checkSameOrigin } from './guards.js';
 import { close, header, listen, sendJson } from './http.js';
@@ -31,6 +34,8 @@ export interface McpEndpointOptions {
   /** Address clients use when it is not host:port (behind a TLS proxy): its host and origin are accepted too. */
   publicUrl?: string;
   gateway: Gateway;
+  /** Serves 2026-07-28 requests (no session, envelope in `_meta`); without it they are refused as unknown sessions. */
+  modern?: ModernFront;
   onRefused?: (reason: string) => void;
   log: (line: string) => void;
 }
@@ -91,6 +96,24 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
   }, 60_000);
   sweeper.unref();
   let allowed = allowedHosts(opts.host, opts.port, opts.publicUrl);
+  const modernHandler = opts.modern
+    ? createMcpHandler(
+        opts.modern.factory((ctx) => opts.modern?.principalOf(ctx.requestInfo?.headers.get('authorization') ?? 'anyone on loopback') ?? ''),
+        { legacy: 'reject', onerror: (err) => opts.log(`MCP endpoint (2026-07-28): ${err.message}`) },
+      )
+    : undefined;
+  const modernNode = modernHandler ? toNodeHandler(modernHandler) : undefined;
+  const stopRelay = modernHandler
+    ? opts.modern?.relayTo((n) => {
+        if (n.method === 'notifications/tools/list_changed') modernHandler.notify.toolsChanged();
+        else if (n.method === 'notifications/prompts/list_changed') modernHandler.notify.promptsChanged();
+        else if (n.method === 'notifications/resources/list_changed') modernHandler.notify.resourcesChanged();
+        else if (n.method === 'notifications/resources/updated') {
+          const uri = (n.params as { uri?: unknown } | undefined)?.uri;
+          if (typeof uri === 'string') modernHandler.notify.resourceUpdated(uri);
+        }
+      })
+    : undefined;
   const expected = opts.token === undefined ? undefined : Buffer.from(`Bearer ${opts.token}`);
   const refuse = (res: ServerResponse, status: number, reason: string, extra: Record<string, string> = {}) => {
     opts.onRefused?.(`MCP endpoint: ${reason}`);
@@ -123,6 +146,8 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
     if (req.method !== 'POST') return rpcError(res, 400, -32000, 'no MCP session: send initialize first (POST)');
     const parsed = await readJson(req);
     if (!parsed.ok) return rpcError(res, parsed.status, -32700, parsed.message);
+    // 2026-07-28: no session; each request carries its envelope. The SDK's own classification decides.
+    if (modernNode && !(await isLegacyRequest(await toWebRequest(req, parsed.body), parsed.body))) return modernNode(req, res, parsed.body);
     if (!isInitializeRequest(parsed.body)) return rpcError(res, 400, -32000, 'no MCP session: the first request must be initialize');
     if (sessions.size >= MAX_SESSIONS) return rpcError(res, 503, -32000, `too many MCP sessions (${MAX_SESSIONS}); close some clients`);
     // Checked here, before a gateway session exists: the SDK would refuse it only after one was made.
@@ -164,6 +189,8 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
     port,
     close: async () => {
       clearInterval(sweeper);
+      stopRelay?.();
+      await modernHandler?.close().catch(() => {});
       await Promise.all([...sessions.values()].map((t) => t.close().catch(() => {})));
       await close(server);
     },

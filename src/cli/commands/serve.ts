@@ -14,6 +14,8 @@ import { loadSecret } from '../../confirm/channels/webhook.js';
 import { PendingApprovals } from '../../confirm/pending.js';
 import { LookfirstError } from '../../errors.js';
 import { Gateway } from '../../gateway/gateway.js';
+import { ModernFront } from '../../gateway/modern.js';
+import { serveBothEras } from '../../gateway/stdio-eras.js';
 import { LineServerTransport } from '../../gateway/transport/stdio-server.js';
 import { MAX_MESSAGE_BYTES } from '../../gateway/upstream.js';
 import { startMcpEndpoint } from '../../web/mcp-endpoint.js';
@@ -115,6 +117,14 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
     const gateway = new Gateway({ config, audit, clock: systemClock, pending, outOfBand: channels.outOfBand, log: logLine, version: VERSION });
     cleanup.unshift(() => gateway.close());
     await gateway.start();
+    const modern = new ModernFront({
+      gateway,
+      audit,
+      elicitation: config.confirm.elicitation,
+      confirmTimeoutMs: config.confirm.timeoutMs,
+      log: logLine,
+      version: VERSION,
+    });
     const tools = gateway.catalogue.all().length;
     logLine(
       `serving ${tools} tool${tools === 1 ? '' : 's'} from ${config.upstreams.length} upstream${config.upstreams.length === 1 ? '' : 's'}; audit log ${config.audit.logPath}`,
@@ -128,6 +138,7 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
         token,
         publicUrl: http.publicUrl,
         gateway,
+        modern,
         log: logLine,
         onRefused: (what) => refusals.record(what),
       });
@@ -137,7 +148,8 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
         logLine('warning: no http.token_file: every process on this machine can call tools through the gate. Set http.token_file to require a bearer token.');
     } else {
       transport = new LineServerTransport(process.stdin, process.stdout, MAX_MESSAGE_BYTES);
-      await gateway.serve(transport);
+      const closeModern = await serveBothEras(transport, { legacy: (t) => gateway.serve(t), modern, log: logLine });
+      cleanup.unshift(closeModern);
     }
     return await new Promise<number>((resolve) => {
       let stopping = false;

@@ -1,0 +1,211 @@
+/**
+ * The gate's face toward 2026-07-28 clients (stateless protocol: `server/discover`, no handshake, the
+ * client's identity and capabilities in each request's `_meta` envelope). The official SDK's v2 server
+ * serves the protocol: `serveStdio` on stdio, `createMcpHandler` over HTTP, each with a fresh low-level
+ * `Server` from `factory()`; every request it does not answer itself goes to the same pipeline as a 2025
+ * request (gateway.route). 2025 clients keep the v1 path (docs/decisions/0005).
+ *
+ * Sessions: the protocol has none, but holds, retries and request states need one. On stdio the
+ * connection is the session. Over HTTP it is the principal (the bearer token, or "anyone on loopback")
+ * together with the client name the request claims; two clients with different names never share holds.
+ * A claimed identity (name, version) that changes within a session is logged and warned about.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Notification, Result } from '@modelcontextprotocol/sdk/types.js';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, type McpServerFactory, ProtocolError, Server } from '@modelcontextprotocol/server';
+import type { AuditLog } from '../audit/writer.js';
+import { oneLine } from '../confirm/visible.js';
+import type { PipelineDeps } from './call.js';
+import { unionCapabilities } from './forward.js';
+import type { Gateway, Session } from './gateway.js';
+import { isPlainObject } from './raw.js';
+import { RequestStates } from './request-state.js';
+import { toWireError } from './wire-error.js';
+
+/** Most 2026-07-28 HTTP sessions (principal × client name) kept at once; the least recent is closed first. */
+const MAX_SESSIONS = 256;
+/** A 2026-07-28 HTTP session with no request for this long is closed, in ms. */
+const SESSION_IDLE_MS = 30 * 60_000;
+
+/** One 2026-07-28 session: the gate's session plus the identity it was first seen with. */
+interface ModernSession {
+  key: string;
+  session: Session;
+  deps: PipelineDeps;
+  detach: () => void;
+  client?: { name: string; version: string };
+  lastSeenMs: number;
+}
+
+/** What the front needs besides the gateway. */
+export interface ModernFrontOptions {
+  gateway: Gateway;
+  audit: AuditLog;
+  /** `confirm.elicitation`. */
+  elicitation: boolean;
+  /** `confirm.timeout_seconds` in ms: the longest life of a request state. */
+  confirmTimeoutMs: number;
+  log: (line: string) => void;
+  version: string;
+}
+
+/** Serves 2026-07-28 clients through the gate. */
+export class ModernFront {
+  private readonly states: RequestStates;
+  private readonly sessions = new Map<string, ModernSession>();
+  /** Hides tokens in session keys (the key travels, signed but readable, in request states). */
+  private readonly salt = randomBytes(16);
+
+  constructor(private readonly opts: ModernFrontOptions) {
+    this.states = new RequestStates(opts.confirmTimeoutMs);
+  }
+
+  /**
+   * A server factory for the SDK's serving entries.
+   * @param principal who is calling at the transport level: `stdio`, or a digest of the bearer token.
+   */
+  factory(principal: (ctx: Parameters<McpServerFactory>[0]) => string): McpServerFactory {
+    return (ctx) => {
+      const instructions = this.opts.gateway.upstreams
+        .map((u) => u.instructions)
+        .filter(Boolean)
+        .join('\n\n');
+      const server = new Server(
+        { name: 'lookfirst', version: this.opts.version },
+        { capabilities: unionCapabilities(this.opts.gateway.upstreams) as never, instructions: instructions || undefined },
+      );
+      const who = principal(ctx);
+      server.fallbackRequestHandler = async (request, rctx): Promise<Result> => {
+        const envelope = (rctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+        const session = this.sessionFor(who, envelope, server);
+        const params = isPlainObject(request.params) ? request.params : undefined;
+        const meta = rctx.mcpReq._meta as Record<string, unknown> | undefined;
+        const token = meta?.progressToken;
+        const progress =
+          token === undefined
+            ? undefined
+            : (p: Record<string, unknown>) =>
+                void rctx.mcpReq.notify({ method: 'notifications/progress', params: { ...p, progressToken: token } } as never).catch(() => {});
+        const caps = envelope[CLIENT_CAPABILITIES_META_KEY];
+        const elicitation = isPlainObject(caps) && isPlainObject(caps.elicitation) ? caps.elicitation : undefined;
+        try {
+          return await this.opts.gateway.route(
+            request.method,
+            params,
+            {
+              signal: rctx.mcpReq.signal,
+              progress,
+              mrtr: {
+                session: session.key,
+                // Form mode is declared as `elicitation.form` (a bare `elicitation: {}` also means form).
+                canElicit: elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined),
+                enabled: this.opts.elicitation,
+                inputResponses: rctx.mcpReq.inputResponses,
+                requestState: rctx.mcpReq.requestState(),
+                states: this.states,
+              },
+            },
+            session.deps,
+          );
+        } catch (err) {
+          const wire = toWireError(err) as { code: number; message: string; data?: unknown };
+          throw new ProtocolError(wire.code, wire.message, wire.data);
+        }
+      };
+      server.fallbackNotificationHandler = async (n) => {
+        if (n.method !== 'notifications/roots/list_changed') this.opts.log(`dropped a client notification "${n.method.slice(0, 60)}"`);
+        else await Promise.all(this.opts.gateway.upstreams.map((u) => u.notify(n as never)));
+      };
+      server.onerror = (err) => this.opts.log(`client connection (2026-07-28): ${err.message}`);
+      return server;
+    };
+  }
+
+  /** Digest of a bearer token (or any principal string), never the token itself. */
+  principalOf(secret: string): string {
+    return createHash('sha256').update(this.salt).update(secret).digest('base64url').slice(0, 22);
+  }
+
+  /**
+   * Relays upstream change notifications to 2026 HTTP clients once per notification (their subscription
+   * streams share one bus, so per-session relaying would repeat them).
+   * @returns a function that stops relaying.
+   */
+  relayTo(publish: (n: Notification) => void): () => void {
+    const deps = this.opts.gateway.pipelineDeps([], () => 'client');
+    return this.opts.gateway.attach({ ready: true, activeIds: new Set(), holds: deps.holds, notify: async (n) => publish(n), close: async () => {} });
+  }
+
+  /** Closes every 2026 session (withdrawing its holds). */
+  closeAll(): void {
+    for (const s of this.sessions.values()) s.detach();
+    this.sessions.clear();
+  }
+
+  private sessionFor(principal: string, envelope: Record<string, unknown>, server: Server): ModernSession {
+    const info = envelope[CLIENT_INFO_META_KEY];
+    const client = isPlainObject(info)
+      ? { name: oneLine(String(info.name ?? 'client')).slice(0, 100), version: oneLine(String(info.version ?? '')).slice(0, 40) }
+      : undefined;
+    // On stdio the connection is the session; over HTTP the claimed name is part of it.
+    const key =
+      principal === 'stdio'
+        ? 'stdio'
+        : `${principal}:${createHash('sha256')
+            .update(client?.name ?? '')
+            .digest('base64url')
+            .slice(0, 16)}`;
+    let s = this.sessions.get(key);
+    if (!s) {
+      this.evict();
+      const created: ModernSession = {
+        key,
+        client,
+        lastSeenMs: Date.now(),
+        session: undefined as never,
+        deps: undefined as never,
+        detach: () => {},
+      };
+      created.deps = this.opts.gateway.pipelineDeps([], () => created.client?.name ?? 'client');
+      created.session = {
+        ready: true,
+        activeIds: new Set(),
+        holds: created.deps.holds,
+        // Over HTTP, relayTo() sends change notifications once for all sessions.
+        notify: async (n) => (principal === 'stdio' ? relayStdio(n, server) : undefined),
+        close: async () => {},
+      };
+      created.detach = this.opts.gateway.attach(created.session);
+      this.sessions.set(key, created);
+      s = created;
+    } else if (client && s.client && (client.name !== s.client.name || client.version !== s.client.version)) {
+      const from = `${s.client.name} ${s.client.version}`.trim();
+      const to = `${client.name} ${client.version}`.trim();
+      this.opts.log(`warning: the client of a 2026-07-28 session now claims to be "${to}" (was "${from}"); approvals show the new name`);
+      this.opts.audit.appendLater({ event: 'client_identity_changed', from, to });
+      s.client = client;
+    } else if (client && !s.client) s.client = client;
+    s.lastSeenMs = Date.now();
+    this.sessions.delete(key);
+    this.sessions.set(key, s);
+    return s;
+  }
+
+  /** Closes idle sessions and, at the cap, the least recently used one. */
+  private evict(): void {
+    const cutoff = Date.now() - SESSION_IDLE_MS;
+    for (const [key, s] of this.sessions) {
+      if (s.lastSeenMs >= cutoff && this.sessions.size < MAX_SESSIONS) break;
+      s.detach();
+      this.sessions.delete(key);
+    }
+  }
+}
+
+/** Change notifications to a 2026 client on stdio (its `subscriptions/listen` stream). */
+async function relayStdio(n: Notification, server: Server): Promise<void> {
+  if (n.method === 'notifications/tools/list_changed') await server.sendToolListChanged();
+  else if (n.method === 'notifications/prompts/list_changed') await server.sendPromptListChanged();
+  else if (n.method === 'notifications/resources/list_changed') await server.sendResourceListChanged();
+  else if (n.method === 'notifications/resources/updated') await server.sendResourceUpdated(n.params as never);
+}
