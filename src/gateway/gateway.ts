@@ -6,17 +6,8 @@
  * never decides on a definition older than what the client was told about.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  ElicitResultSchema,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
-  type Notification,
-  type Result,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ElicitResultSchema, type JSONRPCMessage, type Notification, type Result } from '@modelcontextprotocol/sdk/types.js';
 import type { AuditLog } from '../audit/writer.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load.js';
@@ -36,8 +27,6 @@ import type { InClientRound } from './mrtr.js';
 import { isPlainObject } from './raw.js';
 import { Upstream } from './upstream.js';
 import { plainMessage, toWireError } from './wire-error.js';
-
-type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** A map key for a JSON-RPC id that keeps 1 and "1" apart. */
 function idKey(id: unknown): string {
