@@ -5,48 +5,14 @@
  * cannot re-attach to the other's held call); reads and approved writes work as on stdio.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { FAKE_UPSTREAM, MAIN, NODE, ResultSchema, runCli, textOf, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
-import { decide, http, pageAddress, pendingCall } from './web-page.js';
-
-const TOKEN = 't0ken-'.repeat(8);
-const procs: ChildProcess[] = [];
-after(() => {
-  for (const p of procs) p.kill('SIGTERM');
-});
-
-async function httpGate(extra = '', withToken = true) {
-  const dir = tmp();
-  const effects = join(dir, 'effects.txt');
-  writeFileSync(join(dir, 'token.txt'), `${TOKEN}\n`);
-  const config = writeConfig(
-    dir,
-    `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', effects])}\nconfirm:\n  elicitation: false\n  timeout_seconds: 30\n  hold_seconds: 2\n  web: { enabled: true, host: 127.0.0.1, port: 0 }\n${withToken ? 'http:\n  token_file: token.txt\n' : ''}${extra}`,
-  );
-  const proc = spawn(NODE, [MAIN, 'serve', '--config', config, '--transport', 'http', '--port', '0'], {
-    env: { ...process.env, LOOKFIRST_NO_OPEN: '1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  procs.push(proc);
-  let err = '';
-  proc.stderr!.on('data', (c: Buffer) => {
-    err += c.toString();
-  });
-  assert.ok(await waitFor(() => /MCP endpoint at/.test(err), 10_000), err);
-  const port = Number(/MCP endpoint at http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(err)![1]);
-  const page = await pageAddress(() => err);
-  const executed = () => (existsSync(effects) ? readFileSync(effects, 'utf8').trim().split('\n').filter(Boolean).length : 0);
-  const stop = async () => {
-    proc.kill('SIGTERM');
-    await new Promise((r) => proc.once('exit', r));
-  };
-  return { dir, port, page, stderr: () => err, executed, stop, url: new URL(`http://127.0.0.1:${port}/mcp`) };
-}
+import { FAKE_UPSTREAM, NODE, ResultSchema, runCli, textOf, tmp, verdictOf, writeConfig } from './helpers.js';
+import { httpGate, TOKEN } from './http-gate.js';
+import { decide, http, pendingCall } from './web-page.js';
 
 async function connect(url: URL, token: string | undefined, name = 'http-agent') {
   const client = new Client({ name, version: '1.0.0' }, { capabilities: {} });
