@@ -31,6 +31,7 @@ export type AuditEvent =
   | 'input_answered'
   | 'input_refused'
   | 'client_identity_changed'
+  | 'upstream_request'
   | 'executed'
   | 'execution_failed'
   | 'readback'

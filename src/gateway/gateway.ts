@@ -24,9 +24,9 @@ import { Forwarder, unionCapabilities } from './forward.js';
 import { auditedHolds, type Holds } from './hold.js';
 import { Interlock } from './interlock.js';
 import type { InClientRound } from './mrtr.js';
-import { isPlainObject } from './raw.js';
+import { isPlainObject, RAW_RESULT } from './raw.js';
 import { Upstream } from './upstream.js';
-import { plainMessage, toWireError } from './wire-error.js';
+import { ErrorCode, plainMessage, toWireError, WireError } from './wire-error.js';
 
 /** A map key for a JSON-RPC id that keeps 1 and "1" apart. */
 function idKey(id: unknown): string {
@@ -47,6 +47,10 @@ export interface Session {
   holds: Holds;
   /** Relays an upstream notification (list changes, resource updates) to this client. */
   notify(n: Notification): Promise<void>;
+  /** Requests of this client in progress: an upstream's question during a call goes to the one busy client. */
+  inflight: number;
+  /** Relays an upstream's question (elicitation, sampling) to this client; absent where it cannot be asked. */
+  ask?: (method: string, params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<Result>;
   close(): Promise<void>;
 }
 
@@ -57,6 +61,8 @@ export interface RouteContext {
   progress?: (p: Record<string, unknown>) => void;
   /** 2026-07-28 requests: in-client approval by `input_required`. */
   mrtr?: InClientRound;
+  /** The session the request came in on (counted busy while it runs). */
+  session?: Session;
 }
 
 /** What a gateway is built from. */
@@ -94,6 +100,7 @@ export class Gateway {
         new Upstream(c, {
           notification: (u, n) => this.onUpstreamNotification(u, n),
           log: opts.log,
+          request: (u, method, params, signal) => this.onUpstreamRequest(u, method, params, signal),
           // A restarted server may list other tools: re-read them, then tell the client (BR-20).
           reconnected: (u) => void this.onUpstreamNotification(u, { method: 'notifications/tools/list_changed' }),
         }),
@@ -142,6 +149,13 @@ export class Gateway {
       holds: undefined as never,
       notify: (n) => server.notification(n as never),
       close: () => server.close(),
+      inflight: 0,
+      ask: async (method, params, signal) => {
+        const caps = server.getClientCapabilities();
+        const what = method === 'sampling/createMessage' ? 'sampling' : 'elicitation';
+        if (!caps?.[what]) throw new WireError(ErrorCode.MethodNotFound, `the client did not declare ${what}`);
+        return server.request({ method, params } as never, RAW_RESULT as never, { signal, timeout: this.opts.config.confirm.timeoutMs });
+      },
     };
     const server = this.buildServer(session);
     const detach = this.attach(session);
@@ -240,7 +254,7 @@ export class Gateway {
             ? undefined
             : (p: Record<string, unknown>) =>
                 void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } } as never).catch(() => {});
-        return await this.route(request.method, params, { signal: extra.signal, progress }, deps);
+        return await this.route(request.method, params, { signal: extra.signal, progress, session }, deps);
       } finally {
         // A cancelled request gets no response, so its id is released here.
         session.activeIds.delete(idKey(request.id));
@@ -306,6 +320,7 @@ export class Gateway {
    */
   async route(method: string, params: Record<string, unknown> | undefined, ctx: RouteContext, deps: PipelineDeps): Promise<Result> {
     const { signal, progress } = ctx;
+    if (ctx.session) ctx.session.inflight++;
     try {
       if (method === 'tools/call') {
         const call = handleToolCall(deps, params ?? {}, { signal, progress, mrtr: ctx.mrtr });
@@ -322,6 +337,39 @@ export class Gateway {
       return await this.forwarder.forward(method, params, { signal, onprogress: progress });
     } catch (err) {
       throw toWireError(err);
+    } finally {
+      if (ctx.session) ctx.session.inflight--;
+    }
+  }
+
+  /**
+   * An upstream asks the client something during a call (elicitation, sampling). It goes to the one
+   * client with a request in flight (on stdio: the only client); when that is ambiguous, or the client
+   * cannot be asked, it is refused. The question is labelled as the upstream's: it is not the gate's
+   * approval, and its answer goes back to the upstream only.
+   * @throws WireError when it is refused.
+   */
+  private async onUpstreamRequest(upstream: Upstream, method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Result> {
+    const refuse = (code: number, why: string): never => {
+      this.opts.audit.appendLater({ event: 'upstream_request', upstream: upstream.name, method: method.slice(0, 60), outcome: 'refused', reason: why });
+      throw new WireError(code, `lookfirst: ${why}`);
+    };
+    if (method !== 'elicitation/create' && method !== 'sampling/createMessage')
+      return refuse(ErrorCode.MethodNotFound, `Method not found: ${method.slice(0, 60)}`);
+    const all = [...this.sessions];
+    const busy = all.filter((s) => s.inflight > 0);
+    const target = busy.length === 1 ? busy[0] : busy.length === 0 && all.length === 1 ? all[0] : undefined;
+    if (!target) return refuse(ErrorCode.InternalError, `cannot tell which client "${upstream.name}" is asking (${busy.length} have calls in flight)`);
+    if (!target.ask) return refuse(ErrorCode.MethodNotFound, 'the client (2026-07-28) cannot be asked by an upstream through the gate');
+    let forwarded = params;
+    if (method === 'elicitation/create' && typeof params?.message === 'string')
+      forwarded = { ...params, message: `[asked by upstream "${upstream.name}", not a lookfirst approval] ${params.message}` };
+    try {
+      const result = await target.ask(method, forwarded, signal);
+      this.opts.audit.appendLater({ event: 'upstream_request', upstream: upstream.name, method, outcome: 'relayed' });
+      return result;
+    } catch (err) {
+      return refuse(typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : ErrorCode.InternalError, plainMessage(err));
     }
   }
 

@@ -95,6 +95,7 @@ export class ModernFront {
             {
               signal: rctx.mcpReq.signal,
               progress,
+              session: session.session,
               mrtr: {
                 session: session.key,
                 // Form mode is declared as `elicitation.form` (a bare `elicitation: {}` also means form).
@@ -133,7 +134,14 @@ export class ModernFront {
    */
   relayTo(publish: (n: Notification) => void): () => void {
     const deps = this.opts.gateway.pipelineDeps([], () => 'client');
-    return this.opts.gateway.attach({ ready: true, activeIds: new Set(), holds: deps.holds, notify: async (n) => publish(n), close: async () => {} });
+    return this.opts.gateway.attach({
+      ready: true,
+      activeIds: new Set(),
+      holds: deps.holds,
+      notify: async (n) => publish(n),
+      close: async () => {},
+      inflight: 0,
+    });
   }
 
   /** Closes every 2026 session (withdrawing its holds). */
@@ -174,6 +182,7 @@ export class ModernFront {
         // Over HTTP, relayTo() sends change notifications once for all sessions.
         notify: async (n) => (principal === 'stdio' ? relayStdio(n, server) : undefined),
         close: async () => {},
+        inflight: 0,
       };
       created.detach = this.opts.gateway.attach(created.session);
       this.sessions.set(key, created);

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, Notification, Result, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamConfig } from '../config/load.js';
-import { RAW_RESULT } from './raw.js';
+import { isPlainObject, RAW_RESULT } from './raw.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './transport/lines.js';
 import { ChildProcessTransport } from './transport/stdio-client.js';
 import { ErrorCode, plainMessage, WireError } from './wire-error.js';
@@ -32,6 +32,8 @@ export type RawReply = { kind: 'response'; message: Record<string, unknown> } | 
 export interface UpstreamEvents {
   notification: (upstream: Upstream, n: Notification) => void;
   log: (message: string) => void;
+  /** A request from the upstream to the client (elicitation, sampling) during a call; throws to refuse it. */
+  request?: (upstream: Upstream, method: string, params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<Result>;
   /** A connection was opened again after the first (the server restarted: its tools may differ). */
   reconnected?: (upstream: Upstream) => void;
 }
@@ -94,8 +96,14 @@ export class Upstream {
   }
 
   private async open(): Promise<Client> {
-    const client = new Client({ name: 'lookfirst', version: '0.1.0' }, { capabilities: {} });
+    // Elicitation and sampling are declared so that an upstream may ask the client during a call; the
+    // gateway relays such a question to the one client that has a call in flight here, or refuses it.
+    const client = new Client({ name: 'lookfirst', version: '0.1.0' }, { capabilities: { elicitation: { form: {} }, sampling: {} } });
     client.fallbackNotificationHandler = async (n) => this.events.notification(this, n);
+    client.fallbackRequestHandler = async (req, extra) => {
+      if (!this.events.request) throw new WireError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`);
+      return this.events.request(this, req.method, isPlainObject(req.params) ? req.params : undefined, extra.signal);
+    };
     client.onerror = (err) => {
       // Non-protocol lines on a stdio upstream's stdout (version banners, log lines) land here.
       if (err instanceof SyntaxError) {
