@@ -8,7 +8,7 @@
  * warm-up and at the end. Nothing here asserts: figures are for people.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,9 +63,37 @@ interface LoadResult {
   rssEnd?: number;
   /** Resident memory every 5 s (MiB). */
   rssSamples?: number[];
+  /** Heap snapshots (taken after a full GC) at 5 s and at the end: live heap in MiB and object count. */
+  heap?: { early: Snapshot; end: Snapshot };
 }
 
-async function load(url: URL, watchPid?: number): Promise<LoadResult> {
+interface Snapshot {
+  mib: number;
+  nodes: number;
+}
+
+/**
+ * Asks the gate for a heap snapshot (`--heapsnapshot-signal`; V8 collects garbage first, so the snapshot
+ * is the live heap) and waits until it is written.
+ */
+async function heapSnapshot(pid: number, dir: string): Promise<Snapshot> {
+  const before = new Set(readdirSync(dir).filter((f) => f.endsWith('.heapsnapshot')));
+  process.kill(pid, 'SIGUSR2');
+  for (let i = 0; i < 600; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    const file = readdirSync(dir).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
+    if (!file) continue;
+    const text = readFileSync(join(dir, file), 'utf8');
+    // Complete when the JSON closes; the node count is in its header.
+    if (!text.trimEnd().endsWith('}')) continue;
+    const nodes = Number(/"node_count":(\d+)/.exec(text.slice(0, 4096))?.[1] ?? Number.NaN);
+    unlinkSync(join(dir, file));
+    return { mib: Math.round((text.length / 1048576) * 10) / 10, nodes };
+  }
+  throw new Error('no heap snapshot within 60 s');
+}
+
+async function load(url: URL, watchPid?: number, snapshotDir?: string): Promise<LoadResult> {
   const clients = await Promise.all(
     Array.from({ length: CLIENTS }, async (_, i) => {
       const c = new Client({ name: `load-${i}`, version: '1' }, { capabilities: {} });
@@ -79,6 +107,7 @@ async function load(url: URL, watchPid?: number): Promise<LoadResult> {
   setTimeout(() => {
     if (watchPid) result.rssAfterWarmup = rssMiB(watchPid);
   }, 3000);
+  const early = watchPid && snapshotDir ? new Promise((r) => setTimeout(r, 5000)).then(() => heapSnapshot(watchPid, snapshotDir)) : undefined;
   const samples: number[] = [];
   const sampler = watchPid ? setInterval(() => samples.push(rssMiB(watchPid)), 5000) : undefined;
   await Promise.all(
@@ -108,6 +137,8 @@ async function load(url: URL, watchPid?: number): Promise<LoadResult> {
   clearInterval(sampler);
   result.rssSamples = samples;
   if (watchPid) result.rssEnd = rssMiB(watchPid);
+  // The end snapshot is taken with every client still connected, as at 5 s.
+  if (early && watchPid && snapshotDir) result.heap = { early: await early, end: await heapSnapshot(watchPid, snapshotDir) };
   await Promise.all(clients.map((c) => c.close().catch(() => {})));
   return result;
 }
@@ -139,6 +170,8 @@ try {
     process.execPath,
     [
       ...(process.env.BENCH_GATE_NODE_OPTIONS ?? '').split(' ').filter(Boolean),
+      '--heapsnapshot-signal=SIGUSR2',
+      `--diagnostic-dir=${dir}`,
       MAIN,
       'serve',
       '--config',
@@ -157,13 +190,19 @@ try {
   console.log(`http load: ${CLIENTS} clients × ${SECONDS} s of echo calls, direct first, then through the gate (reads logged)`);
   const direct = await load(new URL(`http://127.0.0.1:${upstreamPort}/mcp`));
   console.log(line('direct', direct));
-  const gated = await load(new URL(`http://127.0.0.1:${gatePort}/mcp`), gate.proc.pid);
+  const gated = await load(new URL(`http://127.0.0.1:${gatePort}/mcp`), gate.proc.pid, dir);
   console.log(line('lookfirst', gated));
   const s = (r: LoadResult) => [...r.latenciesMs].sort((a, b) => a - b);
   console.log(
     `           throughput gate/direct ${(gated.calls / direct.calls).toFixed(2)}x · p50 gate/direct ${(pct(s(gated), 50) / pct(s(direct), 50)).toFixed(2)}x · p99 gate/direct ${(pct(s(gated), 99) / pct(s(direct), 99)).toFixed(2)}x`,
   );
   console.log(`           gate memory: ${gated.rssAfterWarmup} MiB after 3 s, ${gated.rssEnd} MiB at the end; every 5 s: ${gated.rssSamples?.join(', ')} MiB`);
+  if (gated.heap) {
+    const { early, end } = gated.heap;
+    console.log(
+      `           gate live heap (snapshot after GC): ${early.mib} MiB / ${early.nodes} objects at 5 s, ${end.mib} MiB / ${end.nodes} objects at the end (end/5 s ${(end.nodes / early.nodes).toFixed(2)}x); the two snapshots pause the gate once each`,
+    );
+  }
 } finally {
   gate.proc?.kill('SIGTERM');
   upstream.kill('SIGTERM');
