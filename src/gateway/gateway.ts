@@ -143,6 +143,8 @@ export class Gateway {
    *   the transport, which an HTTP transport cannot route).
    */
   async serve(transport: Transport, opts: { fastPath?: boolean } = {}): Promise<Server> {
+    /** Ids of this client's requests in progress. */
+    const busy = new Set<string | number>();
     const session: Session = {
       ready: false,
       activeIds: new Set(),
@@ -154,10 +156,18 @@ export class Gateway {
         const caps = server.getClientCapabilities();
         const what = method === 'sampling/createMessage' ? 'sampling' : 'elicitation';
         if (!caps?.[what]) throw new WireError(ErrorCode.MethodNotFound, `the client did not declare ${what}`);
-        return server.request({ method, params } as never, RAW_RESULT as never, { signal, timeout: this.opts.config.confirm.timeoutMs });
+        // Over HTTP the question must travel on the stream of the call it belongs to (not every client
+        // opens the standalone one); with one request in flight, that call is known.
+        const related = busy.size === 1 ? [...busy][0] : undefined;
+        return server.request({ method, params } as never, RAW_RESULT as never, {
+          signal,
+          timeout: this.opts.config.confirm.timeoutMs,
+          relatedRequestId: related,
+        });
       },
     };
-    const server = this.buildServer(session);
+
+    const server = this.buildServer(session, busy);
     const detach = this.attach(session);
     await server.connect(transport);
     const sdkOnClose = transport.onclose;
@@ -220,7 +230,7 @@ export class Gateway {
     await Promise.all(this.upstreams.map((u) => u.close()));
   }
 
-  private buildServer(session: Session): Server {
+  private buildServer(session: Session, busy: Set<string | number>): Server {
     const instructions = this.upstreams
       .map((u) => u.instructions)
       .filter(Boolean)
@@ -246,6 +256,7 @@ export class Gateway {
     const deps = this.pipelineDeps([elicitation], () => server.getClientVersion()?.name ?? 'client');
     session.holds = deps.holds;
     server.fallbackRequestHandler = async (request, extra): Promise<Result> => {
+      busy.add(request.id);
       try {
         const params = isPlainObject(request.params) ? request.params : undefined;
         const token = isPlainObject(params?._meta) ? params._meta.progressToken : undefined;
@@ -258,6 +269,7 @@ export class Gateway {
       } finally {
         // A cancelled request gets no response, so its id is released here.
         session.activeIds.delete(idKey(request.id));
+        busy.delete(request.id);
       }
     };
     // Client notifications are allow-listed: anything else, a `tools/call` sent without an id above all,
