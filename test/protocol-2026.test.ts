@@ -7,6 +7,7 @@
  * changes is logged; a client that cannot elicit is asked out of band like a 2025 client.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -174,6 +175,43 @@ describe('2026-07-28 clients', () => {
     assert.match(String(late?.reason), /expired/);
     await a.client.close();
     assert.equal(g.executed(), 0);
+  });
+
+  it('on stdio a request id in progress cannot be reused, so a cancel still withdraws the held write', async () => {
+    const g = stdioGate();
+    const config = join(g.dir, 'lookfirst.yaml');
+    const proc = spawn(NODE, [MAIN, 'serve', '--config', config], { env: { ...process.env, LOOKFIRST_NO_OPEN: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const lines: Record<string, unknown>[] = [];
+    let buf = '';
+    proc.stdout.on('data', (c: Buffer) => {
+      buf += c.toString();
+      for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+        lines.push(JSON.parse(buf.slice(0, i)) as Record<string, unknown>);
+        buf = buf.slice(i + 1);
+      }
+    });
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const send = (m: Record<string, unknown>) => proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+    // Held on the page (no elicitation declared), then the same id again, then a cancel.
+    send({ id: 'X', method: 'tools/call', params: { name: 'write_note', arguments: { note: 'dup' }, _meta: envelope } });
+    await new Promise((r) => setTimeout(r, 500));
+    send({ id: 'X', method: 'tools/call', params: { name: 'echo', arguments: {}, _meta: envelope } });
+    assert.ok(await waitFor(() => lines.some((l) => l.id === 'X'), 5000));
+    assert.equal((lines.find((l) => l.id === 'X')?.error as { code?: number } | undefined)?.code, -32600);
+    send({ method: 'notifications/cancelled', params: { requestId: 'X', reason: 'gave up', _meta: envelope } });
+    await new Promise((r) => setTimeout(r, 500));
+    // The id is free again once the cancelled call has ended.
+    send({ id: 'X', method: 'tools/call', params: { name: 'echo', arguments: { again: true }, _meta: envelope } });
+    assert.ok(await waitFor(() => lines.filter((l) => l.id === 'X').length === 2, 5000));
+    assert.ok(lines.filter((l) => l.id === 'X')[1]?.result);
+    proc.stdin.end();
+    await new Promise((r) => proc.once('exit', r));
+    assert.equal(g.executed(), 0);
+    assert.ok(g.log().some((e) => e.event === 'cancelled'));
   });
 
   it('a claimed identity that changes mid-session is logged and warned about', async () => {

@@ -60,7 +60,9 @@ describe("an upstream's questions during a call", () => {
 
     const alice = await client(url, 'alice', true);
     assert.equal(textOf(await ask(alice.c)), 'User response: action=accept, content={"response":"blue"}');
-    assert.deepEqual(alice.asked, ['[asked by upstream "fixture", not a lookfirst approval] Favourite colour?']);
+    assert.deepEqual(alice.asked, [
+      '[asked by upstream "fixture", not a lookfirst approval] Favourite colour?\n[end of the question asked by upstream "fixture", not a lookfirst approval]',
+    ]);
 
     const bob = await client(url, 'bob', false);
     assert.match(textOf(await ask(bob.c)), /Elicitation not supported or error: .*the client did not declare elicitation/);

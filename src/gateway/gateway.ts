@@ -8,6 +8,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitResultSchema, type JSONRPCMessage, type Notification, type Result } from '@modelcontextprotocol/sdk/types.js';
+import { createRefusalLog } from '../audit/throttle.js';
 import type { AuditLog } from '../audit/writer.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load.js';
@@ -24,14 +25,9 @@ import { Forwarder, unionCapabilities } from './forward.js';
 import { auditedHolds, type Holds } from './hold.js';
 import { Interlock } from './interlock.js';
 import type { InClientRound } from './mrtr.js';
-import { isPlainObject, RAW_RESULT } from './raw.js';
+import { idKey, isPlainObject, RAW_RESULT } from './raw.js';
 import { Upstream } from './upstream.js';
 import { ErrorCode, plainMessage, toWireError, WireError } from './wire-error.js';
-
-/** A map key for a JSON-RPC id that keeps 1 and "1" apart. */
-function idKey(id: unknown): string {
-  return `${typeof id}:${String(id)}`;
-}
 
 /** Client-to-server notifications the gate passes to every upstream. */
 const FORWARDED_NOTIFICATIONS = new Set(['notifications/roots/list_changed']);
@@ -91,6 +87,11 @@ export class Gateway {
   private readonly sessions = new Set<Session>();
   /** Sessions' holds being withdrawn after a disconnect, so that shutdown waits for their entries. */
   private readonly closing = new Set<Promise<void>>();
+  /** Refused upstream questions, logged at most once a second: a hostile upstream could send thousands. */
+  private readonly upstreamRefusals = createRefusalLog((line, suppressed) => {
+    const [upstream, method, reason] = line.includes('\u0000') ? line.split('\u0000') : [undefined, undefined, line];
+    this.opts.audit.appendLater({ event: 'upstream_request', upstream, method, outcome: 'refused', reason, suppressed: suppressed || undefined });
+  });
   /** Gated calls in progress, so that shutdown can wait for their audit entries. */
   private readonly gatedCalls = new Set<Promise<Result>>();
 
@@ -222,6 +223,7 @@ export class Gateway {
    * (a held call is aborted: it is denied, never executed), then stops every upstream.
    */
   async close(): Promise<void> {
+    this.upstreamRefusals.flush();
     for (const u of this.upstreams) u.shutdown();
     const sessions = [...this.sessions];
     await Promise.all(sessions.map((s) => s.close().catch(() => {})));
@@ -363,7 +365,7 @@ export class Gateway {
    */
   private async onUpstreamRequest(upstream: Upstream, method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Result> {
     const refuse = (code: number, why: string): never => {
-      this.opts.audit.appendLater({ event: 'upstream_request', upstream: upstream.name, method: method.slice(0, 60), outcome: 'refused', reason: why });
+      this.upstreamRefusals.record(`${upstream.name}\u0000${method.slice(0, 60)}\u0000${why}`);
       throw new WireError(code, `lookfirst: ${why}`);
     };
     if (method !== 'elicitation/create' && method !== 'sampling/createMessage')
@@ -374,8 +376,11 @@ export class Gateway {
     if (!target) return refuse(ErrorCode.InternalError, `cannot tell which client "${upstream.name}" is asking (${busy.length} have calls in flight)`);
     if (!target.ask) return refuse(ErrorCode.MethodNotFound, 'the client (2026-07-28) cannot be asked by an upstream through the gate');
     let forwarded = params;
-    if (method === 'elicitation/create' && typeof params?.message === 'string')
-      forwarded = { ...params, message: `[asked by upstream "${upstream.name}", not a lookfirst approval] ${params.message}` };
+    if (method === 'elicitation/create' && typeof params?.message === 'string') {
+      // Labelled at both ends: a question padded with blank lines cannot push the label out of sight.
+      const label = `asked by upstream "${upstream.name}", not a lookfirst approval`;
+      forwarded = { ...params, message: `[${label}] ${params.message}\n[end of the question ${label}]` };
+    }
     try {
       const result = await target.ask(method, forwarded, signal);
       this.opts.audit.appendLater({ event: 'upstream_request', upstream: upstream.name, method, outcome: 'relayed' });

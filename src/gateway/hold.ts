@@ -48,6 +48,11 @@ export class Holds {
 
   constructor(private readonly opts: HoldsOptions) {}
 
+  /** How many questions of this session are open (decided but unclaimed ones included). */
+  get count(): number {
+    return this.holds.size;
+  }
+
   /** The open hold for this tool and these exact arguments, if any. */
   find(tool: string, argsSha256: string): Hold | undefined {
     return this.holds.get(keyOf(tool, argsSha256));

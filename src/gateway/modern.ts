@@ -63,8 +63,9 @@ export class ModernFront {
   /**
    * A server factory for the SDK's serving entries.
    * @param principal who is calling at the transport level: `stdio`, or a digest of the bearer token.
+   * @param hooks.settled called when a request's handler has ended (answered or cancelled).
    */
-  factory(principal: (ctx: Parameters<McpServerFactory>[0]) => string): McpServerFactory {
+  factory(principal: (ctx: Parameters<McpServerFactory>[0]) => string, hooks: { settled?: (id: string | number) => void } = {}): McpServerFactory {
     return (ctx) => {
       const instructions = this.opts.gateway.upstreams
         .map((u) => u.instructions)
@@ -111,6 +112,9 @@ export class ModernFront {
         } catch (err) {
           const wire = toWireError(err) as { code: number; message: string; data?: unknown };
           throw new ProtocolError(wire.code, wire.message, wire.data);
+        } finally {
+          // A cancelled request gets no response: its id is free again only once its handler has ended.
+          hooks.settled?.(request.id);
         }
       };
       server.fallbackNotificationHandler = async (n) => {
@@ -200,14 +204,21 @@ export class ModernFront {
     return s;
   }
 
-  /** Closes idle sessions and, at the cap, the least recently used one. */
+  /**
+   * Closes idle sessions and, at the cap, the least recently used one. A session with a question open is
+   * never closed to make room: that would withdraw a person's pending decision.
+   * @throws ProtocolError when every session at the cap has a question open.
+   */
   private evict(): void {
     const cutoff = Date.now() - SESSION_IDLE_MS;
     for (const [key, s] of this.sessions) {
       if (s.lastSeenMs >= cutoff && this.sessions.size < MAX_SESSIONS) break;
+      if (s.session.holds.count > 0) continue;
       s.detach();
       this.sessions.delete(key);
     }
+    if (this.sessions.size >= MAX_SESSIONS)
+      throw new ProtocolError(-32000, `too many 2026-07-28 client sessions (${MAX_SESSIONS}) with questions open; try again when some are decided`);
   }
 }
 

@@ -82,7 +82,9 @@ export async function redeemAnswer(round: InClientRound, call: { tool: string; a
   const r = await round.states.redeem(round.requestState, { session: round.session, tool: call.tool, argsSha256: call.argsSha256 });
   if (!r.ok) return { ok: false, reason: REFUSAL_WORDS[r.why] };
   const actor = `elicitation:${oneLine(clientName).slice(0, 80)}`;
-  const answer = round.inputResponses?.[APPROVE_KEY];
+  // Own properties only: a `__proto__` key must not supply the answer through the prototype.
+  const responses = round.inputResponses;
+  const answer = responses && Object.hasOwn(responses, APPROVE_KEY) ? responses[APPROVE_KEY] : undefined;
   const accepted = isPlainObject(answer) && answer.action === 'accept' && isPlainObject(answer.content) && answer.content.approve === true;
   if (accepted) return { ok: true, callId: r.callId, approval: { kind: 'approved', channel: 'elicitation', actor, trust: 'client' } };
   const action = isPlainObject(answer) && typeof answer.action === 'string' ? oneLine(answer.action).slice(0, 20) : 'no answer';

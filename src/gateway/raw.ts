@@ -18,3 +18,8 @@ export const RAW_RESULT = {
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/** A map key for a JSON-RPC id that keeps 1 and "1" apart. */
+export function idKey(id: unknown): string {
+  return `${typeof id}:${String(id)}`;
+}

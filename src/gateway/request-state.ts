@@ -36,14 +36,18 @@ export interface StateExpectation {
   argsSha256: string;
 }
 
-/** Most nonces remembered at once; a flood beyond this expires the oldest states early (fail closed). */
-const MAX_ISSUED = 10_000;
+/** Most open states per session; a session that opens more loses its own oldest (fail closed). */
+const MAX_PER_SESSION = 64;
+/** Most nonces remembered at once across sessions (fail closed beyond it: the oldest expire early). */
+const MAX_ISSUED = 100_000;
 
 /** Mints and checks approval request states for one gate process. */
 export class RequestStates {
   private readonly codec: RequestStateCodec<ApprovalState>;
-  /** Issued and not yet used nonces, with their expiry (ms). Insertion order is issue order. */
-  private readonly issued = new Map<string, number>();
+  /** Issued and not yet used nonces, with their expiry (ms) and session. Insertion order is issue order. */
+  private readonly issued = new Map<string, { x: number; s: string }>();
+  /** Open nonces per session, oldest first: one session's flood cannot close another's questions. */
+  private readonly bySession = new Map<string, string[]>();
 
   /** @param ttlMs upper bound of a state's life (the confirmation timeout), in ms. */
   constructor(
@@ -57,7 +61,11 @@ export class RequestStates {
   async mint(p: { session: string; tool: string; argsSha256: string; callId: string; expiresMs: number }): Promise<string> {
     this.prune();
     const n = randomUUID();
-    this.issued.set(n, p.expiresMs);
+    const mine = this.bySession.get(p.session) ?? [];
+    while (mine.length >= MAX_PER_SESSION) this.issued.delete(mine.shift() as string);
+    mine.push(n);
+    this.bySession.set(p.session, mine);
+    this.issued.set(n, { x: p.expiresMs, s: p.session });
     return this.codec.mint({ s: p.session, t: p.tool, h: p.argsSha256, c: p.callId, n, x: p.expiresMs });
   }
 
@@ -76,21 +84,30 @@ export class RequestStates {
       return { ok: false, why: code === 'expired' ? 'expired' : code === 'malformed' ? 'malformed' : 'tampered' };
     }
     if (typeof p?.n !== 'string' || typeof p.x !== 'number') return { ok: false, why: 'malformed' };
-    const expires = this.issued.get(p.n);
-    if (expires === undefined) return { ok: false, why: 'replayed' };
-    this.issued.delete(p.n);
+    const open = this.issued.get(p.n);
+    if (open === undefined) return { ok: false, why: 'replayed' };
+    this.forget(p.n, open.s);
     if (this.now() > p.x) return { ok: false, why: 'expired' };
     if (p.s !== want.session || p.t !== want.tool || p.h !== want.argsSha256) return { ok: false, why: 'foreign' };
     return { ok: true, callId: p.c };
   }
 
+  private forget(n: string, session: string): void {
+    this.issued.delete(n);
+    const mine = this.bySession.get(session);
+    if (!mine) return;
+    const i = mine.indexOf(n);
+    if (i >= 0) mine.splice(i, 1);
+    if (mine.length === 0) this.bySession.delete(session);
+  }
+
   private prune(): void {
     const now = this.now();
-    for (const [n, x] of this.issued) if (x < now) this.issued.delete(n);
+    for (const [n, open] of this.issued) if (open.x < now) this.forget(n, open.s);
     while (this.issued.size >= MAX_ISSUED) {
-      const oldest = this.issued.keys().next().value;
+      const oldest = this.issued.entries().next().value;
       if (oldest === undefined) break;
-      this.issued.delete(oldest);
+      this.forget(oldest[0], oldest[1].s);
     }
   }
 }

@@ -13,7 +13,7 @@ import type { Transport as ModernTransport } from '@modelcontextprotocol/server'
 import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { ModernFront } from './modern.js';
-import { isPlainObject } from './raw.js';
+import { idKey, isPlainObject } from './raw.js';
 
 /** Whether an opening message belongs to the 2025 generation. */
 export function isLegacyOpening(m: JSONRPCMessage): boolean {
@@ -45,11 +45,20 @@ export async function serveBothEras(real: Transport, h: EraHandlers): Promise<()
     close: () => real.close(),
   });
   const legacySide = side();
-  const modernSide = side() as unknown as ModernTransport;
+  // A request id may not be reused while its request is in progress (as on the 2025 path, gateway.serve):
+  // the SDK keeps one cancellation handle per id, so a reused id would take the first request's away.
+  const active = new Set<string>();
+  const modernSide = {
+    ...side(),
+    send: (m: JSONRPCMessage, o?: Parameters<Transport['send']>[1]) => {
+      if (!('method' in m) && 'id' in m && (typeof m.id === 'string' || typeof m.id === 'number')) active.delete(idKey(m.id));
+      return real.send(m, o);
+    },
+  } as unknown as ModernTransport;
   let modernHandle: { close(): Promise<void> } | undefined;
   const modern = () => {
     modernHandle ??= serveStdio(
-      h.modern.factory(() => 'stdio'),
+      h.modern.factory(() => 'stdio', { settled: (id) => active.delete(idKey(id)) }),
       { legacy: 'reject', transport: modernSide, onerror: (err) => h.log(`client connection (2026-07-28): ${err.message}`) },
     );
     return modernSide;
@@ -78,6 +87,15 @@ export async function serveBothEras(real: Transport, h: EraHandlers): Promise<()
       return;
     }
     if (era === 'opening' && 'method' in m && 'id' in m && m.method !== 'server/discover') era = 'modern';
+    if ('method' in m && 'id' in m && (typeof m.id === 'string' || typeof m.id === 'number')) {
+      const key = idKey(m.id);
+      if (active.has(key)) {
+        const error = { code: -32600, message: `Invalid Request: id ${JSON.stringify(m.id)} is already used by a request in progress` };
+        void real.send({ jsonrpc: '2.0', id: m.id, error } as JSONRPCMessage).catch(() => {});
+        return;
+      }
+      active.add(key);
+    }
     // serveStdio attaches its handler synchronously, and queues and orders messages itself.
     modern().onmessage?.(m as never);
   };

@@ -6,6 +6,7 @@
 
 import open from 'open';
 import { loadSigner } from '../../audit/keys.js';
+import { createRefusalLog } from '../../audit/throttle.js';
 import { AuditLog } from '../../audit/writer.js';
 import { systemClock } from '../../clock.js';
 import { type Config, loadConfig } from '../../config/load.js';
@@ -22,35 +23,6 @@ import { startMcpEndpoint } from '../../web/mcp-endpoint.js';
 import { startChannels } from '../channels.js';
 import { cliName, logLine } from '../output.js';
 import { VERSION } from '../version.js';
-
-/** Batches refusal events to at most one entry per second (plus a count of the ones left out). */
-function createRefusalLog(write: (reason: string, suppressed: number) => void): { record(reason: string): void; flush(): void } {
-  let windowStart = 0;
-  let suppressed = 0;
-  let flushPending = false;
-  const flush = () => {
-    flushPending = false;
-    if (suppressed === 0) return;
-    write('further requests', suppressed);
-    suppressed = 0;
-    windowStart = Date.now();
-  };
-  return {
-    record(reason) {
-      const now = Date.now();
-      if (now - windowStart >= 1000) {
-        windowStart = now;
-        write(reason, 0);
-        return;
-      }
-      suppressed++;
-      if (flushPending) return;
-      flushPending = true;
-      setTimeout(flush, 1000 - (now - windowStart)).unref();
-    },
-    flush,
-  };
-}
 
 /** Where to serve over HTTP, from the config and the command line; undefined for stdio. */
 function httpSettings(config: Config, opts: ServeOptions): { host: string; port: number; tokenFile?: string; publicUrl?: string } | undefined {
