@@ -151,7 +151,7 @@ fetch(${JSON.stringify(target)}, { method: 'POST', mode: 'no-cors', headers: { '
     // A page on a name that resolves to loopback (DNS rebinding) is not served.
     const rebound = await tab.goto(`http://evil.test:${g.page.port}/?k=${g.page.key}`);
     assert.equal(rebound?.status(), 403);
-    assert.match(await tab.content(), /is not this page's address/);
+    assert.match(await tab.content(), /is not this server's own address/);
     await tab.close();
     await new Promise<void>((r) => (evil as Server).close(() => r()));
     const still = await pendingCall(g.page);

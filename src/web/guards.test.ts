@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { networkInterfaces } from 'node:os';
 import { describe, it } from 'node:test';
 import { allowedHosts, checkCsrf, checkHost, checkSameOrigin } from './guards.js';
 
@@ -36,5 +37,16 @@ describe('approval page guards', () => {
     const v6 = allowedHosts('::1', 9000);
     assert.equal(checkHost('[::1]:9000', v6).ok, true);
     assert.equal(checkHost('::1:9000', v6).ok, false);
+  });
+
+  it("bound to every interface, accepts this machine's own addresses and still refuses names", () => {
+    const any = allowedHosts('0.0.0.0', 9000);
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a?.family === 'IPv4');
+    if (own) assert.equal(checkHost(`${own.address}:9000`, any).ok, true);
+    assert.equal(checkHost('localhost:9000', any).ok, true);
+    assert.equal(checkHost('evil.test:9000', any).ok, false);
+    assert.equal(checkHost('203.0.113.9:9000', any).ok, false);
   });
 });

@@ -2,11 +2,12 @@
  * Request guards for the approval page. Security posture: a request is served only when every check
  * passes; a missing or unparseable header that a check needs means refusal (fail closed), except Origin
  * and Sec-Fetch-Site, which non-browser clients omit and which a web page cannot remove in a browser.
- * Checks return a result; the app turns a refusal into 403. Pure.
+ * Checks return a result; the app turns a refusal into 403. Pure but for reading the interface list.
  * @see BR-14 in shared/cases (DNS rebinding): Host is checked on every request, before any state change.
  * @see https://fetch.spec.whatwg.org/#sec-fetch-site-header
  */
 import { timingSafeEqual } from 'node:crypto';
+import { networkInterfaces } from 'node:os';
 
 /** Outcome of a check. */
 export type GuardResult = { ok: true } | { ok: false; reason: string };
@@ -23,6 +24,8 @@ export interface Allowed {
  */
 export function allowedHosts(host: string, port: number, publicUrl?: string): Allowed {
   const names = host === '::1' ? ['[::1]', 'localhost'] : [host, 'localhost', '127.0.0.1'];
+  // Bound to every interface: this machine's own addresses name it too (IP literals cannot be rebound).
+  if (host === '0.0.0.0' || host === '::') names.push(...localAddresses());
   const hosts = new Set(names.map((n) => `${n}:${port}`.toLowerCase()));
   const origins = new Set([...hosts].map((h) => `http://${h}`));
   if (publicUrl) {
@@ -36,7 +39,7 @@ export function allowedHosts(host: string, port: number, publicUrl?: string): Al
 /** Checks Host (exact match against our own addresses). */
 export function checkHost(hostHeader: string | undefined, allowed: Allowed): GuardResult {
   if (!hostHeader) return { ok: false, reason: 'missing Host header' };
-  return allowed.hosts.has(hostHeader.toLowerCase()) ? { ok: true } : { ok: false, reason: `Host "${hostHeader.slice(0, 80)}" is not this page's address` };
+  return allowed.hosts.has(hostHeader.toLowerCase()) ? { ok: true } : { ok: false, reason: `Host "${hostHeader.slice(0, 80)}" is not this server's own address (set public_url for the name clients use)` };
 }
 
 /** Checks that a state-changing request is not cross-site (Origin and Sec-Fetch-Site, when sent). */
@@ -55,4 +58,12 @@ export function checkCsrf(given: string | undefined, expected: string): GuardRes
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b) ? { ok: true } : { ok: false, reason: 'wrong CSRF token' };
+}
+
+/** This machine's interface addresses as they appear in a Host header (`10.0.0.5`, `[fe80::1]`). */
+function localAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a !== undefined)
+    .map((a) => (a.family === 'IPv6' ? `[${a.address.split('%')[0]}]` : a.address));
 }

@@ -25,10 +25,13 @@ import { cliName, logLine } from '../output.js';
 import { VERSION } from '../version.js';
 
 /** Where to serve over HTTP, from the config and the command line; undefined for stdio. */
-function httpSettings(config: Config, opts: ServeOptions): { host: string; port: number; tokenFile?: string; publicUrl?: string } | undefined {
+function httpSettings(config: Config, opts: ServeOptions): { host: string; port: number; token?: string; publicUrl?: string } | undefined {
   const kind = opts.transport ?? 'stdio';
   if (kind !== 'stdio' && kind !== 'http') throw new LookfirstError('USAGE', `--transport must be stdio or http, not "${kind}"`);
-  if (kind === 'stdio') return undefined;
+  if (kind === 'stdio') {
+    if (opts.port !== undefined || opts.host !== undefined) throw new LookfirstError('USAGE', '--host and --port apply to --transport http only');
+    return undefined;
+  }
   const port = opts.port === undefined ? config.http.port : Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new LookfirstError('USAGE', `--port must be a port number (0-65535, 0 picks a free one), not "${opts.port}"`);
@@ -38,7 +41,9 @@ function httpSettings(config: Config, opts: ServeOptions): { host: string; port:
       'USAGE',
       `serving on ${host}, off this machine's loopback, needs a bearer token: set http.token_file in ${config.file} (a file with at least 32 random characters)`,
     );
-  return { host, port, tokenFile: config.http.tokenFile, publicUrl: config.http.publicUrl };
+  // Read now, before anything starts: a bad token file is a start-up error like a bad config.
+  const token = config.http.tokenFile ? loadSecret(config.http.tokenFile, 'http.token_file', 'HTTP_TOKEN') : undefined;
+  return { host, port, token, publicUrl: config.http.publicUrl };
 }
 
 /** Opens the approval page in the person's browser; a failure is only reported. */
@@ -103,7 +108,7 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
     );
     let transport: LineServerTransport | undefined;
     if (http) {
-      const token = http.tokenFile ? loadSecret(http.tokenFile, 'http.token_file', 'HTTP_TOKEN') : undefined;
+      const token = http.token;
       const endpoint = await startMcpEndpoint({
         host: http.host,
         port: http.port,
@@ -116,6 +121,10 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
       });
       cleanup.unshift(() => endpoint.close());
       logLine(`MCP endpoint at ${endpoint.url} (Streamable HTTP)${token ? '; every request needs the bearer token' : ''}`);
+      if (http.host === '0.0.0.0' || http.host === '::')
+        logLine(
+          `listening on every interface: clients use this machine's address (http://<address>:${endpoint.port}/mcp)${http.publicUrl ? ` or ${http.publicUrl}` : ''}`,
+        );
       if (!token)
         logLine('warning: no http.token_file: every process on this machine can call tools through the gate. Set http.token_file to require a bearer token.');
     } else {
