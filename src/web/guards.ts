@@ -39,7 +39,9 @@ export function allowedHosts(host: string, port: number, publicUrl?: string): Al
 /** Checks Host (exact match against our own addresses). */
 export function checkHost(hostHeader: string | undefined, allowed: Allowed): GuardResult {
   if (!hostHeader) return { ok: false, reason: 'missing Host header' };
-  return allowed.hosts.has(hostHeader.toLowerCase()) ? { ok: true } : { ok: false, reason: `Host "${hostHeader.slice(0, 80)}" is not this server's own address (set public_url for the name clients use)` };
+  return allowed.hosts.has(hostHeader.toLowerCase())
+    ? { ok: true }
+    : { ok: false, reason: `Host "${hostHeader.slice(0, 80)}" is not this server's own address (set public_url for the name clients use)` };
 }
 
 /** Checks that a state-changing request is not cross-site (Origin and Sec-Fetch-Site, when sent). */
