@@ -3,7 +3,7 @@
  * (the built CLI, exactly as a client starts it), and the SDK's Client as the agent.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -149,4 +149,9 @@ function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Lines in a side-effects file written by the fake upstream: how many writes really ran (0 when absent). */
+export function linesIn(file: string): number {
+  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).length : 0;
 }

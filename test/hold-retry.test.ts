@@ -5,12 +5,12 @@
  * a cancelled call is withdrawn from every channel; other arguments make a new call.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { type Agent, FAKE_UPSTREAM, NODE, ResultSchema, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { type Agent, FAKE_UPSTREAM, linesIn, NODE, ResultSchema, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
 import { decide, http, type PageAddress, pageAddress, pendingCall } from './web-page.js';
 
 function gate(confirm: string) {
@@ -20,7 +20,7 @@ function gate(confirm: string) {
     dir,
     `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', effects, '--events', join(dir, 'events.jsonl')])}\nconfirm:\n  elicitation: false\n  web: { enabled: true, host: 127.0.0.1, port: 0 }\n${confirm}`,
   );
-  const executed = () => (existsSync(effects) ? readFileSync(effects, 'utf8').trim().split('\n').filter(Boolean).length : 0);
+  const executed = () => linesIn(effects);
   const events = () =>
     readFileSync(join(dir, 'audit.jsonl'), 'utf8')
       .trim()

@@ -4,10 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { FAKE_UPSTREAM, MAIN, NODE, tmp, waitFor, writeConfig } from './helpers.js';
+import { FAKE_UPSTREAM, linesIn, MAIN, NODE, tmp, waitFor, writeConfig } from './helpers.js';
 import { pageAddress } from './web-page.js';
 
 export const TOKEN = 't0ken-'.repeat(8);
@@ -37,7 +37,7 @@ export async function httpGate(extra = '', withToken = true, elicitation = false
   assert.ok(await waitFor(() => /MCP endpoint at/.test(err), 10_000), err);
   const port = Number(/MCP endpoint at http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(err)![1]);
   const page = await pageAddress(() => err);
-  const executed = () => (existsSync(effects) ? readFileSync(effects, 'utf8').trim().split('\n').filter(Boolean).length : 0);
+  const executed = () => linesIn(effects);
   const stop = async () => {
     proc.kill('SIGTERM');
     await new Promise((r) => proc.once('exit', r));

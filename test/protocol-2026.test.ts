@@ -8,13 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { ResultSchema } from '@modelcontextprotocol/core';
-import { FAKE_UPSTREAM, MAIN, NODE, textOf, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { FAKE_UPSTREAM, linesIn, MAIN, NODE, textOf, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
 import { httpGate, TOKEN } from './http-gate.js';
 import { decide, pendingCall } from './web-page.js';
 
@@ -70,7 +70,7 @@ function stdioGate(timeoutSeconds = 30) {
     });
     return t;
   };
-  const executed = () => (existsSync(effects) ? readFileSync(effects, 'utf8').trim().split('\n').filter(Boolean).length : 0);
+  const executed = () => linesIn(effects);
   const log = () =>
     readFileSync(join(dir, 'audit.jsonl'), 'utf8')
       .trim()

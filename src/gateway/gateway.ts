@@ -8,7 +8,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitResultSchema, type JSONRPCMessage, type Notification, type Result } from '@modelcontextprotocol/sdk/types.js';
-import { createRefusalLog } from '../audit/throttle.js';
 import type { AuditLog } from '../audit/writer.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load.js';
@@ -27,6 +26,7 @@ import { Interlock } from './interlock.js';
 import type { InClientRound } from './mrtr.js';
 import { idKey, isPlainObject, RAW_RESULT } from './raw.js';
 import { Upstream } from './upstream.js';
+import { UpstreamQuestions } from './upstream-questions.js';
 import { ErrorCode, plainMessage, toWireError, WireError } from './wire-error.js';
 
 /** Client-to-server notifications the gate passes to every upstream. */
@@ -87,21 +87,19 @@ export class Gateway {
   private readonly sessions = new Set<Session>();
   /** Sessions' holds being withdrawn after a disconnect, so that shutdown waits for their entries. */
   private readonly closing = new Set<Promise<void>>();
-  /** Refused upstream questions, logged at most once a second: a hostile upstream could send thousands. */
-  private readonly upstreamRefusals = createRefusalLog((line, suppressed) => {
-    const [upstream, method, reason] = line.includes('\u0000') ? line.split('\u0000') : [undefined, undefined, line];
-    this.opts.audit.appendLater({ event: 'upstream_request', upstream, method, outcome: 'refused', reason, suppressed: suppressed || undefined });
-  });
+  /** Relays an upstream's questions to the client they belong to. */
+  private readonly questions: UpstreamQuestions;
   /** Gated calls in progress, so that shutdown can wait for their audit entries. */
   private readonly gatedCalls = new Set<Promise<Result>>();
 
   constructor(private readonly opts: GatewayOptions) {
+    this.questions = new UpstreamQuestions(opts.audit, () => this.sessions);
     this.upstreams = opts.config.upstreams.map(
       (c) =>
         new Upstream(c, {
           notification: (u, n) => this.onUpstreamNotification(u, n),
           log: opts.log,
-          request: (u, method, params, signal) => this.onUpstreamRequest(u, method, params, signal),
+          request: (u, method, params, signal) => this.questions.relay(u, method, params, signal),
           // A restarted server may list other tools: re-read them, then tell the client (BR-20).
           reconnected: (u) => void this.onUpstreamNotification(u, { method: 'notifications/tools/list_changed' }),
         }),
@@ -223,7 +221,7 @@ export class Gateway {
    * (a held call is aborted: it is denied, never executed), then stops every upstream.
    */
   async close(): Promise<void> {
-    this.upstreamRefusals.flush();
+    this.questions.flush();
     for (const u of this.upstreams) u.shutdown();
     const sessions = [...this.sessions];
     await Promise.all(sessions.map((s) => s.close().catch(() => {})));
@@ -353,40 +351,6 @@ export class Gateway {
       throw toWireError(err);
     } finally {
       if (ctx.session) ctx.session.inflight--;
-    }
-  }
-
-  /**
-   * An upstream asks the client something during a call (elicitation, sampling). It goes to the one
-   * client with a request in flight (on stdio: the only client); when that is ambiguous, or the client
-   * cannot be asked, it is refused. The question is labelled as the upstream's: it is not the gate's
-   * approval, and its answer goes back to the upstream only.
-   * @throws WireError when it is refused.
-   */
-  private async onUpstreamRequest(upstream: Upstream, method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Result> {
-    const refuse = (code: number, why: string): never => {
-      this.upstreamRefusals.record(`${upstream.name}\u0000${method.slice(0, 60)}\u0000${why}`);
-      throw new WireError(code, `lookfirst: ${why}`);
-    };
-    if (method !== 'elicitation/create' && method !== 'sampling/createMessage')
-      return refuse(ErrorCode.MethodNotFound, `Method not found: ${method.slice(0, 60)}`);
-    const all = [...this.sessions];
-    const busy = all.filter((s) => s.inflight > 0);
-    const target = busy.length === 1 ? busy[0] : busy.length === 0 && all.length === 1 ? all[0] : undefined;
-    if (!target) return refuse(ErrorCode.InternalError, `cannot tell which client "${upstream.name}" is asking (${busy.length} have calls in flight)`);
-    if (!target.ask) return refuse(ErrorCode.MethodNotFound, 'the client (2026-07-28) cannot be asked by an upstream through the gate');
-    let forwarded = params;
-    if (method === 'elicitation/create' && typeof params?.message === 'string') {
-      // Labelled at both ends: a question padded with blank lines cannot push the label out of sight.
-      const label = `asked by upstream "${upstream.name}", not a lookfirst approval`;
-      forwarded = { ...params, message: `[${label}] ${params.message}\n[end of the question ${label}]` };
-    }
-    try {
-      const result = await target.ask(method, forwarded, signal);
-      this.opts.audit.appendLater({ event: 'upstream_request', upstream: upstream.name, method, outcome: 'relayed' });
-      return result;
-    } catch (err) {
-      return refuse(typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : ErrorCode.InternalError, plainMessage(err));
     }
   }
 
