@@ -155,3 +155,11 @@ function isAlive(pid: number): boolean {
 export function linesIn(file: string): number {
   return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).length : 0;
 }
+
+/** The entries of `<dir>/audit.jsonl`, parsed. */
+export function auditEntries(dir: string): Record<string, unknown>[] {
+  return readFileSync(join(dir, 'audit.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}

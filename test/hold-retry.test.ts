@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { type Agent, FAKE_UPSTREAM, linesIn, NODE, ResultSchema, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { type Agent, auditEntries, FAKE_UPSTREAM, linesIn, NODE, ResultSchema, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
 import { decide, http, type PageAddress, pageAddress, pendingCall } from './web-page.js';
 
 function gate(confirm: string) {
@@ -21,11 +21,7 @@ function gate(confirm: string) {
     `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', effects, '--events', join(dir, 'events.jsonl')])}\nconfirm:\n  elicitation: false\n  web: { enabled: true, host: 127.0.0.1, port: 0 }\n${confirm}`,
   );
   const executed = () => linesIn(effects);
-  const events = () =>
-    readFileSync(join(dir, 'audit.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const events = () => auditEntries(dir);
   return { dir, config, executed, events };
 }
 

@@ -14,7 +14,7 @@ import { describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { ResultSchema } from '@modelcontextprotocol/core';
-import { FAKE_UPSTREAM, linesIn, MAIN, NODE, textOf, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { auditEntries, FAKE_UPSTREAM, linesIn, MAIN, NODE, textOf, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
 import { httpGate, TOKEN } from './http-gate.js';
 import { decide, pendingCall } from './web-page.js';
 
@@ -71,11 +71,7 @@ function stdioGate(timeoutSeconds = 30) {
     return t;
   };
   const executed = () => linesIn(effects);
-  const log = () =>
-    readFileSync(join(dir, 'audit.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const log = () => auditEntries(dir);
   return { dir, transport, executed, log, stderr: () => err };
 }
 
