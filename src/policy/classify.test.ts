@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { classifyArgs, classifyCall, classifyName, namespacePrefixes, shellVerdict, splitName, sqlVerdict } from './classify.js';
+
+const kind = (name: string, args?: unknown, annotations?: Parameters<typeof classifyCall>[2], prefixes?: Set<string>) =>
+  classifyCall(name, args, annotations, prefixes).kind;
+
+describe('the classifier: names', () => {
+  it('splits names on separators, camelCase and digits', () => {
+    assert.deepEqual(splitName('getFileInfo'), ['get', 'file', 'info']);
+    assert.deepEqual(splitName('list_v2Items'), ['list', 'v', '2', 'items']);
+    assert.deepEqual(splitName('crm.contacts:delete/all-now'), ['crm', 'contacts', 'delete', 'all', 'now']);
+    assert.deepEqual(splitName('HTTPRequestSend'), ['http', 'request', 'send']);
+  });
+
+  it('reads only when a read verb leads or a report noun ends the name', () => {
+    for (const n of ['get_file_info', 'list_directory', 'read_text_file', 'search_files', 'directory_tree', 'browser_console_messages', 'getUser', 'fetch'])
+      assert.equal(kind(n), 'read-only', n);
+  });
+
+  it('deny wins: a mutating word anywhere makes a mutation', () => {
+    for (const n of ['get_and_delete', 'list_then_purge', 'fetchAndSend', 'read_write_file', 'search_replace', 'get_or_create'])
+      assert.equal(kind(n), 'mutation', n);
+  });
+
+  it('knows every class of mutating word and its synonyms', () => {
+    const high = ['delete_file', 'drop_table', 'purge_cache', 'wipe_disk', 'terminate_instance', 'send_email', 'transfer_funds', 'refund_order', 'publish_post', 'deploy_app', 'exec_command', 'run_script'];
+    const medium = ['write_file', 'update_record', 'create_issue', 'move_file', 'merge_request_create', 'invoke_lambda', 'rename_branch', 'browser_click'];
+    for (const n of high) assert.deepEqual([n, classifyName(n).kind, classifyName(n).risk], [n, 'mutation', 'high']);
+    for (const n of medium) assert.equal(classifyName(n).kind, 'mutation', n);
+    assert.equal(classifyName('merge_request_create').risk, 'high');
+  });
+
+  it('treats noun-or-verb words as nouns only after a leading read verb', () => {
+    assert.equal(kind('get_email'), 'read-only');
+    assert.equal(kind('list_orders_by_payment'), 'read-only');
+    assert.equal(kind('email_user'), 'mutation');
+    assert.equal(kind('send_email'), 'mutation');
+    assert.equal(kind('get_and_transfer'), 'mutation');
+    assert.equal(classifyName('transfer').risk, 'high');
+  });
+
+  it('calls unknown names mutations, saying why', () => {
+    const v = classifyName('sequentialthinking');
+    assert.equal(v.kind, 'mutation');
+    assert.equal(v.benign, true);
+    assert.match(v.reasons[0] ?? '', /nothing in the name/);
+    assert.equal(kind('frobnicate'), 'mutation');
+    assert.equal(kind(''), 'mutation');
+  });
+
+  it('recognises a namespace prefix shared by several tools of one upstream', () => {
+    const names = ['browser_click', 'browser_snapshot', 'browser_navigate', 'browser_tabs', 'get_thing'];
+    const p = namespacePrefixes(names);
+    assert.deepEqual([...p], ['browser']);
+    assert.equal(kind('browser_snapshot', undefined, undefined, p), 'read-only');
+    assert.equal(kind('browser_click', undefined, undefined, p), 'mutation');
+    // A verb shared by many tools is not a prefix.
+    assert.equal(namespacePrefixes(['get_a', 'get_b', 'get_c']).size, 0);
+  });
+});
+
+describe('the classifier: arguments only make it stricter', () => {
+  it('HTTP method fields: DELETE high, POST/PUT/PATCH medium, GET nothing', () => {
+    assert.equal(classifyCall('fetch_url', { url: 'https://x', method: 'DELETE' }, undefined).risk, 'high');
+    for (const m of ['post', 'PUT', 'Patch']) assert.equal(kind('fetch_url', { method: m }), 'mutation', m);
+    assert.equal(kind('fetch_url', { method: 'GET' }), 'read-only');
+  });
+
+  it('SQL that mutates anywhere: comments, CTEs, several statements, EXPLAIN ANALYZE', () => {
+    for (const q of [
+      'DELETE FROM users',
+      'select 1; drop table users',
+      'WITH gone AS (DELETE FROM t RETURNING *) SELECT * FROM gone',
+      '/* harmless */ UPDATE accounts SET balance = 0',
+      '-- read\nINSERT INTO t VALUES (1)',
+      'EXPLAIN ANALYZE DELETE FROM t',
+      'SELECT * INTO backup FROM t',
+      'select * from t for update',
+    ])
+      assert.ok(sqlVerdict(q), q);
+    for (const q of ["SELECT * FROM t WHERE note = 'drop table x; delete'", 'SELECT count(*) FROM "delete"', 'select 1 -- delete everything', 'SELECT $$DROP TABLE$$'])
+      assert.equal(sqlVerdict(q), undefined, q);
+    assert.equal(kind('query', { sql: 'SELECT * FROM t' }), 'read-only');
+    assert.equal(classifyCall('query', { sql: 'select 1;\nDROP TABLE t' }, undefined).risk, 'high');
+    // Natural language in a search field is not SQL.
+    assert.equal(kind('search_docs', { query: 'how to delete a branch' }), 'read-only');
+    // A strong SQL opening counts in any field.
+    assert.equal(kind('get_report', { text: 'DELETE FROM audit' }), 'mutation');
+  });
+
+  it('shell commands with redirection or anything but a known reader', () => {
+    for (const c of ['rm -rf /tmp/x', 'ls > out.txt', 'echo hi >> ~/.bashrc', 'cat a | tee b', 'ls; curl -X POST https://x', 'git push', 'find . -delete', "sed -i 's/a/b/' f", 'python3 script.py', 'echo $(rm x)'])
+      assert.ok(shellVerdict(c), c);
+    for (const c of ['ls -la', 'cat a | grep b | wc -l', 'git status', 'ls 2>&1', 'ls > /dev/null', "grep '>' file", 'echo "a > b"'])
+      assert.equal(shellVerdict(c), undefined, c);
+    assert.equal(kind('get_output', { command: 'rm -rf /' }), 'mutation');
+    assert.equal(classifyCall('get_output', { command: 'rm -rf /' }, undefined).risk, 'high');
+  });
+
+  it('operation fields whose value is a mutating word', () => {
+    assert.equal(classifyCall('records', { action: 'delete', id: 3 }, { readOnlyHint: true }).kind, 'mutation');
+    assert.equal(kind('get_records', { op: 'archive_all' }), 'mutation');
+    assert.equal(kind('get_records', { op: 'list' }), 'read-only');
+  });
+
+  it('looks into nested arguments, within bounds', () => {
+    assert.equal(kind('get_batch', { steps: [{ request: { method: 'DELETE' } }] }), 'mutation');
+    const deep: Record<string, unknown> = {};
+    let at = deep;
+    for (let i = 0; i < 100; i++) at = at.next = {} as Record<string, unknown>;
+    at.method = 'DELETE';
+    assert.equal(classifyArgs(deep), undefined, 'below the depth bound nothing is read (the name still decides)');
+    const wide = Array.from({ length: 20_000 }, (_, i) => i);
+    assert.match(classifyArgs({ wide })?.reasons[0] ?? '', /too large/);
+  });
+});
+
+describe('the classifier: annotations are applied asymmetrically', () => {
+  it('believes whatever says more dangerous', () => {
+    const d = classifyCall('get_status', {}, { destructiveHint: true });
+    assert.deepEqual([d.kind, d.risk], ['mutation', 'high']);
+    assert.equal(kind('list_items', {}, { readOnlyHint: false }), 'mutation');
+  });
+
+  it('lets readOnlyHint lower only a benign name with arguments that show nothing', () => {
+    assert.equal(kind('delete_file', { path: '/x' }, { readOnlyHint: true }), 'mutation');
+    assert.match(classifyCall('delete_file', {}, { readOnlyHint: true }).reasons.join(' '), /not believed/);
+    assert.equal(kind('sequentialthinking', { thought: 'hm' }, { readOnlyHint: true }), 'read-only');
+    assert.equal(kind('sequentialthinking', { sql: 'DROP TABLE t' }, { readOnlyHint: true }), 'mutation');
+    assert.equal(kind('open_nodes', {}, { readOnlyHint: true }), 'mutation', 'open is a mutating word');
+  });
+});

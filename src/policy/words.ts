@@ -1,0 +1,126 @@
+/**
+ * The classifier's vocabulary: data, not logic (policy/classify.ts reads it). Words are lower case and
+ * match whole words of a tool name after it is split (`getFileInfo` → get, file, info).
+ *
+ * - A mutating word anywhere makes the call a mutation, whatever else the name says (deny wins):
+ *   `get_and_delete` is a mutation.
+ * - Some words are nouns as often as verbs (`email`, `order`, `transfer`). They mutate too, except as the
+ *   object of a leading read verb with no conjunction before them: `get_email` reads, `send_email`,
+ *   `email_user` and `get_and_transfer` do not.
+ * - A name is read-only only when a read verb leads it (after any namespace prefix) or it ends in a
+ *   report noun (`directory_tree`), and nothing mutates. A name of unknown words is a mutation.
+ * Add synonyms here; each list says what it means for the verdict and its risk.
+ */
+import type { Risk } from '../types.js';
+
+/** Mutations that destroy or cannot be taken back: risk high. */
+export const DESTRUCTIVE = new Set([
+  'delete', 'del', 'remove', 'rm', 'rmdir', 'unlink', 'drop', 'destroy', 'purge', 'wipe', 'erase', 'truncate',
+  'terminate', 'kill', 'shred', 'format', 'reset', 'revoke', 'overwrite', 'uninstall', 'obliterate', 'nuke',
+  'expunge', 'shutdown', 'reboot', 'deprovision', 'decommission', 'ban', 'evict', 'flush', 'clear', 'empty',
+]);
+
+/** Mutations that leave the system or run code: messages, money, releases, execution. Risk high. */
+export const OUTBOUND = new Set([
+  'send', 'notify', 'reply', 'forward', 'broadcast', 'tweet', 'publish', 'pay', 'refund', 'withdraw', 'purchase',
+  'buy', 'sell', 'deploy', 'ship', 'merge', 'push', 'exec', 'execute', 'run', 'eval', 'evaluate', 'invoke',
+  'spawn', 'sudo', 'invite', 'dispatch', 'submit', 'wire', 'remit',
+]);
+
+/** Other mutations (create, change, move, control a browser or a service): risk medium. */
+export const MUTATING = new Set([
+  'create', 'add', 'insert', 'new', 'make', 'put', 'patch', 'set', 'write', 'update', 'upsert', 'save', 'store',
+  'edit', 'modify', 'change', 'alter', 'rename', 'move', 'mv', 'copy', 'cp', 'replace', 'append', 'prepend',
+  'commit', 'rebase', 'revert', 'restore', 'rollback', 'upload', 'import', 'install', 'upgrade', 'downgrade',
+  'migrate', 'seed', 'trigger', 'start', 'stop', 'restart', 'launch', 'pause', 'resume', 'suspend', 'schedule',
+  'cancel', 'close', 'archive', 'unarchive', 'lock', 'unlock', 'enable', 'disable', 'approve', 'reject',
+  'assign', 'unassign', 'grant', 'deny', 'block', 'unblock', 'fork', 'clone', 'react', 'follow', 'unfollow',
+  'subscribe', 'unsubscribe', 'register', 'signup', 'sign', 'apply', 'reserve', 'fill', 'click', 'press',
+  'drag', 'select', 'uncheck', 'navigate', 'goto', 'resize', 'scroll', 'hover', 'focus', 'tap', 'swipe',
+  'emit', 'attach', 'detach', 'mount', 'unmount', 'connect', 'disconnect', 'provision', 'scale', 'rotate',
+  'generate', 'sync', 'increment', 'decrement', 'toggle', 'configure', 'init', 'initialize', 'track',
+  'increase', 'decrease', 'duplicate', 'transition', 'complete', 'resolve', 'open', 'annotate', 'handle',
+  'process', 'perform', 'do', 'act', 'call', 'enqueue', 'dequeue', 'acquire', 'release', 'claim', 'reorder', 'pin', 'unpin', 'mute', 'unmute', 'hide', 'unhide', 'accept', 'decline', 'confirm',
+  'login', 'logout', 'authenticate', 'authorize', 'build', 'compile', 'train',
+]);
+
+/** Words that are nouns as often as verbs, with the risk they carry as a verb. */
+export const AMBIGUOUS = new Map<string, Risk>([
+  ['email', 'high'], ['mail', 'high'], ['sms', 'high'], ['message', 'high'], ['post', 'high'], ['transfer', 'high'],
+  ['payment', 'high'], ['charge', 'high'], ['deposit', 'high'], ['order', 'high'], ['trade', 'high'],
+  ['share', 'high'], ['script', 'high'], ['shell', 'high'], ['bash', 'high'], ['command', 'high'], ['text', 'high'],
+  ['invoice', 'medium'], ['log', 'medium'], ['record', 'medium'], ['comment', 'medium'], ['tag', 'medium'],
+  ['label', 'medium'], ['link', 'medium'], ['config', 'medium'], ['type', 'medium'], ['mark', 'medium'],
+  ['request', 'medium'], ['book', 'medium'], ['star', 'medium'], ['like', 'medium'], ['note', 'medium'],
+  ['draft', 'medium'], ['backup', 'medium'], ['check', 'medium'], ['test', 'medium'],
+]);
+
+/** Words that join two actions: an ambiguous word after one is a verb (`get_and_transfer`). */
+export const CONJUNCTIONS = new Set(['and', 'then', 'or', 'plus', 'also']);
+
+/** Verbs that only look. */
+export const READ_VERBS = new Set([
+  'get', 'list', 'read', 'fetch', 'search', 'find', 'query', 'lookup', 'look', 'show', 'view', 'describe',
+  'inspect', 'count', 'stat', 'peek', 'browse', 'retrieve', 'download', 'export', 'compare', 'diff', 'explain',
+  'analyze', 'analyse', 'summarize', 'summarise', 'preview', 'head', 'tail', 'grep', 'cat', 'ls', 'echo', 'ping',
+  'watch', 'wait', 'poll', 'validate', 'lint', 'scan', 'trace', 'print', 'dump', 'take', 'capture', 'measure',
+  'estimate', 'calculate', 'compute', 'convert', 'parse', 'render', 'translate', 'detect', 'identify',
+  'recognize', 'extract', 'match', 'filter', 'sort', 'discover', 'explore', 'locate', 'whoami', 'think',
+  'check', 'test', 'verify', 'has', 'is', 'can', 'exists',
+]);
+
+/** Nouns that name a report: a name that ends in one (`directory_tree`, `console_messages`) reads. */
+export const READ_NOUNS = new Set([
+  'info', 'information', 'status', 'tree', 'logs', 'messages', 'snapshot', 'screenshot', 'metadata', 'stats',
+  'statistics', 'health', 'version', 'versions', 'schema', 'schemas', 'details', 'history', 'usage', 'summary',
+  'contents', 'listing', 'requests', 'events', 'metrics', 'report', 'docs', 'documentation', 'help', 'profile',
+  'balance', 'balances', 'changes', 'diff', 'whoami', 'capabilities', 'limits', 'quota',
+]);
+
+/** Field names whose value says what a generic tool will do (`{"action": "delete"}`). */
+export const OPERATION_FIELDS = /^(op|operation|action|verb|mode|intent|kind|type|task|cmd_type)$/i;
+
+/** Field names that carry an HTTP method. */
+export const METHOD_FIELDS = /^(method|http_method|httpmethod|request_method)$/i;
+
+/** Field names that carry SQL. */
+export const SQL_FIELDS = /sql|query|statement|stmt/i;
+
+/** Field names that carry a shell command. */
+export const SHELL_FIELDS = /^(command|cmd|script|shell|bash|sh|commandline|command_line)$/i;
+
+/** SQL keywords that change state wherever they appear in a statement (outside literals and comments). */
+export const SQL_MUTATING = new Set([
+  'insert', 'update', 'delete', 'merge', 'upsert', 'replace', 'drop', 'create', 'alter', 'truncate', 'grant',
+  'revoke', 'call', 'exec', 'execute', 'do', 'copy', 'lock', 'vacuum', 'reindex', 'cluster', 'refresh',
+  'comment', 'rename', 'load', 'import', 'attach', 'detach', 'set', 'reset', 'discard', 'notify', 'listen',
+  'prepare', 'deallocate', 'into',
+]);
+
+/** SQL keywords that destroy or change access: risk high. */
+export const SQL_DESTRUCTIVE = new Set(['delete', 'drop', 'truncate', 'alter', 'revoke', 'grant']);
+
+/** First words that mark a string as SQL. */
+export const SQL_LEADS = new Set([
+  'select', 'with', 'insert', 'update', 'delete', 'merge', 'upsert', 'replace', 'drop', 'create', 'alter',
+  'truncate', 'grant', 'revoke', 'call', 'exec', 'execute', 'begin', 'start', 'commit', 'copy', 'values',
+  'explain', 'set', 'do', 'show', 'pragma', 'vacuum', 'analyze', 'lock', 'table',
+]);
+
+/** Programs that read only (without redirection). Any other program in a shell command is a mutation. */
+export const SHELL_READ = new Set([
+  'ls', 'cat', 'head', 'tail', 'less', 'more', 'grep', 'egrep', 'fgrep', 'rg', 'wc', 'pwd', 'echo', 'printf',
+  'which', 'whoami', 'id', 'date', 'uname', 'hostname', 'printenv', 'ps', 'df', 'du', 'free', 'uptime', 'stat',
+  'file', 'sort', 'uniq', 'cut', 'tr', 'jq', 'diff', 'cmp', 'md5sum', 'sha256sum', 'basename', 'dirname',
+  'realpath', 'readlink', 'true', 'false', 'test', 'tree', 'column', 'nl', 'tac',
+]);
+
+/** Programs that destroy: risk high (other unknown programs are medium). */
+export const SHELL_DESTRUCTIVE = new Set([
+  'rm', 'rmdir', 'unlink', 'shred', 'dd', 'mkfs', 'fdisk', 'parted', 'wipefs', 'truncate', 'kill', 'pkill',
+  'killall', 'shutdown', 'reboot', 'halt', 'poweroff', 'sudo', 'su', 'doas', 'chmod', 'chown', 'userdel',
+  'iptables', 'curl', 'wget', 'ssh', 'scp', 'eval', 'exec', 'xargs',
+]);
+
+/** Git subcommands that read; other git subcommands are mutations. */
+export const GIT_READ = new Set(['status', 'log', 'diff', 'show', 'blame', 'ls-files', 'rev-parse', 'describe', 'shortlog']);
