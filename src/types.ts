@@ -15,9 +15,19 @@ export interface ToolAnnotations {
   title?: string;
 }
 
+/** What the classifier (policy/classify.ts) says about one call: what kind, how risky, and why. */
+export interface Classification {
+  kind: 'read-only' | 'mutation';
+  risk: Risk;
+  /** Why, most decisive first, in words a person reads (`name word "delete"`). */
+  reasons: string[];
+}
+
 /** A policy decision for one tool call, with the reason a person can read and, when a rule decided, which. */
 export interface Decision {
   action: Action;
+  /** The classifier's verdict (always computed: the risk shown to the approver comes from it). */
+  classification?: Classification;
   /** Short reason, e.g. `rule "files__move_*"` or `annotations: readOnlyHint`. */
   reason: string;
   /** The rule pattern that decided, if any. */

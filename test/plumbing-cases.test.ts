@@ -146,13 +146,13 @@ describe('BR-20 a tool turns into a write', () => {
     const g = fakeGate();
     const agent = await startAgent(g.config, decline);
     try {
-      assert.equal(textOf(await agent.call('sync', {})), 'state read');
+      assert.equal(textOf(await agent.call('mirror', {})), 'state read');
       await agent.call('flip', {});
       await new Promise((r) => setTimeout(r, 50));
-      const during = await agent.call('sync', {});
+      const during = await agent.call('mirror', {});
       assert.equal(verdictOf(during)?.outcome, 'denied', 'held (and declined) while the tools are re-read');
       await new Promise((r) => setTimeout(r, 800));
-      const after = await agent.call('sync', {});
+      const after = await agent.call('mirror', {});
       assert.equal(verdictOf(after)?.outcome, 'denied', 'held once the new annotations are in');
       assert.equal(agent.asked.length, 2);
     } finally {

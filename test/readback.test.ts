@@ -53,7 +53,7 @@ describe('read-back', () => {
   const unclear: [string, string, RegExp][] = [
     ['the read tool errors', rule('store', 'get_broken'), /answered with an error/],
     ['the read tool is missing', rule('store', 'no_such_tool'), /not among the upstream tools/],
-    ['the read tool is not allowed as a read', rule('store', 'get_unmarked'), /not allowed as a read/],
+    ['the read tool declares itself a write', rule('store', 'get_unmarked'), /not allowed as a read/],
     ['the read tool is denied by a rule', `${rule('store', 'get')}    get: { action: deny }\n`, /not allowed as a read/],
     ['the read tool times out', rule('store', 'slow'), /failed/],
     ['a path is not in the read result', rule('store', 'get', '{ "nothing.here": 1 }'), /has no "nothing.here"/],

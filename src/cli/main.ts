@@ -7,7 +7,9 @@
 import { Command } from 'commander';
 import { ConfigError, LookfirstError } from '../errors.js';
 import { demoCommand } from './commands/demo.js';
+import { ecosystemCommand } from './commands/ecosystem.js';
 import { keygenCommand } from './commands/keygen.js';
+import { planCommand } from './commands/plan.js';
 import { serveCommand } from './commands/serve.js';
 import { verifyLogCommand } from './commands/verify-log.js';
 import { paint } from './output.js';
@@ -53,6 +55,21 @@ program
   .description('offline demo: a fake bank behind the gate, an agent, a held transfer, a verified log')
   .option('--yes', 'approve the transfer without asking (for CI)')
   .action((o: { yes?: boolean }) => run(() => demoCommand(o))());
+
+program
+  .command('plan')
+  .description('the Mutation Plan of a JSON list of tool calls: read-only or mutation, risk and effect of each; runs nothing')
+  .argument('[calls]', 'JSON array of { "name", "arguments" } (stdin when omitted)')
+  .option('--tools <file>', 'a tools/list result, for annotations and namespace prefixes')
+  .option('--json', 'machine-readable output: [{ name, kind, risk, effect, reasons }]')
+  .action((calls: string | undefined, o: { tools?: string; json?: boolean }) => run(() => planCommand(calls, o))());
+
+program
+  .command('ecosystem')
+  .description('score the classifier against captured tool catalogues (exit 2 on any false negative)')
+  .argument('[dir]', "folder of catalogue JSON files (default: the clone's test/catalogues/npm)")
+  .option('--json', 'machine-readable output')
+  .action((dir: string | undefined, o: { json?: boolean }) => run(() => ecosystemCommand(dir, o))());
 
 try {
   await program.parseAsync(process.argv);

@@ -5,17 +5,18 @@
  */
 import type { ApprovalRequest } from '../confirm/channel.js';
 import { findLookalikes } from '../confirm/lookalike.js';
-import { riskOf } from '../policy/risk.js';
-import type { Approval, ToolCall } from '../types.js';
+import type { Approval, Classification, ToolCall } from '../types.js';
 import type { CallContext, PipelineDeps } from './call.js';
-import type { CatalogueTool } from './catalogue.js';
 import type { Hold } from './hold.js';
 import { withKeepalive } from './keepalive.js';
 
-/** Risk, look-alikes and who asked: what every channel shows beside the call. */
-export function describeRisk(tool: CatalogueTool, call: ToolCall): Pick<ApprovalRequest, 'risk' | 'riskReason' | 'lookalikes'> {
-  const { risk, reason } = riskOf(tool.annotations);
-  return { risk, riskReason: reason, lookalikes: findLookalikes(call.tool, call.args) };
+/** Risk (the classifier's, with its reasons), look-alikes: what every channel shows beside the call. */
+export function describeRisk(classification: Classification | undefined, call: ToolCall): Pick<ApprovalRequest, 'risk' | 'riskReason' | 'lookalikes'> {
+  return {
+    risk: classification?.risk ?? 'high',
+    riskReason: classification ? classification.reasons.slice(0, 3).join('; ') : 'not classified',
+    lookalikes: findLookalikes(call.tool, call.args),
+  };
 }
 
 /** Asks through the broker, with progress notifications to the client while the person decides. */

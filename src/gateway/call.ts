@@ -18,7 +18,7 @@ import { oneLine } from '../confirm/visible.js';
 import { decide, type Policy } from '../policy/evaluate.js';
 import type { Approval, ToolCall, Verdict } from '../types.js';
 import { awaitApproval, describeRisk } from './ask.js';
-import type { Catalogue, CatalogueTool } from './catalogue.js';
+import { type Catalogue, type CatalogueTool, classifyTool } from './catalogue.js';
 import type { Hold, Holds } from './hold.js';
 import type { Interlock } from './interlock.js';
 import { askInClient, canAskInClient, carriesAnswer, type InClientRound, redeemAnswer } from './mrtr.js';
@@ -76,7 +76,7 @@ export async function handleToolCall(deps: PipelineDeps, params: Record<string, 
     tool = deps.catalogue.get(name);
   }
   if (!tool) throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-  let decision = decide(deps.policy, name, tool.annotations);
+  let decision = decide(deps.policy, name, classifyTool(tool, params.arguments));
   // The upstream said its tools changed and they are being re-read: no read passes on old annotations.
   if (decision.action === 'allow' && !decision.rule && deps.catalogue.isChanged(tool.upstream)) {
     decision = { action: 'confirm', reason: 'the upstream changed its tools and they are being re-read' };
@@ -199,7 +199,7 @@ async function gated(
   const block = deps.interlock.blockOf(tool.exposed);
   if (block) return unlock(deps, call, block, ctx, verdictOf);
 
-  const request = { call, summary, deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs, ...describeRisk(tool, call) };
+  const request = { call, summary, deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs, ...describeRisk(decision.classification, call) };
   if (!retried && ctx.mrtr && canAskInClient(ctx.mrtr, request) === true) {
     const asked = await askInClient(ctx.mrtr, { ...request, client: deps.clientName() });
     try {

@@ -4,6 +4,7 @@
  * several upstreams). Decisions read annotations from here, fetched by the gate itself, never from what
  * the client sends. Calls route through this table, never by splitting names on "__".
  */
+import { type Classification, classifyArgs, classifyName, combine, type NameVerdict, namespacePrefixes } from '../policy/classify.js';
 import type { ToolAnnotations } from '../types.js';
 import { isPlainObject } from './raw.js';
 import type { Upstream } from './upstream.js';
@@ -21,6 +22,13 @@ export interface CatalogueTool {
   annotations: ToolAnnotations | undefined;
   /** The tool declares an outputSchema: the client validates structuredContent against it. */
   hasOutputSchema: boolean;
+  /** The classifier's verdict on the upstream's name for it, with the upstream's namespace prefixes. */
+  nameVerdict: NameVerdict;
+}
+
+/** The classifier's verdict on one call of a catalogued tool (name cached, arguments read per call). */
+export function classifyTool(tool: CatalogueTool, args: unknown): Classification {
+  return combine(tool.nameVerdict, args === undefined ? undefined : classifyArgs(args), tool.annotations);
 }
 
 /** Largest number of tools/list pages fetched from one upstream (guards against a cursor loop). */
@@ -83,6 +91,9 @@ export class Catalogue {
     }
     // A refresh that started before another one must not overwrite the newer definitions.
     if (this.started.get(upstream.name) !== generation) return;
+    // Namespace prefixes are a property of the whole list: names are judged once all pages are in.
+    const prefixes = namespacePrefixes(tools.map((t) => t.upstreamTool));
+    for (const t of tools) t.nameVerdict = classifyName(t.upstreamTool, prefixes);
     this.byUpstream.set(upstream.name, tools);
     this.changed.delete(upstream.name);
     this.rebuild();
@@ -116,6 +127,7 @@ export class Catalogue {
       definition: exposed === upstreamTool ? def : { ...def, name: exposed },
       annotations: isPlainObject(def.annotations) ? (def.annotations as ToolAnnotations) : undefined,
       hasOutputSchema: def.outputSchema !== undefined,
+      nameVerdict: classifyName(upstreamTool),
     };
   }
 

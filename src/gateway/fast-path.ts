@@ -13,7 +13,7 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { AuditLog } from '../audit/writer.js';
 import { decide, type Policy } from '../policy/evaluate.js';
-import type { Catalogue } from './catalogue.js';
+import { type Catalogue, classifyTool } from './catalogue.js';
 import { isPlainObject } from './raw.js';
 import type { RawReply, Upstream } from './upstream.js';
 
@@ -47,7 +47,7 @@ export class FastPath {
     if (this.inflight.has(m.id)) return false;
     const tool = this.deps.catalogue.get(params.name);
     if (!tool?.upstream.connected || this.deps.catalogue.isChanged(tool.upstream)) return false;
-    const decision = decide(this.deps.policy, tool.exposed, tool.annotations);
+    const decision = decide(this.deps.policy, tool.exposed, classifyTool(tool, params.arguments));
     if (decision.action !== 'allow') return false;
 
     const forward = tool.exposed === tool.upstreamTool ? params : { ...params, name: tool.upstreamTool };

@@ -24,7 +24,20 @@ describe('the classifier: names', () => {
   });
 
   it('knows every class of mutating word and its synonyms', () => {
-    const high = ['delete_file', 'drop_table', 'purge_cache', 'wipe_disk', 'terminate_instance', 'send_email', 'transfer_funds', 'refund_order', 'publish_post', 'deploy_app', 'exec_command', 'run_script'];
+    const high = [
+      'delete_file',
+      'drop_table',
+      'purge_cache',
+      'wipe_disk',
+      'terminate_instance',
+      'send_email',
+      'transfer_funds',
+      'refund_order',
+      'publish_post',
+      'deploy_app',
+      'exec_command',
+      'run_script',
+    ];
     const medium = ['write_file', 'update_record', 'create_issue', 'move_file', 'merge_request_create', 'invoke_lambda', 'rename_branch', 'browser_click'];
     for (const n of high) assert.deepEqual([n, classifyName(n).kind, classifyName(n).risk], [n, 'mutation', 'high']);
     for (const n of medium) assert.equal(classifyName(n).kind, 'mutation', n);
@@ -79,7 +92,12 @@ describe('the classifier: arguments only make it stricter', () => {
       'select * from t for update',
     ])
       assert.ok(sqlVerdict(q), q);
-    for (const q of ["SELECT * FROM t WHERE note = 'drop table x; delete'", 'SELECT count(*) FROM "delete"', 'select 1 -- delete everything', 'SELECT $$DROP TABLE$$'])
+    for (const q of [
+      "SELECT * FROM t WHERE note = 'drop table x; delete'",
+      'SELECT count(*) FROM "delete"',
+      'select 1 -- delete everything',
+      'SELECT $$DROP TABLE$$',
+    ])
       assert.equal(sqlVerdict(q), undefined, q);
     assert.equal(kind('query', { sql: 'SELECT * FROM t' }), 'read-only');
     assert.equal(classifyCall('query', { sql: 'select 1;\nDROP TABLE t' }, undefined).risk, 'high');
@@ -90,7 +108,18 @@ describe('the classifier: arguments only make it stricter', () => {
   });
 
   it('shell commands with redirection or anything but a known reader', () => {
-    for (const c of ['rm -rf /tmp/x', 'ls > out.txt', 'echo hi >> ~/.bashrc', 'cat a | tee b', 'ls; curl -X POST https://x', 'git push', 'find . -delete', "sed -i 's/a/b/' f", 'python3 script.py', 'echo $(rm x)'])
+    for (const c of [
+      'rm -rf /tmp/x',
+      'ls > out.txt',
+      'echo hi >> ~/.bashrc',
+      'cat a | tee b',
+      'ls; curl -X POST https://x',
+      'git push',
+      'find . -delete',
+      "sed -i 's/a/b/' f",
+      'python3 script.py',
+      'echo $(rm x)',
+    ])
       assert.ok(shellVerdict(c), c);
     for (const c of ['ls -la', 'cat a | grep b | wc -l', 'git status', 'ls 2>&1', 'ls > /dev/null', "grep '>' file", 'echo "a > b"'])
       assert.equal(shellVerdict(c), undefined, c);

@@ -9,7 +9,7 @@
  *   is believed (`destructiveHint: true` → high; `readOnlyHint: false` → mutation); `readOnlyHint: true`
  *   lowers a verdict only when the name holds no mutating word and the arguments reveal nothing.
  */
-import type { Risk, ToolAnnotations } from '../types.js';
+import type { Classification, Risk, ToolAnnotations } from '../types.js';
 import {
   AMBIGUOUS,
   CONJUNCTIONS,
@@ -30,13 +30,7 @@ import {
   SQL_MUTATING,
 } from './words.js';
 
-/** What the classifier says about a call. */
-export interface Classification {
-  kind: 'read-only' | 'mutation';
-  risk: Risk;
-  /** Why, most decisive first, in words a person reads (`name word "delete"`). */
-  reasons: string[];
-}
+export type { Classification };
 
 /** The verdict on a name alone; `benign` when it is a mutation only because nothing says read-only. */
 export interface NameVerdict extends Classification {
@@ -127,7 +121,10 @@ export function classifyArgs(args: unknown): { risk: Risk; reasons: string[] } |
   let nodes = 0;
   const walk = (value: unknown, key: string, depth: number): void => {
     if (++nodes > MAX_NODES) return;
-    if (typeof value === 'string') return inspectString(key, value, hit);
+    if (typeof value === 'string') {
+      inspectString(key, value, hit);
+      return;
+    }
     if (depth >= MAX_DEPTH || typeof value !== 'object' || value === null) return;
     if (Array.isArray(value)) for (const v of value) walk(v, key, depth + 1);
     else for (const [k, v] of Object.entries(value)) walk(v, k, depth + 1);
@@ -138,7 +135,8 @@ export function classifyArgs(args: unknown): { risk: Risk; reasons: string[] } |
 }
 
 /** Strong SQL openings recognised in any field, whatever its name. */
-const SQL_ANYWHERE = /^\s*(insert\s+into|update\s+[\w."]+\s+set|delete\s+from|drop\s+(table|database|schema|index|view)|truncate\s|alter\s+table|merge\s+into)\b/i;
+const SQL_ANYWHERE =
+  /^\s*(insert\s+into|update\s+[\w."]+\s+set|delete\s+from|drop\s+(table|database|schema|index|view)|truncate\s|alter\s+table|merge\s+into)\b/i;
 
 function inspectString(key: string, value: string, hit: (r: Risk, why: string) => void): void {
   const field = key || 'argument';
@@ -226,12 +224,7 @@ export function shellVerdict(command: string): { risk: Risk; why: string } | und
  * @param name the upstream's name of the tool (without the gate's `<upstream>__` prefix).
  * @param prefixes namespace prefixes of the tool's upstream (namespacePrefixes).
  */
-export function classifyCall(
-  name: string,
-  args: unknown,
-  annotations: ToolAnnotations | undefined,
-  prefixes: ReadonlySet<string> = new Set(),
-): Classification {
+export function classifyCall(name: string, args: unknown, annotations: ToolAnnotations | undefined, prefixes: ReadonlySet<string> = new Set()): Classification {
   return combine(classifyName(name, prefixes), args === undefined ? undefined : classifyArgs(args), annotations);
 }
 
@@ -254,7 +247,8 @@ export function combine(n: NameVerdict, a: ReturnType<typeof classifyArgs>, anno
     kind = 'mutation';
     reasons.push('annotations: readOnlyHint false');
   } else if (annotations?.readOnlyHint === true) {
-    if (kind === 'mutation' && n.benign && !a) return { kind: 'read-only', risk: 'low', reasons: ['annotations: readOnlyHint (the name and arguments show no change)'] };
+    if (kind === 'mutation' && n.benign && !a)
+      return { kind: 'read-only', risk: 'low', reasons: ['annotations: readOnlyHint (the name and arguments show no change)'] };
     if (kind === 'mutation') reasons.push('annotations: readOnlyHint, not believed');
   }
   return { kind, risk, reasons };

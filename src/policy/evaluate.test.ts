@@ -1,12 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compilePolicy, decide, globToRegExp, unmatchedRules } from './evaluate.js';
+import type { ToolAnnotations } from '../types.js';
+import { classifyCall } from './classify.js';
+import { compilePolicy, decide as decideWith, globToRegExp, type Policy, unmatchedRules } from './evaluate.js';
+
+/** The gate's decision for a call of `name` with these annotations (and no arguments). */
+const decide = (policy: Policy, name: string, annotations: ToolAnnotations | undefined) => decideWith(policy, name, classifyCall(name, {}, annotations));
 
 describe('policy decision', () => {
   const none = compilePolicy([]);
 
-  it('allows a tool declared readOnlyHint: true', () => {
+  it('allows what the classifier calls read-only, confirms what it calls a mutation', () => {
     assert.equal(decide(none, 'read_file', { readOnlyHint: true }).action, 'allow');
+    assert.equal(decide(none, 'read_file', undefined).action, 'allow');
+    assert.match(decide(none, 'read_file', undefined).reason, /^classifier: read-only/);
+    assert.match(decide(none, 'delete_file', { readOnlyHint: true }).reason, /^classifier: mutation, risk high/);
   });
   it('confirms a tool with destructiveHint true or false', () => {
     assert.equal(decide(none, 'write_file', { readOnlyHint: false, destructiveHint: true }).action, 'confirm');
@@ -27,7 +35,8 @@ describe('policy decision', () => {
         { pattern: 'write_file', action: 'allow' },
       ]);
       assert.equal(decide(p, 'read_file', { readOnlyHint: true }).action, 'deny');
-      assert.deepEqual(decide(p, 'write_file', { destructiveHint: true }), { action: 'allow', reason: 'rule "write_file"', rule: 'write_file' });
+      const d = decide(p, 'write_file', { destructiveHint: true });
+      assert.deepEqual([d.action, d.reason, d.rule, d.classification?.risk], ['allow', 'rule "write_file"', 'write_file', 'high']);
     });
     it('prefers an exact rule over a glob', () => {
       const p = compilePolicy([

@@ -4,12 +4,11 @@
  * Order (first that applies wins):
  * 1. An explicit rule: a rule naming the tool exactly; else, among glob rules that match, the strictest
  *    (deny over confirm over allow), so no allow pattern can unlock what a deny pattern covers.
- * 2. `readOnlyHint: true` → allow.
- * 3. `destructiveHint` given (true or false) → confirm.
- * 4. No annotations, or none that say read-only → confirm (fail-safe: not clearly read-only is a write).
- * Annotations are untrusted hints; a rule is how a user overrides them.
+ * 2. The classifier (policy/classify.ts): name, arguments, and annotations applied asymmetrically;
+ *    read-only → allow, anything else → confirm (fail-safe: not clearly read-only is a write).
+ * A rule is how a user overrides the classifier.
  */
-import type { Action, Decision, ToolAnnotations } from '../types.js';
+import type { Action, Classification, Decision } from '../types.js';
 
 /** A tool rule from the config. */
 export interface ToolRule {
@@ -50,15 +49,17 @@ export function globToRegExp(pattern: string): RegExp {
   return new RegExp(`^${body}$`, 'su');
 }
 
-/** Decides what happens to a call of `tool` (its exposed name) given its annotations. */
-export function decide(policy: Policy, tool: string, annotations: ToolAnnotations | undefined): Decision {
+/**
+ * Decides what happens to a call of `tool` (its exposed name): an explicit rule first; else the
+ * classifier's verdict (read-only → allow, mutation → confirm). The classification travels with the
+ * decision either way, for the approver's card.
+ */
+export function decide(policy: Policy, tool: string, classification: Classification): Decision {
   const rule = matchRule(policy, tool);
-  if (rule) return { action: rule.action, reason: `rule "${rule.pattern}"`, rule: rule.pattern };
-  if (annotations?.readOnlyHint === true) return { action: 'allow', reason: 'annotations: readOnlyHint' };
-  if (typeof annotations?.destructiveHint === 'boolean') {
-    return { action: 'confirm', reason: `annotations: destructiveHint ${annotations.destructiveHint}` };
-  }
-  return { action: 'confirm', reason: 'not declared read-only' };
+  if (rule) return { action: rule.action, reason: `rule "${rule.pattern}"`, rule: rule.pattern, classification };
+  const why = classification.reasons[0] ?? 'no reason';
+  if (classification.kind === 'read-only') return { action: 'allow', reason: `classifier: read-only (${why})`, classification };
+  return { action: 'confirm', reason: `classifier: mutation, risk ${classification.risk} (${why})`, classification };
 }
 
 /** The rule that applies to a tool name, if any (exact first, then the strictest matching glob). */
