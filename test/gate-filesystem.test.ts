@@ -76,6 +76,9 @@ describe('gate in front of server-filesystem', () => {
       assert.equal(agent.asked.length, 1);
       assert.match(agent.asked[0]!, /write_file/);
       assert.match(agent.asked[0]!, /approved content/);
+      // The concrete effect comes first, and the risk with the classifier's reason.
+      assert.match(agent.asked[0]!, /write_file: writes 16 bytes to \S+/);
+      assert.match(agent.asked[0]!, /Risk: high \(annotations: destructiveHint; name word "write"\)/);
       const v = verdictOf(result)!;
       assert.equal(v.outcome, 'executed');
       assert.equal(v.approved_by, 'elicitation:test-agent');

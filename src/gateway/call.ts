@@ -15,6 +15,7 @@ import type { Clock } from '../clock.js';
 import type { ConfirmBroker } from '../confirm/broker.js';
 import { summarizeCall } from '../confirm/summary.js';
 import { oneLine } from '../confirm/visible.js';
+import { effectOf } from '../policy/effect.js';
 import { decide, type Policy } from '../policy/evaluate.js';
 import type { Approval, ToolCall, Verdict } from '../types.js';
 import { awaitApproval, describeRisk } from './ask.js';
@@ -158,7 +159,9 @@ async function gated(
     argsSha256: sha256Hex(argsCanonical),
   };
   const sha = call.argsSha256;
-  const summary = summarizeCall(tool.exposed, call.args);
+  // The concrete effect, when the arguments allow one, is what a person reads first on every channel.
+  const effect = effectOf(tool.upstreamTool, call.args);
+  const summary = effect ? oneLine(`${tool.exposed}: ${effect}`) : summarizeCall(tool.exposed, call.args);
   const deny = (reason: string, extra: Partial<Verdict> = {}) => {
     const v = verdictOf({ outcome: 'denied', reason, retry_safe: true, ...extra }, sha);
     return errorResult(denialText(tool.exposed, reason), v, tool.hasOutputSchema);

@@ -31,7 +31,16 @@ function pick(args: Args, keys: readonly string[]): string | undefined {
   return undefined;
 }
 
-const short = (s: string, n = 120) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+/**
+ * A value as shown in an effect: bare when it is a plain token (a path, an address, a number), else
+ * JSON-quoted, so that a value with spaces, arrows or quotes cannot pose as more of the sentence.
+ */
+const short = (s: string, n = 120) => {
+  const cut = s.length > n ? `${s.slice(0, n - 1)}…` : s;
+  return /^[\w./:@+~%=,#-]+…?$/u.test(cut) ? cut : JSON.stringify(cut);
+};
+/** A command or statement: shown as typed (channels escape hidden characters), cut at `n`. */
+const clip = (s: string, n = 160) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8').toLocaleString('en-US');
 
 /**
@@ -47,9 +56,9 @@ export function effectOf(tool: string, args: unknown): string | undefined {
   const url = pick(a, ['url', 'endpoint', 'href']);
   if (url && method && method !== 'GET' && method !== 'HEAD') return `${method} ${short(url)}`;
   const command = pick(a, ['command', 'cmd', 'script']);
-  if (command) return `runs: ${short(command)}`;
+  if (command) return `runs: ${clip(command)}`;
   const sql = pick(a, ['sql', 'query', 'statement']);
-  if (sql && has('sql', 'query', 'execute', 'exec', 'run', 'db', 'database')) return `runs SQL: ${short(sql.replace(/\s+/g, ' '))}`;
+  if (sql && has('sql', 'query', 'execute', 'exec', 'run', 'db', 'database')) return `runs SQL: ${clip(sql.replace(/\s+/g, ' '))}`;
   if (has('transfer', 'pay', 'payment', 'refund', 'send', 'wire', 'payout', 'remit')) {
     const amount = pick(a, AMOUNT_KEYS);
     if (amount !== undefined && !Number.isNaN(Number(amount))) {
@@ -63,7 +72,7 @@ export function effectOf(tool: string, args: unknown): string | undefined {
     const to = pick(a, RECIPIENT_KEYS);
     if (to) {
       const subject = pick(a, ['subject', 'title']);
-      return `sends to ${short(to, 80)}${subject ? `: ${JSON.stringify(short(subject, 80))}` : ''}`;
+      return `sends to ${short(to, 80)}${subject ? `: ${JSON.stringify(subject.length > 80 ? `${subject.slice(0, 79)}…` : subject)}` : ''}`;
     }
   }
   if (has('move', 'rename', 'mv')) {

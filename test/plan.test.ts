@@ -1,0 +1,68 @@
+/**
+ * `lookfirst plan`: the Mutation Plan of a list of calls, from a file or stdin, as text or JSON, with a
+ * tools/list result for annotations; nothing is executed, and bad input says which item is wrong.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { MAIN, NODE, runCli, tmp } from './helpers.js';
+
+const calls = [
+  { name: 'read_text_file', arguments: { path: '/srv/app/config.toml' } },
+  { name: 'delete_file', arguments: { path: '/srv/app/config.toml' } },
+  { name: 'query', arguments: { sql: 'WITH x AS (DELETE FROM t RETURNING *) SELECT * FROM x' } },
+  { name: 'sequentialthinking', arguments: { thought: 'hm' } },
+];
+const tools = {
+  tools: [
+    { name: 'delete_file', annotations: { readOnlyHint: true } },
+    { name: 'sequentialthinking', annotations: { readOnlyHint: true } },
+  ],
+};
+
+describe('lookfirst plan', () => {
+  it('prints each call as read-only or mutation with its effect, and a summary', () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'calls.json'), JSON.stringify(calls));
+    writeFileSync(join(dir, 'tools.json'), JSON.stringify(tools));
+    const r = runCli(['plan', join(dir, 'calls.json'), '--tools', join(dir, 'tools.json')]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /1\. ✔ read-only {2}read_text_file/);
+    assert.match(r.stdout, /2\. ⚠ mutation \(high\) {2}delete_file: deletes \/srv\/app\/config\.toml/);
+    assert.match(r.stdout, /annotations: readOnlyHint, not believed/);
+    assert.match(r.stdout, /3\. ⚠ mutation \(high\) {2}query: runs SQL: WITH x AS \(DELETE/);
+    assert.match(r.stdout, /4\. ✔ read-only {2}sequentialthinking/);
+    assert.match(r.stdout, /4 calls: 2 read-only, 2 mutations \(2 high risk\)/);
+  });
+
+  it('reads stdin and prints JSON for machines', () => {
+    const r = spawnSync(NODE, [MAIN, 'plan', '--json'], { input: JSON.stringify(calls), encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const plan = JSON.parse(r.stdout) as { name: string; kind: string; risk: string; effect: string; reasons: string[] }[];
+    assert.deepEqual(
+      plan.map((p) => [p.name, p.kind, p.risk]),
+      [
+        ['read_text_file', 'read-only', 'low'],
+        ['delete_file', 'mutation', 'high'],
+        ['query', 'mutation', 'high'],
+        ['sequentialthinking', 'mutation', 'medium'],
+      ],
+    );
+    assert.equal(plan[1]?.effect, 'deletes /srv/app/config.toml');
+    assert.ok(plan.every((p) => p.reasons.length > 0));
+  });
+
+  it('names the item that is wrong, and the file that is not JSON', () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify([{ name: 'ok' }, { arguments: {} }]));
+    const r = runCli(['plan', join(dir, 'bad.json')]);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /bad\.json: item 2 needs a string "name"/);
+    writeFileSync(join(dir, 'broken.json'), '[{');
+    assert.match(runCli(['plan', join(dir, 'broken.json')]).stderr, /broken\.json is not JSON/);
+    writeFileSync(join(dir, 'args.json'), JSON.stringify([{ name: 'x', arguments: [1] }]));
+    assert.match(runCli(['plan', join(dir, 'args.json')]).stderr, /item 1 \("x"\): "arguments" must be an object/);
+  });
+});
