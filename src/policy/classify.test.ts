@@ -139,7 +139,7 @@ describe('the classifier: arguments only make it stricter', () => {
     let at = deep;
     for (let i = 0; i < 100; i++) at = at.next = {} as Record<string, unknown>;
     at.method = 'DELETE';
-    assert.equal(classifyArgs(deep), undefined, 'below the depth bound nothing is read (the name still decides)');
+    assert.match(classifyArgs(deep)?.reasons[0] ?? '', /nested deeper than 32/, 'too deep to read counts as a mutation');
     const wide = Array.from({ length: 20_000 }, (_, i) => i);
     assert.match(classifyArgs({ wide })?.reasons[0] ?? '', /too large/);
   });
@@ -158,5 +158,88 @@ describe('the classifier: annotations are applied asymmetrically', () => {
     assert.equal(kind('sequentialthinking', { thought: 'hm' }, { readOnlyHint: true }), 'read-only');
     assert.equal(kind('sequentialthinking', { sql: 'DROP TABLE t' }, { readOnlyHint: true }), 'mutation');
     assert.equal(kind('open_nodes', {}, { readOnlyHint: true }), 'mutation', 'open is a mutating word');
+  });
+});
+
+describe('the classifier: attacks it must survive (from an adversarial review)', () => {
+  it('SQL hidden behind string, comment and quoting tricks, side-effect functions and other dialects', () => {
+    for (const sql of [
+      "SELECT '--'; DROP TABLE users; SELECT 1",
+      "SELECT '/*'; DROP TABLE users; SELECT '*/'",
+      "SELECT E'\\''; DROP TABLE users; --'",
+      'SELECT 1 AS x$$; DROP TABLE users; SELECT 2 AS y$$',
+      "SELECT 1 # '\nDROP TABLE users; -- '",
+      'SELECT 1 /*!50000 ; DROP TABLE users */',
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity',
+      "SELECT dblink_exec('db', 'DELETE FROM users')",
+      "SELECT nextval('s')",
+      'KILL 42',
+      'PRAGMA writable_schema=ON',
+      'MATCH (n) DETACH DELETE n',
+    ])
+      assert.equal(kind('query', { sql }), 'mutation', sql);
+    assert.equal(kind('query-graphql', { query: 'mutation { deleteRepository(id: 1) { id } }' }), 'mutation');
+    assert.equal(kind('search', { query: 'update my address' }), 'read-only', 'natural language is not SQL');
+  });
+
+  it('shell quoting, environment prefixes and reading programs used to write', () => {
+    for (const c of [
+      "'rm' -rf ~",
+      '"rm" -rf ~',
+      "X='' rm -rf ~",
+      "ls \\' ; rm -rf ~ ; echo \\'",
+      "ls $'\\'' ; rm -rf ~ #'",
+      'echo x >&/tmp/f',
+      'echo x >| f',
+      'sort -o f in',
+      'rg --pre rm -e x .',
+      'git diff --output=f',
+      'GIT_EXTERNAL_DIFF=/tmp/e.sh git diff',
+      'LD_PRELOAD=/tmp/x.so ls',
+      'date -s 2020-01-01',
+      'uniq in out',
+    ])
+      assert.ok(shellVerdict(c), c);
+    assert.equal(shellVerdict('git -C /repo log'), undefined);
+  });
+
+  it('names: weak read verbs, report nouns after unknown verbs, conjunctions, other scripts', () => {
+    for (const n of [
+      'capture_payment_intent',
+      'take_payment',
+      'verify_microdeposits',
+      'ping_user',
+      'print_document',
+      'convert_trial_to_paid',
+      'discard_changes',
+      'bump_version',
+      'ack_events',
+      'borrar_logs',
+      'lint_and_fix',
+      'check_out',
+      'list_then_ｄｅｌｅｔｅ',
+      'get_und_löschen',
+      'scan_and_quarantine',
+    ])
+      assert.equal(kind(n), 'mutation', n);
+    for (const n of ['take_screenshot', 'check_status', 'ping', 'directory_tree', 'get_email']) assert.equal(kind(n), 'read-only', n);
+  });
+
+  it('method and operation fields under other names, JSON in strings, write stages', () => {
+    for (const args of [
+      { actionType: 'trash' },
+      { subCommand: 'delete' },
+      { requestMethod: 'DELETE' },
+      { http_verb: 'DELETE' },
+      { headers: { 'X-HTTP-Method-Override': 'DELETE' } },
+      { url: 'https://x/api?_method=DELETE' },
+      { options: '{"method":"DELETE"}' },
+      { method: 'eth_sendRawTransaction' },
+      { pipeline: [{ $match: {} }, { $out: 'users' }] },
+      { text: 'SELECT 1; DROP TABLE t' },
+      { commands: ['rm -rf /'] },
+    ])
+      assert.equal(kind('get_data', args), 'mutation', JSON.stringify(args));
+    assert.equal(kind('list_events', { type: 'PushEvent' }), 'read-only', 'a category value that is only a noun');
   });
 });

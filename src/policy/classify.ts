@@ -12,11 +12,13 @@
 import type { Classification, Risk, ToolAnnotations } from '../types.js';
 import {
   AMBIGUOUS,
+  CATEGORY_FIELDS,
   CONJUNCTIONS,
   DESTRUCTIVE,
   GIT_READ,
   METHOD_FIELDS,
   MUTATING,
+  OBJECT_NOUNS,
   OPERATION_FIELDS,
   OUTBOUND,
   READ_NOUNS,
@@ -28,6 +30,9 @@ import {
   SQL_FIELDS,
   SQL_LEADS,
   SQL_MUTATING,
+  SQL_READ_LEADS,
+  SQL_SIDE_EFFECT_FUNCTIONS,
+  WEAK_READ_VERBS,
 } from './words.js';
 
 export type { Classification };
@@ -45,11 +50,13 @@ const higher = (a: Risk, b: Risk): Risk => (RANK[a] >= RANK[b] ? a : b);
  * (`getFileInfo` → get, file, info; `list_v2Items` → list, v, 2, items).
  */
 export function splitName(name: string): string[] {
+  // NFKC first: fullwidth or styled letters (`ｄｅｌｅｔｅ`, `𝖽𝖾𝗅𝖾𝗍𝖾`) are the words they look like.
   return name
+    .normalize('NFKC')
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     .replace(/(\d+)/g, ' $1 ')
-    .split(/[\s_\-.:/]+/u)
+    .split(/[\s_\-.:/\\|,;+]+/u)
     .map((w) => w.toLowerCase())
     .filter(Boolean);
 }
@@ -84,29 +91,45 @@ export function classifyName(name: string, prefixes: ReadonlySet<string> = new S
   let words = all;
   while (words.length > 1 && prefixes.has(words[0] as string)) words = words.slice(1);
   const lead = words[0] ?? '';
-  const reads = READ_VERBS.has(lead);
+  const strong = READ_VERBS.has(lead) && !WEAK_READ_VERBS.has(lead);
   let risk: Risk = 'low';
   const reasons: string[] = [];
   let joined = false;
   for (const w of words) {
-    if (CONJUNCTIONS.has(w)) joined = true;
+    if (CONJUNCTIONS.has(w)) {
+      joined = true;
+      continue;
+    }
     let r: Risk | undefined;
+    let why = `name word "${w}"`;
     if (DESTRUCTIVE.has(w) || OUTBOUND.has(w)) r = 'high';
     else if (MUTATING.has(w)) r = 'medium';
-    else if (AMBIGUOUS.has(w) && !(reads && !joined) && !(w === lead && READ_VERBS.has(w))) r = AMBIGUOUS.get(w);
+    else if (AMBIGUOUS.has(w) && !(strong && !joined) && w !== lead) r = AMBIGUOUS.get(w);
+    else if (AMBIGUOUS.has(w) && w === lead && !READ_VERBS.has(w)) r = AMBIGUOUS.get(w);
+    else if (/[^\x00-\x7f]/.test(w)) {
+      r = 'medium';
+      why = `name word "${w}" is not in the vocabulary (another language or script)`;
+    } else if (joined && !known(w)) {
+      r = 'medium';
+      why = `unknown word "${w}" after a conjunction`;
+    }
     if (r) {
       risk = higher(risk, r);
-      reasons.push(`name word "${w}"`);
+      reasons.push(why);
     }
   }
   if (reasons.length > 0) return { kind: 'mutation', risk, reasons, benign: false };
-  if (reads) return { kind: 'read-only', risk: 'low', reasons: [`name starts with the read verb "${lead}"`], benign: true };
+  const rest = words.slice(1);
   const last = words[words.length - 1] ?? '';
-  if (READ_NOUNS.has(last)) return { kind: 'read-only', risk: 'low', reasons: [`name ends in the report noun "${last}"`], benign: true };
+  if (strong) return { kind: 'read-only', risk: 'low', reasons: [`name starts with the read verb "${lead}"`], benign: true };
+  if (READ_VERBS.has(lead) && rest.every((w) => READ_NOUNS.has(w)))
+    return { kind: 'read-only', risk: 'low', reasons: [`name is the read verb "${lead}"${rest.length ? ` and report nouns` : ''}`], benign: true };
+  if (READ_NOUNS.has(last) && words.slice(0, -1).every((w) => OBJECT_NOUNS.has(w) || READ_NOUNS.has(w) || /^\d+$/.test(w)))
+    return { kind: 'read-only', risk: 'low', reasons: [`name is a report: "${words.join(' ')}"`], benign: true };
   return { kind: 'mutation', risk: 'medium', reasons: [`nothing in the name "${name}" says read-only`], benign: true };
 }
 
-/** Most values the argument scan visits, and how deep: a huge or deep argument tree is cut there. */
+/** Most values the argument scan visits, and how deep: beyond either, the call counts as a mutation. */
 const MAX_NODES = 10_000;
 const MAX_DEPTH = 32;
 
@@ -116,105 +139,214 @@ export function classifyArgs(args: unknown): { risk: Risk; reasons: string[] } |
   const reasons: string[] = [];
   const hit = (r: Risk, why: string) => {
     risk = risk ? higher(risk, r) : r;
-    if (reasons.length < 8) reasons.push(why);
+    if (reasons.length < 8 && !reasons.includes(why)) reasons.push(why);
   };
   let nodes = 0;
+  let deep = false;
   const walk = (value: unknown, key: string, depth: number): void => {
     if (++nodes > MAX_NODES) return;
-    if (typeof value === 'string') {
-      inspectString(key, value, hit);
+    if (depth > MAX_DEPTH) {
+      deep = true;
       return;
     }
-    if (depth >= MAX_DEPTH || typeof value !== 'object' || value === null) return;
+    if (typeof value === 'string') {
+      inspectString(key, value, hit);
+      // JSON carried in a string (`options: '{"method":"DELETE"}'`) is read like the arguments around it.
+      const t = value.trim();
+      if ((t.startsWith('{') || t.startsWith('[')) && t.length <= 100_000) {
+        try {
+          walk(JSON.parse(t), key, depth + 1);
+        } catch {
+          // not JSON: already inspected as text
+        }
+      }
+      return;
+    }
+    if (typeof value !== 'object' || value === null) return;
     if (Array.isArray(value)) for (const v of value) walk(v, key, depth + 1);
-    else for (const [k, v] of Object.entries(value)) walk(v, k, depth + 1);
+    else
+      for (const [k, v] of Object.entries(value)) {
+        // Aggregation stages that write (MongoDB `$out`, `$merge`).
+        if (k === '$out' || k === '$merge') hit('high', `${k} writes a collection`);
+        if (/^x-http-method(-override)?$/i.test(k) && typeof v === 'string' && v.trim().toUpperCase() !== 'GET') hit('high', `${k} is ${v.slice(0, 10)}`);
+        walk(v, k, depth + 1);
+      }
   };
   walk(args, '', 0);
   if (nodes > MAX_NODES) hit('medium', `arguments too large to inspect fully (over ${MAX_NODES} values)`);
+  if (deep) hit('medium', `arguments nested deeper than ${MAX_DEPTH} levels are not inspected`);
   return risk ? { risk, reasons } : undefined;
 }
 
-/** Strong SQL openings recognised in any field, whatever its name. */
-const SQL_ANYWHERE =
-  /^\s*(insert\s+into|update\s+[\w."]+\s+set|delete\s+from|drop\s+(table|database|schema|index|view)|truncate\s|alter\s+table|merge\s+into)\b/i;
+/** Words that make SQL of a text that opens with an SQL keyword (natural language rarely has them). */
+const SQL_SHAPE = /;|\(|\b(from|into|set|table|where|values|returning|database|schema|index|view|privileges|backend|detach|node|nodes)\b/i;
 
 function inspectString(key: string, value: string, hit: (r: Risk, why: string) => void): void {
   const field = key || 'argument';
-  if (METHOD_FIELDS.test(key)) {
+  if (METHOD_FIELDS.test(key) && value.length <= 200) {
     const m = value.trim().toUpperCase();
     if (m === 'DELETE') hit('high', `${field} is HTTP DELETE`);
     else if (m === 'POST' || m === 'PUT' || m === 'PATCH') hit('medium', `${field} is HTTP ${m}`);
+    else {
+      // An RPC method name (`eth_sendRawTransaction`) is judged by its words.
+      const words = splitName(value);
+      const w = words.find((x) => DESTRUCTIVE.has(x) || OUTBOUND.has(x) || MUTATING.has(x));
+      if (w) hit(DESTRUCTIVE.has(w) || OUTBOUND.has(w) ? 'high' : 'medium', `${field} "${value.slice(0, 40)}" says "${w}"`);
+    }
   }
-  if (SQL_FIELDS.test(key) || SQL_ANYWHERE.test(value)) {
-    const sql = sqlVerdict(value);
+  if (/^https?:\/\//i.test(value) && /[?&]_method=(delete|post|put|patch)\b/i.test(value)) hit('high', `${field} overrides the HTTP method (_method=)`);
+  const sqlField = /sql|statement|stmt/i.test(key);
+  if (sqlField || (SQL_FIELDS.test(key) && SQL_SHAPE.test(value)) || (SQL_SHAPE.test(value) && sqlLead(value))) {
+    const sql = sqlVerdict(value, sqlField);
     if (sql) hit(sql.risk, `${field} is SQL that ${sql.why}`);
   }
   if (SHELL_FIELDS.test(key)) {
     const sh = shellVerdict(value);
     if (sh) hit(sh.risk, `${field} ${sh.why}`);
   }
-  if (OPERATION_FIELDS.test(key) && value.length <= 100) {
+  if ((OPERATION_FIELDS.test(key) || CATEGORY_FIELDS.test(key)) && value.length <= 100) {
     const words = splitName(value);
+    // A category (`type: "PushEvent"`) names a kind of thing; only a bare verb there is an operation.
+    if (CATEGORY_FIELDS.test(key) && !OPERATION_FIELDS.test(key) && words.length !== 1) return;
     const destructive = words.find((w) => DESTRUCTIVE.has(w) || OUTBOUND.has(w));
-    const mutating = words.find((w) => MUTATING.has(w) || AMBIGUOUS.has(w));
+    const mutating = words.find((w) => MUTATING.has(w) || (!CATEGORY_FIELDS.test(key) && AMBIGUOUS.has(w)));
     if (destructive) hit('high', `${field} is "${value.slice(0, 40)}"`);
     else if (mutating) hit('medium', `${field} is "${value.slice(0, 40)}"`);
   }
 }
 
 /**
- * Whether a text is SQL that changes state anywhere in it: comments, string literals, quoted identifiers
- * and dollar-quoted bodies are removed first, then every word counts (`WITH x AS (DELETE …) SELECT`,
- * `SELECT 1; DROP TABLE t`, `EXPLAIN ANALYZE DELETE …`). Text that does not open like SQL is not judged.
+ * SQL as a sequence of words, with string literals, quoted identifiers, comments and dollar-quoted bodies
+ * removed in one left-to-right scan (so a `--` inside a string cannot hide what follows it). MySQL's
+ * executable comments (`/*! … *​/`) are kept as code; Postgres `E'…'` strings honour backslash escapes.
  */
-export function sqlVerdict(text: string): { risk: Risk; why: string } | undefined {
-  const bare = text
-    .replace(/\/\*[\s\S]*?(\*\/|$)/g, ' ')
-    .replace(/--[^\n]*/g, ' ')
-    .replace(/\$([A-Za-z_]*)\$[\s\S]*?(\$\1\$|$)/g, " '' ")
-    .replace(/'(?:[^']|'')*('|$)/g, " '' ")
-    .replace(/"(?:[^"]|"")*("|$)/g, ' ident ')
-    .replace(/`[^`]*(`|$)/g, ' ident ');
-  const words = bare.toLowerCase().match(/[a-z_]+/g) ?? [];
-  if (!SQL_LEADS.has(words[0] ?? '')) return undefined;
-  const found = words.filter((w) => SQL_MUTATING.has(w));
-  if (found.length === 0) return undefined;
-  const destructive = found.find((w) => SQL_DESTRUCTIVE.has(w));
-  const first = destructive ?? found[0];
-  return { risk: destructive ? 'high' : 'medium', why: `contains ${String(first).toUpperCase()}` };
+function sqlWords(text: string): string[] {
+  let out = '';
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const c = text[i] as string;
+    const next = text[i + 1];
+    if (c === '-' && next === '-') {
+      while (i < n && text[i] !== '\n') i++;
+    } else if (c === '#') {
+      while (i < n && text[i] !== '\n') i++;
+    } else if (c === '/' && next === '*') {
+      if (text[i + 2] === '!') {
+        i += 3;
+        continue;
+      }
+      const close = text.indexOf('*/', i + 2);
+      i = close < 0 ? n : close + 2;
+    } else if (c === "'") {
+      const escapes = /[eE]/.test(text[i - 1] ?? '') && !/\w/.test(text[i - 2] ?? '');
+      i++;
+      while (i < n) {
+        if (escapes && text[i] === '\\') i += 2;
+        else if (text[i] === "'" && text[i + 1] === "'") i += 2;
+        else if (text[i] === "'") break;
+        else i++;
+      }
+      i++;
+      out += ' x ';
+    } else if (c === '"' || c === '`') {
+      const close = text.indexOf(c, i + 1);
+      i = close < 0 ? n : close + 1;
+      out += ' ident ';
+    } else if (c === '$' && !/\w/.test(text[i - 1] ?? '')) {
+      const tag = /^\$([A-Za-z_]\w*)?\$/.exec(text.slice(i));
+      if (tag) {
+        const close = text.indexOf(tag[0], i + tag[0].length);
+        i = close < 0 ? n : close + tag[0].length;
+        out += ' x ';
+      } else {
+        out += c;
+        i++;
+      }
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out.toLowerCase().match(/[a-z_][a-z_0-9]*/g) ?? [];
+}
+
+function sqlLead(text: string): boolean {
+  return SQL_LEADS.has(sqlWords(text.slice(0, 2000))[0] ?? '');
 }
 
 /**
- * Whether a shell command changes anything: output redirected to a file, or any program that is not a
- * known reader (in every segment: `;`, `&&`, `||`, `|`, `$( )`, backquotes, new lines). Unknown programs
- * count as writers.
+ * Whether a text is SQL that changes state anywhere in it: DML, DDL, privileges, session writes, and
+ * functions with effects (`pg_terminate_backend(…)`, `dblink_exec(…)`, `nextval(…)`). In a field named
+ * for SQL (`strict`), a statement that does not open like a read (`SELECT`, `WITH`, `SHOW`, …) is a
+ * mutation whatever it says; elsewhere text that does not open like SQL is not judged.
+ */
+export function sqlVerdict(text: string, strict = false): { risk: Risk; why: string } | undefined {
+  const words = sqlWords(text);
+  const first = words[0] ?? '';
+  if (!SQL_LEADS.has(first) && !strict) return undefined;
+  if (strict && words.length > 0 && !SQL_READ_LEADS.has(first) && !SQL_MUTATING.has(first))
+    return { risk: 'medium', why: `opens with ${first.toUpperCase()}, not a read` };
+  const found = words.filter((w) => SQL_MUTATING.has(w));
+  const destructive = found.find((w) => SQL_DESTRUCTIVE.has(w));
+  if (found.length > 0) return { risk: destructive ? 'high' : 'medium', why: `contains ${String(destructive ?? found[0]).toUpperCase()}` };
+  const fn = SQL_SIDE_EFFECT_FUNCTIONS.exec(words.join(' ').replace(/ \(/g, '('));
+  if (fn || SQL_SIDE_EFFECT_FUNCTIONS.test(text)) return { risk: 'high', why: `calls a function with effects (${(fn?.[1] ?? 'see text').slice(0, 40)})` };
+  if (first === 'pragma' && /=/.test(text)) return { risk: 'medium', why: 'sets a PRAGMA' };
+  return undefined;
+}
+
+/** Options of reading programs that write or run something. */
+const WRITING_OPTIONS = /^(-o|--output|--pre|--compress-program|--exec|-exec|--ext-diff|--run|--fix|--write|-w)(=|$)|^-o./;
+
+/**
+ * Whether a shell command changes anything: output redirected to a file, an environment assignment before
+ * a command (`LD_PRELOAD=…`, `GIT_EXTERNAL_DIFF=…`), quoting too tangled to read (`\'`, `$'…'`, `#`), or
+ * any program that is not a known reader used as a reader (in every segment: `;`, `&&`, `||`, `|`,
+ * `$( )`, backquotes, new lines). Quotes around a program name do not hide it (`'rm' -rf ~`).
  */
 export function shellVerdict(command: string): { risk: Risk; why: string } | undefined {
+  if (/\\'|\$'|(^|\s)#/.test(command)) return { risk: 'medium', why: 'uses quoting or comments too tangled to read safely' };
+  // Redirections are looked for outside quotes; programs are read with the quotes taken off.
   const unquoted = command.replace(/'[^']*('|$)/g, " '' ").replace(/"(?:\\.|[^"\\])*("|$)/g, ' "" ');
-  for (const m of unquoted.matchAll(/>>?(&?)\s*([^\s&|;<>()]*)/g)) {
+  for (const m of unquoted.matchAll(/>[>|]?(&?)\s*([^\s&|;<>()]*)/g)) {
     // `2>&1`, `>&2` duplicate a descriptor; `>/dev/null` discards: neither writes a file.
-    if (m[1] === '&' || m[2] === '/dev/null' || m[2] === '') continue;
+    if ((m[1] === '&' && /^\d*-?$/.test(m[2] ?? '')) || m[2] === '/dev/null' || (m[2] === '' && m[1] !== '&')) continue;
     return { risk: 'medium', why: 'redirects output to a file' };
   }
+  const plain = command
+    .replace(/['"]/g, '')
+    .replace(/\d*[<>]>?&\d*-?/g, ' ')
+    .replace(/\d*>>?\s*\/dev\/null/g, ' ');
   let verdict: { risk: Risk; why: string } | undefined;
-  const plain = unquoted.replace(/\d*[<>]>?&\d*-?/g, ' ').replace(/\d*>>?\s*\/dev\/null/g, ' ');
-  for (const segment of plain.split(/;|&&|\|\||\||\n|\$\(|`|\(|\)|&/)) {
+  const raise = (found: { risk: Risk; why: string }) => {
+    if (!verdict || RANK[found.risk] > RANK[verdict.risk]) verdict = found;
+  };
+  for (const segment of plain.split(/;|&&|\|\||\||\n|\$\(|`|\(|\)|&|<\(|>\(/)) {
     const words = segment.trim().split(/\s+/).filter(Boolean);
+    if (words.length > 0 && /^\w+=/.test(words[0] as string)) raise({ risk: 'medium', why: `sets ${String(words[0]).split('=')[0]} for the command it runs` });
     while (words.length > 0 && (/^\w+=/.test(words[0] as string) || ['time', 'nice', 'nohup', 'env', 'command', 'builtin'].includes(words[0] as string)))
       words.shift();
     const program = (words[0] ?? '').split('/').pop() ?? '';
-    if (!program || program === "''" || program === '""') continue;
-    let found: { risk: Risk; why: string } | undefined;
+    if (!program) continue;
+    const args = words.slice(1);
     if (program === 'git') {
-      const sub = words.find((w, i) => i > 0 && !w.startsWith('-')) ?? '';
-      if (!GIT_READ.has(sub)) found = { risk: 'medium', why: `runs git ${sub}`.trim() };
-    } else if (program === 'find' && words.some((w) => w === '-delete' || w.startsWith('-exec') || w === '-ok')) {
-      found = { risk: 'high', why: 'runs find with -delete or -exec' };
-    } else if (program === 'sed' && words.some((w) => /^-[a-zA-Z]*i/.test(w) || w.startsWith('--in-place'))) {
-      found = { risk: 'medium', why: 'edits files in place (sed -i)' };
-    } else if (SHELL_DESTRUCTIVE.has(program)) found = { risk: 'high', why: `runs ${program}` };
-    else if (!SHELL_READ.has(program)) found = { risk: 'medium', why: `runs ${program.slice(0, 40)}` };
-    if (found && (!verdict || RANK[found.risk] > RANK[verdict.risk])) verdict = found;
+      let i = 0;
+      while (i < args.length && (args[i] as string).startsWith('-')) i += ['-C', '-c', '--git-dir', '--work-tree'].includes(args[i] as string) ? 2 : 1;
+      const sub = args[i] ?? '';
+      if (!GIT_READ.has(sub) || args.some((a) => WRITING_OPTIONS.test(a))) raise({ risk: 'medium', why: `runs git ${sub}`.trim() });
+    } else if (program === 'find' && args.some((w) => w === '-delete' || w.startsWith('-exec') || w === '-ok' || w.startsWith('-fprint') || w === '-fls')) {
+      raise({ risk: 'high', why: 'runs find with an action that writes or runs' });
+    } else if (program === 'sed' && args.some((w) => /^-[a-zA-Z]*i/.test(w) || w.startsWith('--in-place'))) {
+      raise({ risk: 'medium', why: 'edits files in place (sed -i)' });
+    } else if (SHELL_DESTRUCTIVE.has(program)) raise({ risk: 'high', why: `runs ${program}` });
+    else if (!SHELL_READ.has(program)) raise({ risk: 'medium', why: `runs ${program.slice(0, 40)}` });
+    else if (
+      args.some((a) => WRITING_OPTIONS.test(a)) ||
+      ((program === 'date' || program === 'hostname') && args.some((a) => !a.startsWith('+') && !a.startsWith('-')))
+    )
+      raise({ risk: 'medium', why: `runs ${program} with an option that writes` });
+    else if (program === 'uniq' && args.filter((a) => !a.startsWith('-')).length >= 2) raise({ risk: 'medium', why: 'runs uniq with an output file' });
   }
   return verdict;
 }

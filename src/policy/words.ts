@@ -47,6 +47,17 @@ export const DESTRUCTIVE = new Set([
   'flush',
   'clear',
   'empty',
+  'trash',
+  'discard',
+  'prune',
+  'yank',
+  'unpublish',
+  'drain',
+  'cordon',
+  'void',
+  'rewrite',
+  'quarantine',
+  'borrar',
 ]);
 
 /** Mutations that leave the system or run code: messages, money, releases, execution. Risk high. */
@@ -228,6 +239,48 @@ export const MUTATING = new Set([
   'build',
   'compile',
   'train',
+  'stash',
+  'stage',
+  'unstage',
+  'deprecate',
+  'bump',
+  'credit',
+  'debit',
+  'adjust',
+  'ack',
+  'acknowledge',
+  'dismiss',
+  'snooze',
+  'clean',
+  'cleanup',
+  'rebuild',
+  'fix',
+  'resend',
+  'rerun',
+  'reopen',
+  'undo',
+  'redo',
+  'retry',
+  'taint',
+  'checkout',
+  'spam',
+  'rsvp',
+  'raise',
+  'lower',
+  'elevate',
+  'promote',
+  'demote',
+  'kick',
+  'mint',
+  'burn',
+  'stake',
+  'unstake',
+  'swap',
+  'bridge',
+  'tweak',
+  'ingest',
+  'index',
+  'reindex',
 ]);
 
 /** Words that are nouns as often as verbs, with the risk they carry as a verb. */
@@ -272,6 +325,114 @@ export const AMBIGUOUS = new Map<string, Risk>([
 
 /** Words that join two actions: an ambiguous word after one is a verb (`get_and_transfer`). */
 export const CONJUNCTIONS = new Set(['and', 'then', 'or', 'plus', 'also']);
+
+/**
+ * Read verbs that also name actions with effects (`take_payment`, `capture_charge`, `ping_user`,
+ * `print_document`, `verify_microdeposits`): a name they lead reads only when nothing but report nouns
+ * follows (`take_screenshot`, `check_status`, `ping`).
+ */
+export const WEAK_READ_VERBS = new Set([
+  'take',
+  'capture',
+  'convert',
+  'ping',
+  'print',
+  'test',
+  'verify',
+  'check',
+  'validate',
+  'watch',
+  'download',
+  'export',
+  'dump',
+  'render',
+]);
+
+/**
+ * Nouns that commonly name what a report is about (`directory_tree`, `console_messages`): a name that ends
+ * in a report noun reads only when every word before it is one of these (or a namespace prefix).
+ */
+export const OBJECT_NOUNS = new Set([
+  'directory',
+  'dir',
+  'file',
+  'files',
+  'folder',
+  'console',
+  'network',
+  'system',
+  'server',
+  'service',
+  'database',
+  'db',
+  'table',
+  'user',
+  'users',
+  'account',
+  'repo',
+  'repository',
+  'project',
+  'pod',
+  'node',
+  'nodes',
+  'cluster',
+  'job',
+  'build',
+  'pipeline',
+  'task',
+  'issue',
+  'page',
+  'browser',
+  'api',
+  'app',
+  'queue',
+  'topic',
+  'cache',
+  'disk',
+  'memory',
+  'cpu',
+  'graph',
+  'index',
+  'library',
+  'package',
+  'model',
+  'session',
+  'tab',
+  'tabs',
+  'window',
+  'job',
+  'workflow',
+  'run',
+  'deployment',
+  'container',
+  'image',
+  'branch',
+  'commit',
+  'pull',
+  'request',
+  'order',
+  'payment',
+  'invoice',
+  'customer',
+  'product',
+  'resource',
+  'resources',
+  'env',
+  'environment',
+  'tool',
+  'tools',
+  'server',
+  'account',
+  'wallet',
+  'chain',
+  'block',
+  'transaction',
+  'error',
+  'errors',
+  'test',
+  'tests',
+  'code',
+]);
 
 /** Verbs that only look. */
 export const READ_VERBS = new Set([
@@ -393,16 +554,19 @@ export const READ_NOUNS = new Set([
 ]);
 
 /** Field names whose value says what a generic tool will do (`{"action": "delete"}`). */
-export const OPERATION_FIELDS = /^(op|operation|action|verb|mode|intent|kind|type|task|cmd_type)$/i;
+export const OPERATION_FIELDS = /^(op|operation|action|verb|intent|task|cmd_type)$|action_?type|sub_?command|operation/i;
+
+/** Fields naming a category (`type`, `kind`, `mode`): only a clear verb in their value counts, not a noun-or-verb word. */
+export const CATEGORY_FIELDS = /^(type|kind|mode)$/i;
 
 /** Field names that carry an HTTP method. */
-export const METHOD_FIELDS = /^(method|http_method|httpmethod|request_method)$/i;
+export const METHOD_FIELDS = /method|verb/i;
 
 /** Field names that carry SQL. */
 export const SQL_FIELDS = /sql|query|statement|stmt/i;
 
 /** Field names that carry a shell command. */
-export const SHELL_FIELDS = /^(command|cmd|script|shell|bash|sh|commandline|command_line)$/i;
+export const SHELL_FIELDS = /command|cmd|script|shell|bash|^sh$/i;
 
 /** SQL keywords that change state wherever they appear in a statement (outside literals and comments). */
 export const SQL_MUTATING = new Set([
@@ -442,10 +606,37 @@ export const SQL_MUTATING = new Set([
   'prepare',
   'deallocate',
   'into',
+  'kill',
+  'shutdown',
+  'flush',
+  'purge',
+  'reassign',
+  'optimize',
+  'checkpoint',
+  'undrop',
+  'remove',
+  'bulk',
+  'export',
+  'mutation',
+  'install',
+  'uninstall',
+  'handler',
+  'restore',
+  'backup',
+  'rollback',
+  'savepoint',
+  'release',
 ]);
 
+/** SQL functions with effects, callable from a plain SELECT (Postgres and others). */
+export const SQL_SIDE_EFFECT_FUNCTIONS =
+  /\b(pg_terminate_backend|pg_cancel_backend|dblink_exec|dblink|query_to_xml|query_to_xml_and_xmlschema|lo_import|lo_export|lo_unlink|lo_put|lo_from_bytea|set_config|setval|nextval|pg_promote|pg_reload_conf|pg_switch_wal|pg_rotate_logfile|pg_file_write|pg_file_unlink|pg_file_rename|pg_drop_\w+|pg_create_\w+|pg_stat_reset\w*|pg_\w+_reset|pg_advisory_\w+|pg_read_file|pg_write_\w+|sleep|benchmark|load_file|sys_exec|sys_eval|xp_cmdshell|sp_\w+)\s*\(/i;
+
 /** SQL keywords that destroy or change access: risk high. */
-export const SQL_DESTRUCTIVE = new Set(['delete', 'drop', 'truncate', 'alter', 'revoke', 'grant']);
+export const SQL_DESTRUCTIVE = new Set(['delete', 'drop', 'truncate', 'alter', 'revoke', 'grant', 'kill', 'shutdown', 'purge', 'remove', 'detach']);
+
+/** First words of statements that only read; in a field named for SQL, any other opening is a mutation. */
+export const SQL_READ_LEADS = new Set(['select', 'with', 'show', 'table', 'values', 'explain', 'describe', 'desc']);
 
 /** First words that mark a string as SQL. */
 export const SQL_LEADS = new Set([
@@ -480,6 +671,35 @@ export const SQL_LEADS = new Set([
   'analyze',
   'lock',
   'table',
+  'kill',
+  'shutdown',
+  'flush',
+  'purge',
+  'load',
+  'refresh',
+  'reindex',
+  'notify',
+  'attach',
+  'reassign',
+  'bulk',
+  'export',
+  'optimize',
+  'checkpoint',
+  'undrop',
+  'remove',
+  'match',
+  'mutation',
+  'describe',
+  'desc',
+  'reset',
+  'discard',
+  'cluster',
+  'comment',
+  'rename',
+  'use',
+  'handler',
+  'install',
+  'uninstall',
 ]);
 
 /** Programs that read only (without redirection). Any other program in a shell command is a mutation. */
