@@ -276,7 +276,7 @@ describe('a tools/call without an id (a JSON-RPC notification)', () => {
 });
 
 describe('arguments nested thousands of levels deep', () => {
-  it('are logged as unhashable on a read, denied on a write, and the gate stays up', async () => {
+  it('are denied on a read tool too (too deep to inspect is a mutation), never executed, and the gate stays up', async () => {
     const g = fakeGate();
     const deep = `${'['.repeat(6000)}0${']'.repeat(6000)}`;
     const call = (id: number, name: string, args: string) =>
@@ -289,11 +289,13 @@ describe('arguments nested thousands of levels deep', () => {
       call(4, 'echo', '{"still":"up"}'),
     ]);
     const byId = new Map(replies.map((r) => [r.id, r as { result?: { isError?: boolean; content: { text: string }[] } }]));
+    assert.equal(byId.get(2)?.result?.isError, true);
+    assert.match(byId.get(2)!.result!.content[0]!.text, /canonical form/);
     assert.equal(byId.get(3)?.result?.isError, true);
     assert.match(byId.get(3)!.result!.content[0]!.text, /canonical form/);
     assert.equal(byId.get(4)?.result?.content[0]?.text, '{"still":"up"}');
     assert.ok(!existsSync(g.effects));
-    assert.match(readFileSync(join(g.dir, 'audit.jsonl'), 'utf8'), /"args_sha256":"unhashable"/);
+    assert.match(readFileSync(join(g.dir, 'audit.jsonl'), 'utf8'), /"reason":"arguments have no canonical form"/);
     assert.equal(runCli(['verify-log', '--config', g.config]).status, 0);
   });
 });
