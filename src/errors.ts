@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'WEBHOOK_CA'
   | 'WEBHOOK_UNAVAILABLE'
   | 'HTTP_TOKEN'
+  | 'PINS'
   | 'USAGE';
 
 /** Base class: a known failure with a stable code (pinned by tests; change on purpose only). */

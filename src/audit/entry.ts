@@ -32,6 +32,8 @@ export type AuditEvent =
   | 'input_refused'
   | 'client_identity_changed'
   | 'upstream_request'
+  | 'definition_changed'
+  | 'definition_accepted'
   | 'executed'
   | 'execution_failed'
   | 'readback'

@@ -15,7 +15,7 @@ export interface ApprovalRequest {
   /** Absolute deadline (ms since epoch); past it, the request is denied. */
   deadlineMs: number;
   /** What approving does: run the call (default), or only unlock its blocked tool. */
-  purpose?: 'execute' | 'unlock';
+  purpose?: 'execute' | 'unlock' | 'definition';
   /** The client's name from `initialize` (who asked); shown, never trusted. */
   client?: string;
   risk?: Risk;

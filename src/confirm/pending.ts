@@ -16,7 +16,7 @@ export interface PendingView {
   callId: string;
   tool: string;
   upstream: string;
-  purpose: 'execute' | 'unlock';
+  purpose: 'execute' | 'unlock' | 'definition';
   summary: string;
   argsCanonical: string;
   argsSha256: string;
@@ -36,7 +36,7 @@ export interface HistoryItem {
   callId: string;
   tool: string;
   summary: string;
-  purpose: 'execute' | 'unlock';
+  purpose: 'execute' | 'unlock' | 'definition';
   /** `approved`, `denied`, `timed out`, `withdrawn` (client cancelled), `not shown` (no channel could). */
   decision: string;
   actor?: string;

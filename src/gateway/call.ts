@@ -20,6 +20,7 @@ import { decide, type Policy } from '../policy/evaluate.js';
 import type { Approval, ToolCall, Verdict } from '../types.js';
 import { awaitApproval, describeRisk } from './ask.js';
 import { type Catalogue, type CatalogueTool, classifyTool } from './catalogue.js';
+import { acceptDefinition } from './definitions.js';
 import type { Hold, Holds } from './hold.js';
 import type { Interlock } from './interlock.js';
 import { askInClient, canAskInClient, carriesAnswer, type InClientRound, redeemAnswer } from './mrtr.js';
@@ -77,6 +78,15 @@ export async function handleToolCall(deps: PipelineDeps, params: Record<string, 
     tool = deps.catalogue.get(name);
   }
   if (!tool) throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  // A definition that changed since it was pinned, or a new tool, is accepted by a person first.
+  const pin = deps.catalogue.pinStatus(tool);
+  if (pin.kind !== 'pinned') {
+    const chosen = tool;
+    const refused = await deps.interlock.exclusive(tool.exposed, () =>
+      deps.catalogue.pinStatus(chosen).kind === 'pinned' ? Promise.resolve(undefined) : acceptDefinition(deps, chosen, pin, ctx),
+    );
+    if (refused) return refused;
+  }
   let decision = decide(deps.policy, name, classifyTool(tool, params.arguments));
   // The upstream said its tools changed and they are being re-read: no read passes on old annotations.
   if (decision.action === 'allow' && !decision.rule && deps.catalogue.isChanged(tool.upstream)) {

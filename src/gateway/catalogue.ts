@@ -6,6 +6,7 @@
  */
 import { type Classification, classifyArgs, classifyName, combine, type NameVerdict, namespacePrefixes } from '../policy/classify.js';
 import type { ToolAnnotations } from '../types.js';
+import { definitionSha, type PinStatus, type ToolPins } from './pins.js';
 import { isPlainObject } from './raw.js';
 import type { Upstream } from './upstream.js';
 import { plainMessage } from './wire-error.js';
@@ -24,6 +25,9 @@ export interface CatalogueTool {
   hasOutputSchema: boolean;
   /** The classifier's verdict on the upstream's name for it, with the upstream's namespace prefixes. */
   nameVerdict: NameVerdict;
+  /** The upstream's own definition (its name) and the SHA-256 of its pinned part (gateway/pins.ts). */
+  upstreamDefinition: Record<string, unknown>;
+  definitionSha: string;
 }
 
 /** The classifier's verdict on one call of a catalogued tool (name cached, arguments read per call). */
@@ -46,7 +50,16 @@ export class Catalogue {
   constructor(
     private readonly upstreams: readonly Upstream[],
     private readonly warn: (message: string) => void,
+    /** Pinned definitions; without them nothing is held for a changed definition (tests of other parts). */
+    readonly pins?: ToolPins,
+    /** Told once per refresh about each tool whose definition differs from its pin, or that is new. */
+    private readonly onDefinition?: (upstream: Upstream, tool: string, how: 'changed' | 'new') => void,
   ) {}
+
+  /** Where a tool stands against its pin (`pinned` when the gate keeps no pins). */
+  pinStatus(tool: CatalogueTool): PinStatus {
+    return this.pins ? this.pins.status(tool.upstream.name, tool.upstreamTool, tool.definitionSha) : { kind: 'pinned' };
+  }
 
   /** Several upstreams: names become `<upstream>__<tool>`. */
   get prefixed(): boolean {
@@ -94,6 +107,14 @@ export class Catalogue {
     // Namespace prefixes are a property of the whole list: names are judged once all pages are in.
     const prefixes = namespacePrefixes(tools.map((t) => t.upstreamTool));
     for (const t of tools) t.nameVerdict = classifyName(t.upstreamTool, prefixes);
+    if (this.pins && tools.length > 0) {
+      const { changed, added } = this.pins.observe(
+        upstream.name,
+        tools.map((t) => t.upstreamDefinition),
+      );
+      for (const name of changed) this.onDefinition?.(upstream, name, 'changed');
+      for (const name of added) this.onDefinition?.(upstream, name, 'new');
+    }
     this.byUpstream.set(upstream.name, tools);
     this.changed.delete(upstream.name);
     this.rebuild();
@@ -128,6 +149,8 @@ export class Catalogue {
       annotations: isPlainObject(def.annotations) ? (def.annotations as ToolAnnotations) : undefined,
       hasOutputSchema: def.outputSchema !== undefined,
       nameVerdict: classifyName(upstreamTool),
+      upstreamDefinition: def,
+      definitionSha: definitionSha(def),
     };
   }
 

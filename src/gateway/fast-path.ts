@@ -47,6 +47,7 @@ export class FastPath {
     if (this.inflight.has(m.id)) return false;
     const tool = this.deps.catalogue.get(params.name);
     if (!tool?.upstream.connected || this.deps.catalogue.isChanged(tool.upstream)) return false;
+    if (this.deps.catalogue.pinStatus(tool).kind !== 'pinned') return false;
     const decision = decide(this.deps.policy, tool.exposed, classifyTool(tool, params.arguments));
     if (decision.action !== 'allow') return false;
 

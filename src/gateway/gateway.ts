@@ -24,6 +24,7 @@ import { Forwarder, unionCapabilities } from './forward.js';
 import { auditedHolds, type Holds } from './hold.js';
 import { Interlock } from './interlock.js';
 import type { InClientRound } from './mrtr.js';
+import { ToolPins } from './pins.js';
 import { idKey, isPlainObject, RAW_RESULT } from './raw.js';
 import { Upstream } from './upstream.js';
 import { UpstreamQuestions } from './upstream-questions.js';
@@ -104,7 +105,17 @@ export class Gateway {
           reconnected: (u) => void this.onUpstreamNotification(u, { method: 'notifications/tools/list_changed' }),
         }),
     );
-    this.catalogue = new Catalogue(this.upstreams, opts.log);
+    const reported = new Set<string>();
+    this.catalogue = new Catalogue(this.upstreams, opts.log, new ToolPins(`${opts.config.audit.logPath}.pins.json`), (u, tool, how) => {
+      // Every client tools/list re-reads the catalogue: say it once per tool and process.
+      const key = `${u.name}\u0000${tool}\u0000${how}`;
+      if (reported.has(key)) return;
+      reported.add(key);
+      opts.log(
+        `warning: the definition of ${u.name}'s tool "${tool}" ${how === 'new' ? 'is new since the upstream was pinned' : 'changed since it was pinned'}; its next call asks a person to accept it`,
+      );
+      opts.audit.appendLater({ event: 'definition_changed', upstream: u.name, tool, how });
+    });
     this.forwarder = new Forwarder(this.upstreams);
     this.policy = compilePolicy(opts.config.rules);
     this.interlock = new Interlock(opts.audit.blockedAtOpen);

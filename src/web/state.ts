@@ -11,7 +11,7 @@ import { oneLine, showHiddenInJson } from '../confirm/visible.js';
 export interface CardState {
   callId: string;
   argsSha256: string;
-  purpose: 'execute' | 'unlock';
+  purpose: 'execute' | 'unlock' | 'definition';
   tool: string;
   upstream: string;
   client: string;

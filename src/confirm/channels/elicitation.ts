@@ -39,7 +39,9 @@ export function elicitationMessage(req: ApprovalRequest): string {
   return [
     req.purpose === 'unlock'
       ? `lookfirst asks you to UNLOCK ${oneLine(req.call.tool)} (tool ${oneLine(req.call.upstreamTool)} on upstream ${req.call.upstream}). Approving does not run this call.`
-      : `lookfirst holds a call to ${oneLine(req.call.tool)} (tool ${oneLine(req.call.upstreamTool)} on upstream ${req.call.upstream}) until you decide.`,
+      : req.purpose === 'definition'
+        ? `lookfirst asks you to ACCEPT A NEW DEFINITION of ${oneLine(req.call.tool)} (tool ${oneLine(req.call.upstreamTool)} on upstream ${req.call.upstream}). The definition is shown below as the arguments.`
+        : `lookfirst holds a call to ${oneLine(req.call.tool)} (tool ${oneLine(req.call.upstreamTool)} on upstream ${req.call.upstream}) until you decide.`,
     ...(req.risk ? [`Risk: ${req.risk}${req.riskReason ? ` (${req.riskReason})` : ''}. Asked by ${oneLine(req.client ?? 'the client')}.`] : []),
     ...lookalikeLines(req.lookalikes ?? []).map((l) => `WARNING ${l}`),
     req.summary,

@@ -76,7 +76,12 @@ export function openControllingTerminal(path = '/dev/tty'): TerminalPort | undef
 /** The question as printed: every line escaped, arguments in full. */
 export function terminalPrompt(req: ApprovalRequest): string {
   const { call } = req;
-  const what = req.purpose === 'unlock' ? `UNLOCK ${oneLine(call.tool)} (approving runs nothing)` : `${oneLine(call.tool)} on ${call.upstream}`;
+  const what =
+    req.purpose === 'unlock'
+      ? `UNLOCK ${oneLine(call.tool)} (approving runs nothing)`
+      : req.purpose === 'definition'
+        ? `ACCEPT THE NEW DEFINITION of ${oneLine(call.tool)} on ${call.upstream}`
+        : `${oneLine(call.tool)} on ${call.upstream}`;
   const lines = [
     '',
     `── lookfirst holds a call: ${what}`,

@@ -62,7 +62,7 @@ export function checkWebhookToken(secret: string, callId: string, token: unknown
 /** The JSON body POSTed to the receiver. */
 export interface WebhookPreview {
   call_id: string;
-  purpose: 'execute' | 'unlock';
+  purpose: 'execute' | 'unlock' | 'definition';
   /** Tool name with hidden characters escaped, on one line: show this. */
   tool_display: string;
   summary: string;

@@ -184,7 +184,7 @@
           'li',
           { class: `decision-${h.decision.replace(/\s+/g, '-')}` },
           el('span', { class: 'what', text: parts.join(' ') }),
-          el('span', { class: 'tool', text: ` ${h.purpose === 'unlock' ? 'UNLOCK ' : ''}${h.summary}` }),
+          el('span', { class: 'tool', text: ` ${h.purpose === 'unlock' ? 'UNLOCK ' : h.purpose === 'definition' ? 'DEFINITION ' : ''}${h.summary}` }),
           h.comment ? el('q', { text: h.comment }) : null,
         ),
       );

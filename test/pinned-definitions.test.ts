@@ -1,0 +1,77 @@
+/**
+ * Pinned tool definitions: the first start pins every tool; after the upstream changes a description (or
+ * adds a tool), the next call of that tool asks a person to accept the new definition whatever the rules
+ * say, showing what changed, even across a restart. Accepted, it is pinned and the call goes on under the
+ * normal policy; declined, nothing runs. A corrupt pins file stops the gate from starting.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { approve, auditEntries, decline, FAKE_UPSTREAM, type Human, NODE, runCli, startAgent, textOf, tmp, verdictOf, writeConfig } from './helpers.js';
+
+function config(dir: string, variant?: string, first = false): string {
+  const args = [FAKE_UPSTREAM, ...(variant ? ['--variant', variant] : [])];
+  return writeConfig(
+    dir,
+    `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify(args)}\nrules:\n  tools:\n    echo: { action: allow }\n`,
+    {
+      keygen: first,
+    },
+  );
+}
+
+async function echo(cfg: string, human: Human) {
+  const agent = await startAgent(cfg, human);
+  try {
+    const r = await agent.call('echo', { hi: 1 });
+    return { r, asked: [...agent.asked], stderr: agent.stderr() };
+  } finally {
+    await agent.close();
+  }
+}
+
+describe('pinned tool definitions', () => {
+  it('hold a changed or new tool until a person accepts it, across restarts, whatever the rules say', async () => {
+    const dir = tmp();
+    const first = await echo(config(dir, undefined, true), approve);
+    assert.equal(textOf(first.r), '{"hi":1}');
+    assert.equal(first.asked.length, 0, 'first sight pins, asks nothing');
+    assert.ok(existsSync(join(dir, 'audit.jsonl.pins.json')));
+
+    // The upstream changed echo's description: allowed by rule, still held for the definition.
+    const changed = await echo(config(dir, 'v2'), approve);
+    assert.equal(changed.asked.length, 1);
+    assert.match(changed.asked[0] ?? '', /ACCEPT A NEW DEFINITION of echo/);
+    assert.match(changed.asked[0] ?? '', /description: "Echo" → "Echo \(v2\)"/);
+    assert.equal(textOf(changed.r), '{"hi":1}', 'accepted: the call went on under its rule');
+    assert.match(changed.stderr, /the definition of fake's tool "echo" changed since it was pinned/);
+
+    // Pinned now: the next start asks nothing about echo; the new tool is held the same way.
+    const agent = await startAgent(config(dir, 'v2'), decline);
+    try {
+      assert.equal(textOf(await agent.call('echo', { hi: 2 })), '{"hi":2}');
+      const extra = await agent.call('get_extra', {});
+      assert.equal(verdictOf(extra)?.outcome, 'denied');
+      assert.match(String(verdictOf(extra)?.reason), /definition of get_extra is new and was not accepted/);
+      assert.equal(agent.asked.length, 1);
+    } finally {
+      await agent.close();
+    }
+    const log = auditEntries(dir);
+    assert.ok(log.some((e) => e.event === 'definition_changed' && e.tool === 'echo' && e.how === 'changed'));
+    assert.ok(log.some((e) => e.event === 'definition_changed' && e.tool === 'get_extra' && e.how === 'new'));
+    assert.ok(log.some((e) => e.event === 'definition_accepted' && e.tool === 'echo'));
+    assert.ok(log.some((e) => e.event === 'approval' && e.purpose === 'definition' && e.approved === false));
+    assert.equal(runCli(['verify-log', '--config', join(dir, 'lookfirst.yaml')]).status, 0);
+  });
+
+  it('refuses to start on a pins file it cannot read', () => {
+    const dir = tmp();
+    const cfg = config(dir, undefined, true);
+    writeFileSync(join(dir, 'audit.jsonl.pins.json'), '{ not json');
+    const r = runCli(['serve', '--config', cfg]);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /cannot read the tool pins .*delete it to pin every tool afresh/);
+  });
+});
