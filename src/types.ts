@@ -28,6 +28,8 @@ export interface Decision {
   action: Action;
   /** The classifier's verdict (always computed: the risk shown to the approver comes from it). */
   classification?: Classification;
+  /** Set when untrusted data flows into this state change (gateway/taint.ts): what and from where. */
+  taint?: string;
   /** Short reason, e.g. `rule "files__move_*"` or `annotations: readOnlyHint`. */
   reason: string;
   /** The rule pattern that decided, if any. */

@@ -9,6 +9,26 @@ import type { z } from 'zod';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { configSchema, type RawConfig } from './schema.js';
 
+/** Tool-name patterns of untrusted sources (`taint.untrusted`) when the config names none. */
+export const DEFAULT_UNTRUSTED = [
+  '*fetch*',
+  '*scrape*',
+  '*crawl*',
+  '*browse*',
+  '*browser*',
+  '*search*',
+  '*web*',
+  '*url*',
+  '*http*',
+  '*inbox*',
+  '*mail*',
+  '*message*',
+  '*rss*',
+  '*feed*',
+  '*news*',
+  '*page*',
+];
+
 /** A stdio upstream, with `cwd` resolved against the config file's folder. */
 export interface StdioUpstreamConfig {
   kind: 'stdio';
@@ -59,6 +79,8 @@ export interface Config {
   rules: { pattern: string; action: 'allow' | 'confirm' | 'deny'; line?: number; readback?: ReadbackRule }[];
   /** Bound of each read-back request (ms). */
   execution: { timeoutMs: number };
+  /** Tool-name globs of untrusted sources (gateway/taint.ts; its defaults when the config names none). */
+  taint: { untrusted: string[] };
   confirm: {
     timeoutMs: number;
     elicitation: boolean;
@@ -145,6 +167,7 @@ export function parseConfig(text: string, file: string): Config {
     rules,
     confirm: confirmOf(raw.confirm, base),
     execution: { timeoutMs: raw.execution.timeout_seconds * 1000 },
+    taint: { untrusted: raw.taint.untrusted ?? DEFAULT_UNTRUSTED },
     http: {
       host: raw.http.host,
       port: raw.http.port,

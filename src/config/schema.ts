@@ -155,6 +155,10 @@ export const configSchema = z
       .object({ timeout_seconds: timeoutSeconds.default(60) })
       .strict()
       .default({ timeout_seconds: 60 }),
+    taint: z
+      .object({ untrusted: z.array(z.string().min(1, 'a pattern cannot be empty')).optional() })
+      .strict()
+      .default({}),
     audit: z
       .object({
         log: z.string().min(1).default('audit.jsonl'),

@@ -26,6 +26,7 @@ import type { Interlock } from './interlock.js';
 import { askInClient, canAskInClient, carriesAnswer, type InClientRound, redeemAnswer } from './mrtr.js';
 import { isPlainObject } from './raw.js';
 import { runReadback } from './readback.js';
+import type { TaintHit, TaintMemory } from './taint.js';
 import { unlock } from './unlock.js';
 import type { ForwardOptions } from './upstream.js';
 import { denialText, errorResult, unknownOutcomeText, withVerdict } from './verdict.js';
@@ -51,6 +52,9 @@ export interface PipelineDeps {
   holdMs: number;
   /** This client session's approvals that may outlive their request. */
   holds: Holds;
+  /** This client session's memory of untrusted data, and which tools are untrusted sources. */
+  taint: TaintMemory;
+  untrusted: (tool: string) => boolean;
 }
 
 /** The parts of the SDK's request context the pipeline uses. */
@@ -92,6 +96,18 @@ export async function handleToolCall(deps: PipelineDeps, params: Record<string, 
   if (decision.action === 'allow' && !decision.rule && deps.catalogue.isChanged(tool.upstream)) {
     decision = { action: 'confirm', reason: 'the upstream changed its tools and they are being re-read' };
   }
+  // Rule of Two: untrusted data flowing into a state change needs a person, whatever a rule says.
+  const hits = decision.classification?.kind === 'mutation' && decision.action !== 'deny' ? deps.taint.find(params.arguments) : [];
+  if (hits.length > 0) {
+    const first = hits[0] as TaintHit;
+    const taint = `TAINTED: ${JSON.stringify(first.value)} came from ${first.source.tool} (an untrusted source)${hits.length > 1 ? ` and ${hits.length - 1} more value${hits.length > 2 ? 's' : ''}` : ''}; untrusted input plus a state change needs a person (Rule of Two)`;
+    decision = {
+      ...decision,
+      action: 'confirm',
+      reason: `taint: ${taint.slice(9)}${decision.action === 'allow' ? ` (overrides ${decision.reason})` : ''}`,
+      taint,
+    };
+  }
   if (decision.action === 'allow') return forwardRead(deps, tool, params, ctx, decision.reason);
   // One call of a tool at a time, confirmation and execution included; other tools are not held up.
   const chosen = tool;
@@ -104,6 +120,7 @@ async function forwardRead(deps: PipelineDeps, tool: CatalogueTool, params: Reco
   try {
     const result = await tool.upstream.request('tools/call', forward, { signal: ctx.signal, onprogress: ctx.progress });
     isError = result.isError === true;
+    if (deps.untrusted(tool.exposed)) deps.taint.record(tool.exposed, { content: result.content, structuredContent: result.structuredContent });
     return result;
   } catch (err) {
     isError = (err as Error).message;
@@ -171,7 +188,8 @@ async function gated(
   const sha = call.argsSha256;
   // The concrete effect, when the arguments allow one, is what a person reads first on every channel.
   const effect = effectOf(tool.upstreamTool, call.args);
-  const summary = effect ? oneLine(`${tool.exposed}: ${effect}`) : summarizeCall(tool.exposed, call.args);
+  const plain = effect ? oneLine(`${tool.exposed}: ${effect}`) : summarizeCall(tool.exposed, call.args);
+  const summary = decision.taint ? oneLine(`${decision.taint} · ${plain}`) : plain;
   const deny = (reason: string, extra: Partial<Verdict> = {}) => {
     const v = verdictOf({ outcome: 'denied', reason, retry_safe: true, ...extra }, sha);
     return errorResult(denialText(tool.exposed, reason), v, tool.hasOutputSchema);

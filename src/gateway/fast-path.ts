@@ -23,6 +23,8 @@ export interface FastPathDeps {
   policy: Policy;
   audit: AuditLog;
   logReads: boolean;
+  /** Untrusted-source tools: their results must be read for taint, so they take the SDK path. */
+  untrusted: (tool: string) => boolean;
   /** Sends a message to the client. */
   send: (m: JSONRPCMessage) => Promise<void>;
 }
@@ -49,7 +51,8 @@ export class FastPath {
     if (!tool?.upstream.connected || this.deps.catalogue.isChanged(tool.upstream)) return false;
     if (this.deps.catalogue.pinStatus(tool).kind !== 'pinned') return false;
     const decision = decide(this.deps.policy, tool.exposed, classifyTool(tool, params.arguments));
-    if (decision.action !== 'allow') return false;
+    // Only reads: a mutation a rule allows is checked for taint on the SDK path.
+    if (decision.action !== 'allow' || decision.classification?.kind !== 'read-only' || this.deps.untrusted(tool.exposed)) return false;
 
     const forward = tool.exposed === tool.upstreamTool ? params : { ...params, name: tool.upstreamTool };
     const clientId = m.id;

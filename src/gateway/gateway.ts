@@ -26,6 +26,7 @@ import { Interlock } from './interlock.js';
 import type { InClientRound } from './mrtr.js';
 import { ToolPins } from './pins.js';
 import { idKey, isPlainObject, RAW_RESULT } from './raw.js';
+import { TaintMemory, untrustedTest } from './taint.js';
 import { Upstream } from './upstream.js';
 import { UpstreamQuestions } from './upstream-questions.js';
 import { ErrorCode, plainMessage, toWireError, WireError } from './wire-error.js';
@@ -88,6 +89,8 @@ export class Gateway {
   private readonly sessions = new Set<Session>();
   /** Sessions' holds being withdrawn after a disconnect, so that shutdown waits for their entries. */
   private readonly closing = new Set<Promise<void>>();
+  /** Untrusted-source tools (`taint.untrusted`): their results taint a session. */
+  private readonly untrusted: (tool: string) => boolean;
   /** Relays an upstream's questions to the client they belong to. */
   private readonly questions: UpstreamQuestions;
   /** Gated calls in progress, so that shutdown can wait for their audit entries. */
@@ -95,6 +98,7 @@ export class Gateway {
 
   constructor(private readonly opts: GatewayOptions) {
     this.questions = new UpstreamQuestions(opts.audit, () => this.sessions);
+    this.untrusted = untrustedTest(opts.config.taint.untrusted);
     this.upstreams = opts.config.upstreams.map(
       (c) =>
         new Upstream(c, {
@@ -193,6 +197,7 @@ export class Gateway {
             policy: this.policy,
             audit: this.opts.audit,
             logReads: this.opts.config.audit.reads,
+            untrusted: this.untrusted,
             send: (m) => transport.send(m),
           });
     // A request id may not be reused while its request is in progress: the SDK keeps one abort handle per
@@ -319,6 +324,8 @@ export class Gateway {
       progressMs: this.opts.config.confirm.progressMs,
       holdMs: this.opts.config.confirm.holdMs,
       holds: auditedHolds(this.opts.audit, this.opts.pending),
+      taint: new TaintMemory(),
+      untrusted: this.untrusted,
     };
   }
 

@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { TaintMemory, tokensOf, untrustedTest } from './taint.js';
+
+describe('taint memory', () => {
+  it('keeps distinctive tokens, normalised', () => {
+    assert.deepEqual(tokensOf('Mail Ann@Example.COM, see https://Evil.test/x?y=1). Path /etc/ssh/sshd_config.'), [
+      'ann@example.com',
+      'https://evil.test/x?y=1',
+      '/etc/ssh/sshd_config',
+    ]);
+    assert.deepEqual(tokensOf('key sk_live_0123456789abcdefghijklmn'), ['sk_live_0123456789abcdefghijklmn']);
+    assert.deepEqual(tokensOf('short words only'), []);
+  });
+
+  it('finds a remembered token in arguments at any depth, naming its source', () => {
+    const m = new TaintMemory(() => 42);
+    m.record('fetch', { content: [{ type: 'text', text: 'contact evil@attacker.test' }] });
+    const hits = m.find({ to: ['Evil@Attacker.test'], note: { deep: 'x' } });
+    assert.deepEqual(hits, [{ value: 'evil@attacker.test', source: { tool: 'fetch', atMs: 42 } }]);
+    assert.deepEqual(m.find({ to: 'friend@example.com' }), []);
+  });
+
+  it('takes at most 500 tokens from one result, so one page cannot flush what others left', () => {
+    const m = new TaintMemory();
+    m.record('inbox', 'pay iban-holder@bank.test');
+    for (let page = 0; page < 5; page++) m.record('fetch', Array.from({ length: 2000 }, (_, i) => `x${page}-${i}@spam.test`).join(' '));
+    assert.equal(m.find({ to: 'iban-holder@bank.test' }).length, 1);
+  });
+
+  it('matches untrusted tools by glob, case-insensitively', () => {
+    const t = untrustedTest(['*fetch*', 'gmail__*']);
+    assert.equal(t('web_FETCH'), true);
+    assert.equal(t('gmail__read'), true);
+    assert.equal(t('write_file'), false);
+  });
+});
