@@ -221,7 +221,15 @@ async function gated(
         args_sha256: sha,
         client: oneLine(deps.clientName()).slice(0, 100),
       });
-      await deps.audit.appendDurable({ event: 'decision', ...base, action: decision.action, reason: decision.reason, rule: decision.rule });
+      await deps.audit.appendDurable({
+        event: 'decision',
+        ...base,
+        action: decision.action,
+        reason: decision.reason,
+        rule: decision.rule,
+        kind: decision.classification?.kind,
+        risk: decision.classification?.risk,
+      });
     }
   } catch (err) {
     return deny(`the audit log cannot be written (${(err as Error).message})`);
