@@ -25,12 +25,13 @@ import type { Hold, Holds } from './hold.js';
 import type { Interlock } from './interlock.js';
 import { askInClient, canAskInClient, carriesAnswer, type InClientRound, redeemAnswer } from './mrtr.js';
 import { isPlainObject } from './raw.js';
+import { forwardRead } from './read.js';
 import { runReadback } from './readback.js';
 import type { TaintHit, TaintMemory } from './taint.js';
 import { unlock } from './unlock.js';
 import type { ForwardOptions } from './upstream.js';
 import { denialText, errorResult, unknownOutcomeText, withVerdict } from './verdict.js';
-import { ErrorCode, plainMessage, WireError } from './wire-error.js';
+import { describeUpstreamError, ErrorCode, WireError } from './wire-error.js';
 
 /** What the pipeline needs from the gate. */
 export interface PipelineDeps {
@@ -112,39 +113,6 @@ export async function handleToolCall(deps: PipelineDeps, params: Record<string, 
   // One call of a tool at a time, confirmation and execution included; other tools are not held up.
   const chosen = tool;
   return deps.interlock.exclusive(tool.exposed, () => gated(deps, chosen, params, ctx, decision));
-}
-
-async function forwardRead(deps: PipelineDeps, tool: CatalogueTool, params: Record<string, unknown>, ctx: CallContext, reason: string): Promise<Result> {
-  const forward = tool.exposed === tool.upstreamTool ? params : { ...params, name: tool.upstreamTool };
-  let isError: boolean | string = false;
-  try {
-    const result = await tool.upstream.request('tools/call', forward, { signal: ctx.signal, onprogress: ctx.progress });
-    isError = result.isError === true;
-    if (deps.untrusted(tool.exposed)) deps.taint.record(tool.exposed, { content: result.content, structuredContent: result.structuredContent });
-    return result;
-  } catch (err) {
-    isError = (err as Error).message;
-    // The same words as the fast path's timeout, whichever path the read took.
-    if ((err as { code?: unknown }).code === ErrorCode.RequestTimeout && !ctx.signal.aborted)
-      throw new WireError(ErrorCode.RequestTimeout, `upstream "${tool.upstream.name}" did not answer within ${tool.upstream.config.timeoutMs} ms`);
-    throw err;
-  } finally {
-    if (deps.logReads) {
-      // args_sha256 is computed by the audit worker from the arguments posted beside the entry.
-      deps.audit.appendLater(
-        {
-          event: 'read',
-          tool: tool.exposed,
-          upstream: tool.upstream.name,
-          upstream_tool: tool.upstreamTool,
-          reason,
-          outcome: isError === false ? 'ok' : isError === true ? 'upstream_error' : 'failed',
-          error: typeof isError === 'string' ? isError.slice(0, 200) : undefined,
-        },
-        params.arguments ?? {},
-      );
-    }
-  }
 }
 
 async function gated(
@@ -379,7 +347,7 @@ async function execute(
       ? 'cancelled by the client during execution'
       : signal.aborted
         ? `no answer within execution.timeout_seconds (${deps.executionTimeoutMs / 1000} s)`
-        : describe(err);
+        : describeUpstreamError(err);
     try {
       await deps.audit.appendDurable({ event: 'execution_failed', ...base, outcome: 'unknown', reason });
     } catch {
@@ -424,11 +392,3 @@ async function pendingResult(
 }
 
 const CHANNEL_WORDS: Record<string, string> = { web: 'the approval web page', webhook: 'the webhook receiver', terminal: "the gate's terminal" };
-
-function describe(err: unknown): string {
-  const code = (err as { code?: unknown }).code;
-  if (code === ErrorCode.ConnectionClosed) return `the upstream connection closed: ${plainMessage(err)}`;
-  if (code === ErrorCode.RequestTimeout) return `the upstream did not answer in time: ${plainMessage(err)}`;
-  if (typeof code === 'number') return `the upstream answered with error ${code}: ${plainMessage(err)}`;
-  return plainMessage(err);
-}

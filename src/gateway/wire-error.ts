@@ -34,3 +34,12 @@ export function plainMessage(err: unknown): string {
   const m = (err as { message?: unknown })?.message;
   return typeof m === 'string' ? m.replace(PREFIX, '') : String(err);
 }
+
+/** Why an upstream request failed, in words for the approver and the log (connection, timeout, error code). */
+export function describeUpstreamError(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  if (code === ErrorCode.ConnectionClosed) return `the upstream connection closed: ${plainMessage(err)}`;
+  if (code === ErrorCode.RequestTimeout) return `the upstream did not answer in time: ${plainMessage(err)}`;
+  if (typeof code === 'number') return `the upstream answered with error ${code}: ${plainMessage(err)}`;
+  return plainMessage(err);
+}

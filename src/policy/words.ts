@@ -13,545 +13,102 @@
  */
 import type { Risk } from '../types.js';
 
+/** A word list written as text: one space or line break between words. */
+function words(text: string): Set<string> {
+  return new Set(text.trim().split(/\s+/));
+}
+
+/** `word:risk` pairs written as text. */
+function withRisk(text: string): Map<string, Risk> {
+  return new Map(
+    text
+      .trim()
+      .split(/\s+/)
+      .map((p) => p.split(':') as [string, Risk]),
+  );
+}
+
 /** Mutations that destroy or cannot be taken back: risk high. */
-export const DESTRUCTIVE = new Set([
-  'delete',
-  'del',
-  'remove',
-  'rm',
-  'rmdir',
-  'unlink',
-  'drop',
-  'destroy',
-  'purge',
-  'wipe',
-  'erase',
-  'truncate',
-  'terminate',
-  'kill',
-  'shred',
-  'format',
-  'reset',
-  'revoke',
-  'overwrite',
-  'uninstall',
-  'obliterate',
-  'nuke',
-  'expunge',
-  'shutdown',
-  'reboot',
-  'deprovision',
-  'decommission',
-  'ban',
-  'evict',
-  'flush',
-  'clear',
-  'empty',
-  'trash',
-  'discard',
-  'prune',
-  'yank',
-  'unpublish',
-  'drain',
-  'cordon',
-  'void',
-  'rewrite',
-  'quarantine',
-  'borrar',
-]);
+export const DESTRUCTIVE = words(`
+  delete del remove rm rmdir unlink drop destroy purge wipe erase truncate terminate kill shred format
+  reset revoke overwrite uninstall obliterate nuke expunge shutdown reboot deprovision decommission ban
+  evict flush clear empty trash discard prune yank unpublish drain cordon void rewrite quarantine borrar
+`);
 
 /** Mutations that leave the system or run code: messages, money, releases, execution. Risk high. */
-export const OUTBOUND = new Set([
-  'send',
-  'notify',
-  'reply',
-  'forward',
-  'broadcast',
-  'tweet',
-  'publish',
-  'pay',
-  'refund',
-  'withdraw',
-  'purchase',
-  'buy',
-  'sell',
-  'deploy',
-  'ship',
-  'merge',
-  'push',
-  'exec',
-  'execute',
-  'run',
-  'eval',
-  'evaluate',
-  'invoke',
-  'spawn',
-  'sudo',
-  'invite',
-  'dispatch',
-  'submit',
-  'wire',
-  'remit',
-]);
+export const OUTBOUND = words(`
+  send notify reply forward broadcast tweet publish pay refund withdraw purchase buy sell deploy ship
+  merge push exec execute run eval evaluate invoke spawn sudo invite dispatch submit wire remit
+`);
 
 /** Other mutations (create, change, move, control a browser or a service): risk medium. */
-export const MUTATING = new Set([
-  'create',
-  'add',
-  'insert',
-  'new',
-  'make',
-  'put',
-  'patch',
-  'set',
-  'write',
-  'update',
-  'upsert',
-  'save',
-  'store',
-  'edit',
-  'modify',
-  'change',
-  'alter',
-  'rename',
-  'move',
-  'mv',
-  'copy',
-  'cp',
-  'replace',
-  'append',
-  'prepend',
-  'commit',
-  'rebase',
-  'revert',
-  'restore',
-  'rollback',
-  'upload',
-  'import',
-  'install',
-  'upgrade',
-  'downgrade',
-  'migrate',
-  'seed',
-  'trigger',
-  'start',
-  'stop',
-  'restart',
-  'launch',
-  'pause',
-  'resume',
-  'suspend',
-  'schedule',
-  'cancel',
-  'close',
-  'archive',
-  'unarchive',
-  'lock',
-  'unlock',
-  'enable',
-  'disable',
-  'approve',
-  'reject',
-  'assign',
-  'unassign',
-  'grant',
-  'deny',
-  'block',
-  'unblock',
-  'fork',
-  'clone',
-  'react',
-  'follow',
-  'unfollow',
-  'subscribe',
-  'unsubscribe',
-  'register',
-  'signup',
-  'sign',
-  'apply',
-  'reserve',
-  'fill',
-  'click',
-  'press',
-  'drag',
-  'select',
-  'uncheck',
-  'navigate',
-  'goto',
-  'resize',
-  'scroll',
-  'hover',
-  'focus',
-  'tap',
-  'swipe',
-  'emit',
-  'attach',
-  'detach',
-  'mount',
-  'unmount',
-  'connect',
-  'disconnect',
-  'provision',
-  'scale',
-  'rotate',
-  'generate',
-  'sync',
-  'increment',
-  'decrement',
-  'toggle',
-  'configure',
-  'init',
-  'initialize',
-  'track',
-  'increase',
-  'decrease',
-  'duplicate',
-  'transition',
-  'complete',
-  'resolve',
-  'open',
-  'annotate',
-  'handle',
-  'process',
-  'perform',
-  'do',
-  'act',
-  'call',
-  'enqueue',
-  'dequeue',
-  'acquire',
-  'release',
-  'claim',
-  'reorder',
-  'pin',
-  'unpin',
-  'mute',
-  'unmute',
-  'hide',
-  'unhide',
-  'accept',
-  'decline',
-  'confirm',
-  'login',
-  'logout',
-  'authenticate',
-  'authorize',
-  'build',
-  'compile',
-  'train',
-  'stash',
-  'stage',
-  'unstage',
-  'deprecate',
-  'bump',
-  'credit',
-  'debit',
-  'adjust',
-  'ack',
-  'acknowledge',
-  'dismiss',
-  'snooze',
-  'clean',
-  'cleanup',
-  'rebuild',
-  'fix',
-  'resend',
-  'rerun',
-  'reopen',
-  'undo',
-  'redo',
-  'retry',
-  'taint',
-  'checkout',
-  'spam',
-  'rsvp',
-  'raise',
-  'lower',
-  'elevate',
-  'promote',
-  'demote',
-  'kick',
-  'mint',
-  'burn',
-  'stake',
-  'unstake',
-  'swap',
-  'bridge',
-  'tweak',
-  'ingest',
-  'index',
-  'reindex',
-]);
+export const MUTATING = words(`
+  create add insert new make put patch set write update upsert save store edit modify change alter rename
+  move mv copy cp replace append prepend commit rebase revert restore rollback upload import install
+  upgrade downgrade migrate seed trigger start stop restart launch pause resume suspend schedule cancel
+  close archive unarchive lock unlock enable disable approve reject assign unassign grant deny block
+  unblock fork clone react follow unfollow subscribe unsubscribe register signup sign apply reserve fill
+  click press drag select uncheck navigate goto resize scroll hover focus tap swipe emit attach detach
+  mount unmount connect disconnect provision scale rotate generate sync increment decrement toggle
+  configure init initialize track increase decrease duplicate transition complete resolve open annotate
+  handle process perform do act call enqueue dequeue acquire release claim reorder pin unpin mute unmute
+  hide unhide accept decline confirm login logout authenticate authorize build compile train stash stage
+  unstage deprecate bump credit debit adjust ack acknowledge dismiss snooze clean cleanup rebuild fix
+  resend rerun reopen undo redo retry taint checkout spam rsvp raise lower elevate promote demote kick
+  mint burn stake unstake swap bridge tweak ingest index reindex
+`);
 
 /** Words that are nouns as often as verbs, with the risk they carry as a verb. */
-export const AMBIGUOUS = new Map<string, Risk>([
-  ['email', 'high'],
-  ['mail', 'high'],
-  ['sms', 'high'],
-  ['message', 'high'],
-  ['post', 'high'],
-  ['transfer', 'high'],
-  ['payment', 'high'],
-  ['charge', 'high'],
-  ['deposit', 'high'],
-  ['order', 'high'],
-  ['trade', 'high'],
-  ['share', 'high'],
-  ['script', 'high'],
-  ['shell', 'high'],
-  ['bash', 'high'],
-  ['command', 'high'],
-  ['text', 'high'],
-  ['invoice', 'medium'],
-  ['log', 'medium'],
-  ['record', 'medium'],
-  ['comment', 'medium'],
-  ['tag', 'medium'],
-  ['label', 'medium'],
-  ['link', 'medium'],
-  ['config', 'medium'],
-  ['type', 'medium'],
-  ['mark', 'medium'],
-  ['request', 'medium'],
-  ['book', 'medium'],
-  ['star', 'medium'],
-  ['like', 'medium'],
-  ['note', 'medium'],
-  ['draft', 'medium'],
-  ['backup', 'medium'],
-  ['check', 'medium'],
-  ['test', 'medium'],
-]);
+export const AMBIGUOUS = withRisk(`
+  email:high mail:high sms:high message:high post:high transfer:high payment:high charge:high deposit:high
+  order:high trade:high share:high script:high shell:high bash:high command:high text:high invoice:medium
+  log:medium record:medium comment:medium tag:medium label:medium link:medium config:medium type:medium
+  mark:medium request:medium book:medium star:medium like:medium note:medium draft:medium backup:medium
+  check:medium test:medium
+`);
 
 /** Words that join two actions: an ambiguous word after one is a verb (`get_and_transfer`). */
-export const CONJUNCTIONS = new Set(['and', 'then', 'or', 'plus', 'also']);
+export const CONJUNCTIONS = words(`
+  and then or plus also
+`);
 
 /**
  * Read verbs that also name actions with effects (`take_payment`, `capture_charge`, `ping_user`,
  * `print_document`, `verify_microdeposits`): a name they lead reads only when nothing but report nouns
  * follows (`take_screenshot`, `check_status`, `ping`).
  */
-export const WEAK_READ_VERBS = new Set([
-  'take',
-  'capture',
-  'convert',
-  'ping',
-  'print',
-  'test',
-  'verify',
-  'check',
-  'validate',
-  'watch',
-  'download',
-  'export',
-  'dump',
-  'render',
-]);
+export const WEAK_READ_VERBS = words(`
+  take capture convert ping print test verify check validate watch download export dump render
+`);
 
 /**
  * Nouns that commonly name what a report is about (`directory_tree`, `console_messages`): a name that ends
  * in a report noun reads only when every word before it is one of these (or a namespace prefix).
  */
-export const OBJECT_NOUNS = new Set([
-  'directory',
-  'dir',
-  'file',
-  'files',
-  'folder',
-  'console',
-  'network',
-  'system',
-  'server',
-  'service',
-  'database',
-  'db',
-  'table',
-  'user',
-  'users',
-  'account',
-  'repo',
-  'repository',
-  'project',
-  'pod',
-  'node',
-  'nodes',
-  'cluster',
-  'job',
-  'build',
-  'pipeline',
-  'task',
-  'issue',
-  'page',
-  'browser',
-  'api',
-  'app',
-  'queue',
-  'topic',
-  'cache',
-  'disk',
-  'memory',
-  'cpu',
-  'graph',
-  'index',
-  'library',
-  'package',
-  'model',
-  'session',
-  'tab',
-  'tabs',
-  'window',
-  'job',
-  'workflow',
-  'run',
-  'deployment',
-  'container',
-  'image',
-  'branch',
-  'commit',
-  'pull',
-  'request',
-  'order',
-  'payment',
-  'invoice',
-  'customer',
-  'product',
-  'resource',
-  'resources',
-  'env',
-  'environment',
-  'tool',
-  'tools',
-  'server',
-  'account',
-  'wallet',
-  'chain',
-  'block',
-  'transaction',
-  'error',
-  'errors',
-  'test',
-  'tests',
-  'code',
-]);
+export const OBJECT_NOUNS = words(`
+  directory dir file files folder console network system server service database db table user users
+  account repo repository project pod node nodes cluster job build pipeline task issue page browser api
+  app queue topic cache disk memory cpu graph index library package model session tab tabs window job
+  workflow run deployment container image branch commit pull request order payment invoice customer
+  product resource resources env environment tool tools server account wallet chain block transaction
+  error errors test tests code
+`);
 
 /** Verbs that only look. */
-export const READ_VERBS = new Set([
-  'get',
-  'list',
-  'read',
-  'fetch',
-  'search',
-  'find',
-  'query',
-  'lookup',
-  'look',
-  'show',
-  'view',
-  'describe',
-  'inspect',
-  'count',
-  'stat',
-  'peek',
-  'browse',
-  'retrieve',
-  'download',
-  'export',
-  'compare',
-  'diff',
-  'explain',
-  'analyze',
-  'analyse',
-  'summarize',
-  'summarise',
-  'preview',
-  'head',
-  'tail',
-  'grep',
-  'cat',
-  'ls',
-  'echo',
-  'ping',
-  'watch',
-  'wait',
-  'poll',
-  'validate',
-  'lint',
-  'scan',
-  'trace',
-  'print',
-  'dump',
-  'take',
-  'capture',
-  'measure',
-  'estimate',
-  'calculate',
-  'compute',
-  'convert',
-  'parse',
-  'render',
-  'translate',
-  'detect',
-  'identify',
-  'recognize',
-  'extract',
-  'match',
-  'filter',
-  'sort',
-  'discover',
-  'explore',
-  'locate',
-  'whoami',
-  'think',
-  'check',
-  'test',
-  'verify',
-  'has',
-  'is',
-  'can',
-  'exists',
-]);
+export const READ_VERBS = words(`
+  get list read fetch search find query lookup look show view describe inspect count stat peek browse
+  retrieve download export compare diff explain analyze analyse summarize summarise preview head tail grep
+  cat ls echo ping watch wait poll validate lint scan trace print dump take capture measure estimate
+  calculate compute convert parse render translate detect identify recognize extract match filter sort
+  discover explore locate whoami think check test verify has is can exists
+`);
 
 /** Nouns that name a report: a name that ends in one (`directory_tree`, `console_messages`) reads. */
-export const READ_NOUNS = new Set([
-  'info',
-  'information',
-  'status',
-  'tree',
-  'logs',
-  'messages',
-  'snapshot',
-  'screenshot',
-  'metadata',
-  'stats',
-  'statistics',
-  'health',
-  'version',
-  'versions',
-  'schema',
-  'schemas',
-  'details',
-  'history',
-  'usage',
-  'summary',
-  'contents',
-  'listing',
-  'requests',
-  'events',
-  'metrics',
-  'report',
-  'docs',
-  'documentation',
-  'help',
-  'profile',
-  'balance',
-  'balances',
-  'changes',
-  'diff',
-  'whoami',
-  'capabilities',
-  'limits',
-  'quota',
-]);
+export const READ_NOUNS = words(`
+  info information status tree logs messages snapshot screenshot metadata stats statistics health version
+  versions schema schemas details history usage summary contents listing requests events metrics report
+  docs documentation help profile balance balances changes diff whoami capabilities limits quota
+`);
 
 /** Field names whose value says what a generic tool will do (`{"action": "delete"}`). */
 export const OPERATION_FIELDS = /^(op|operation|action|verb|intent|task|cmd_type)$|action_?type|sub_?command|operation/i;
@@ -569,225 +126,49 @@ export const SQL_FIELDS = /sql|query|statement|stmt/i;
 export const SHELL_FIELDS = /command|cmd|script|shell|bash|^sh$/i;
 
 /** SQL keywords that change state wherever they appear in a statement (outside literals and comments). */
-export const SQL_MUTATING = new Set([
-  'insert',
-  'update',
-  'delete',
-  'merge',
-  'upsert',
-  'replace',
-  'drop',
-  'create',
-  'alter',
-  'truncate',
-  'grant',
-  'revoke',
-  'call',
-  'exec',
-  'execute',
-  'do',
-  'copy',
-  'lock',
-  'vacuum',
-  'reindex',
-  'cluster',
-  'refresh',
-  'comment',
-  'rename',
-  'load',
-  'import',
-  'attach',
-  'detach',
-  'set',
-  'reset',
-  'discard',
-  'notify',
-  'listen',
-  'prepare',
-  'deallocate',
-  'into',
-  'kill',
-  'shutdown',
-  'flush',
-  'purge',
-  'reassign',
-  'optimize',
-  'checkpoint',
-  'undrop',
-  'remove',
-  'bulk',
-  'export',
-  'mutation',
-  'install',
-  'uninstall',
-  'handler',
-  'restore',
-  'backup',
-  'rollback',
-  'savepoint',
-  'release',
-]);
+export const SQL_MUTATING = words(`
+  insert update delete merge upsert replace drop create alter truncate grant revoke call exec execute do
+  copy lock vacuum reindex cluster refresh comment rename load import attach detach set reset discard
+  notify listen prepare deallocate into kill shutdown flush purge reassign optimize checkpoint undrop
+  remove bulk export mutation install uninstall handler restore backup rollback savepoint release
+`);
 
 /** SQL functions with effects, callable from a plain SELECT (Postgres and others). */
 export const SQL_SIDE_EFFECT_FUNCTIONS =
   /\b(pg_terminate_backend|pg_cancel_backend|dblink_exec|dblink|query_to_xml|query_to_xml_and_xmlschema|lo_import|lo_export|lo_unlink|lo_put|lo_from_bytea|set_config|setval|nextval|pg_promote|pg_reload_conf|pg_switch_wal|pg_rotate_logfile|pg_file_write|pg_file_unlink|pg_file_rename|pg_drop_\w+|pg_create_\w+|pg_stat_reset\w*|pg_\w+_reset|pg_advisory_\w+|pg_read_file|pg_write_\w+|sleep|benchmark|load_file|sys_exec|sys_eval|xp_cmdshell|sp_\w+)\s*\(/i;
 
 /** SQL keywords that destroy or change access: risk high. */
-export const SQL_DESTRUCTIVE = new Set(['delete', 'drop', 'truncate', 'alter', 'revoke', 'grant', 'kill', 'shutdown', 'purge', 'remove', 'detach']);
+export const SQL_DESTRUCTIVE = words(`
+  delete drop truncate alter revoke grant kill shutdown purge remove detach
+`);
 
 /** First words of statements that only read; in a field named for SQL, any other opening is a mutation. */
-export const SQL_READ_LEADS = new Set(['select', 'with', 'show', 'table', 'values', 'explain', 'describe', 'desc']);
+export const SQL_READ_LEADS = words(`
+  select with show table values explain describe desc
+`);
 
 /** First words that mark a string as SQL. */
-export const SQL_LEADS = new Set([
-  'select',
-  'with',
-  'insert',
-  'update',
-  'delete',
-  'merge',
-  'upsert',
-  'replace',
-  'drop',
-  'create',
-  'alter',
-  'truncate',
-  'grant',
-  'revoke',
-  'call',
-  'exec',
-  'execute',
-  'begin',
-  'start',
-  'commit',
-  'copy',
-  'values',
-  'explain',
-  'set',
-  'do',
-  'show',
-  'pragma',
-  'vacuum',
-  'analyze',
-  'lock',
-  'table',
-  'kill',
-  'shutdown',
-  'flush',
-  'purge',
-  'load',
-  'refresh',
-  'reindex',
-  'notify',
-  'attach',
-  'reassign',
-  'bulk',
-  'export',
-  'optimize',
-  'checkpoint',
-  'undrop',
-  'remove',
-  'match',
-  'mutation',
-  'describe',
-  'desc',
-  'reset',
-  'discard',
-  'cluster',
-  'comment',
-  'rename',
-  'use',
-  'handler',
-  'install',
-  'uninstall',
-]);
+export const SQL_LEADS = words(`
+  select with insert update delete merge upsert replace drop create alter truncate grant revoke call exec
+  execute begin start commit copy values explain set do show pragma vacuum analyze lock table kill
+  shutdown flush purge load refresh reindex notify attach reassign bulk export optimize checkpoint undrop
+  remove match mutation describe desc reset discard cluster comment rename use handler install uninstall
+`);
 
 /** Programs that read only (without redirection). Any other program in a shell command is a mutation. */
-export const SHELL_READ = new Set([
-  'ls',
-  'cat',
-  'head',
-  'tail',
-  'less',
-  'more',
-  'grep',
-  'egrep',
-  'fgrep',
-  'rg',
-  'wc',
-  'pwd',
-  'echo',
-  'printf',
-  'which',
-  'whoami',
-  'id',
-  'date',
-  'uname',
-  'hostname',
-  'printenv',
-  'ps',
-  'df',
-  'du',
-  'free',
-  'uptime',
-  'stat',
-  'file',
-  'sort',
-  'uniq',
-  'cut',
-  'tr',
-  'jq',
-  'diff',
-  'cmp',
-  'md5sum',
-  'sha256sum',
-  'basename',
-  'dirname',
-  'realpath',
-  'readlink',
-  'true',
-  'false',
-  'test',
-  'tree',
-  'column',
-  'nl',
-  'tac',
-]);
+export const SHELL_READ = words(`
+  ls cat head tail less more grep egrep fgrep rg wc pwd echo printf which whoami id date uname hostname
+  printenv ps df du free uptime stat file sort uniq cut tr jq diff cmp md5sum sha256sum basename dirname
+  realpath readlink true false test tree column nl tac
+`);
 
 /** Programs that destroy: risk high (other unknown programs are medium). */
-export const SHELL_DESTRUCTIVE = new Set([
-  'rm',
-  'rmdir',
-  'unlink',
-  'shred',
-  'dd',
-  'mkfs',
-  'fdisk',
-  'parted',
-  'wipefs',
-  'truncate',
-  'kill',
-  'pkill',
-  'killall',
-  'shutdown',
-  'reboot',
-  'halt',
-  'poweroff',
-  'sudo',
-  'su',
-  'doas',
-  'chmod',
-  'chown',
-  'userdel',
-  'iptables',
-  'curl',
-  'wget',
-  'ssh',
-  'scp',
-  'eval',
-  'exec',
-  'xargs',
-]);
+export const SHELL_DESTRUCTIVE = words(`
+  rm rmdir unlink shred dd mkfs fdisk parted wipefs truncate kill pkill killall shutdown reboot halt
+  poweroff sudo su doas chmod chown userdel iptables curl wget ssh scp eval exec xargs
+`);
 
 /** Git subcommands that read; other git subcommands are mutations. */
-export const GIT_READ = new Set(['status', 'log', 'diff', 'show', 'blame', 'ls-files', 'rev-parse', 'describe', 'shortlog']);
+export const GIT_READ = words(`
+  status log diff show blame ls-files rev-parse describe shortlog
+`);

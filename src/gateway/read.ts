@@ -1,0 +1,46 @@
+/**
+ * An allowed read on the SDK path (the fast path, gateway/fast-path.ts, takes the simplest ones raw):
+ * forwarded as the client sent it, its audit entry written behind it (never waits for disk), and, for an
+ * untrusted-source tool, its result remembered for taint (gateway/taint.ts).
+ */
+import type { Result } from '@modelcontextprotocol/sdk/types.js';
+import type { CallContext, PipelineDeps } from './call.js';
+import type { CatalogueTool } from './catalogue.js';
+import { ErrorCode, WireError } from './wire-error.js';
+
+/**
+ * Forwards one allowed read.
+ * @throws WireError RequestTimeout when the upstream does not answer in time, or the upstream's error.
+ */
+export async function forwardRead(deps: PipelineDeps, tool: CatalogueTool, params: Record<string, unknown>, ctx: CallContext, reason: string): Promise<Result> {
+  const forward = tool.exposed === tool.upstreamTool ? params : { ...params, name: tool.upstreamTool };
+  let isError: boolean | string = false;
+  try {
+    const result = await tool.upstream.request('tools/call', forward, { signal: ctx.signal, onprogress: ctx.progress });
+    isError = result.isError === true;
+    if (deps.untrusted(tool.exposed)) deps.taint.record(tool.exposed, { content: result.content, structuredContent: result.structuredContent });
+    return result;
+  } catch (err) {
+    isError = (err as Error).message;
+    // The same words as the fast path's timeout, whichever path the read took.
+    if ((err as { code?: unknown }).code === ErrorCode.RequestTimeout && !ctx.signal.aborted)
+      throw new WireError(ErrorCode.RequestTimeout, `upstream "${tool.upstream.name}" did not answer within ${tool.upstream.config.timeoutMs} ms`);
+    throw err;
+  } finally {
+    if (deps.logReads) {
+      // args_sha256 is computed by the audit worker from the arguments posted beside the entry.
+      deps.audit.appendLater(
+        {
+          event: 'read',
+          tool: tool.exposed,
+          upstream: tool.upstream.name,
+          upstream_tool: tool.upstreamTool,
+          reason,
+          outcome: isError === false ? 'ok' : isError === true ? 'upstream_error' : 'failed',
+          error: typeof isError === 'string' ? isError.slice(0, 200) : undefined,
+        },
+        params.arguments ?? {},
+      );
+    }
+  }
+}
