@@ -22,6 +22,8 @@ export interface ApprovalRequest {
   riskReason?: string;
   /** Words in the tool name or arguments that mix scripts; every channel shows them as a warning. */
   lookalikes?: Lookalike[];
+  /** For a file write or edit: a unified diff of what it would change (gateway/diff-preview.ts). */
+  diff?: string;
 }
 
 /** A channel's answer: a human decision, or "could not ask" (the broker tries the next channel). */

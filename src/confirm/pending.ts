@@ -24,6 +24,8 @@ export interface PendingView {
   risk: Risk;
   riskReason: string;
   lookalikes: Lookalike[];
+  /** Unified diff of a file write or edit, when one could be made. */
+  diff?: string;
   /** Channels showing it now, e.g. `["web", "webhook"]`. */
   channels: string[];
   /** When the call started waiting (ms since epoch). */
@@ -140,6 +142,7 @@ export class PendingApprovals {
         risk: req.risk ?? 'medium',
         riskReason: req.riskReason ?? '',
         lookalikes: req.lookalikes ?? [],
+        diff: req.diff,
         channels,
         sinceMs: Date.now(),
         deadlineMs: req.deadlineMs,

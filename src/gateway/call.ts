@@ -21,6 +21,7 @@ import type { Approval, ToolCall, Verdict } from '../types.js';
 import { awaitApproval, describeRisk } from './ask.js';
 import { type Catalogue, type CatalogueTool, classifyTool } from './catalogue.js';
 import { acceptDefinition } from './definitions.js';
+import { diffPreview } from './diff-preview.js';
 import type { Hold, Holds } from './hold.js';
 import type { Interlock } from './interlock.js';
 import { askInClient, canAskInClient, carriesAnswer, type InClientRound, redeemAnswer } from './mrtr.js';
@@ -206,7 +207,9 @@ async function gated(
   const block = deps.interlock.blockOf(tool.exposed);
   if (block) return unlock(deps, call, block, ctx, verdictOf);
 
-  const request = { call, summary, deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs, ...describeRisk(decision.classification, call) };
+  // A file write or edit shows what it would change (read through the upstream's own read tool).
+  const diff = retried ? undefined : await diffPreview({ catalogue: deps.catalogue, policy: deps.policy, timeoutMs: deps.executionTimeoutMs }, tool, call.args);
+  const request = { call, summary, deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs, ...describeRisk(decision.classification, call), diff };
   if (!retried && ctx.mrtr && canAskInClient(ctx.mrtr, request) === true) {
     const asked = await askInClient(ctx.mrtr, { ...request, client: deps.clientName() });
     try {

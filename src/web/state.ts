@@ -5,7 +5,7 @@
  */
 import { lookalikeLines } from '../confirm/lookalike.js';
 import type { HistoryItem, PendingView } from '../confirm/pending.js';
-import { oneLine, showHiddenInJson } from '../confirm/visible.js';
+import { oneLine, showHidden, showHiddenInJson } from '../confirm/visible.js';
 
 /** One card. `callId` and `argsSha256` go back verbatim in the decision. */
 export interface CardState {
@@ -17,6 +17,8 @@ export interface CardState {
   client: string;
   risk: string;
   riskReason: string;
+  /** Unified diff (hidden characters escaped), or empty. */
+  diff: string;
   summary: string;
   /** Pretty JSON of the arguments, hidden characters as JSON escapes. */
   args: string;
@@ -55,6 +57,7 @@ export function pageState(pending: PendingView[], history: HistoryItem[], nowMs:
       client: oneLine(p.client).slice(0, 100),
       risk: p.risk,
       riskReason: p.riskReason,
+      diff: p.diff ? showHidden(p.diff) : '',
       summary: oneLine(p.summary),
       args: pretty(p.argsCanonical),
       warnings: lookalikeLines(p.lookalikes),

@@ -8,7 +8,7 @@
  */
 import type { ApprovalRequest, ChannelAnswer, ConfirmChannel } from '../channel.js';
 import { lookalikeLines } from '../lookalike.js';
-import { oneLine, showHiddenInJson } from '../visible.js';
+import { oneLine, showHidden, showHiddenInJson } from '../visible.js';
 
 /** Longest argument JSON shown in an elicitation message (characters). */
 export const ELICITATION_MAX_ARGS_CHARS = 800;
@@ -47,6 +47,7 @@ export function elicitationMessage(req: ApprovalRequest): string {
     req.summary,
     `Arguments (sha256 ${req.call.argsSha256.slice(0, 16)}…):`,
     showHiddenInJson(req.call.argsCanonical),
+    ...(req.diff ? ['What the file would become (unified diff):', showHidden(req.diff)] : []),
   ].join('\n');
 }
 

@@ -13,7 +13,7 @@ import type { Decider } from '../../types.js';
 import type { ApprovalRequest, OutOfBandChannel } from '../channel.js';
 import { lookalikeLines } from '../lookalike.js';
 import type { PendingApprovals } from '../pending.js';
-import { oneLine, showHiddenInJson } from '../visible.js';
+import { oneLine, showHidden, showHiddenInJson } from '../visible.js';
 
 /** A terminal to ask on: lines in, text out. */
 export interface TerminalPort {
@@ -73,6 +73,14 @@ export function openControllingTerminal(path = '/dev/tty'): TerminalPort | undef
   };
 }
 
+/** A diff line in green or red on a terminal, plain under NO_COLOR (https://no-color.org). */
+function colorDiffLine(line: string): string {
+  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return line;
+  if (line.startsWith('+') && !line.startsWith('+++')) return `\x1b[32m${line}\x1b[0m`;
+  if (line.startsWith('-') && !line.startsWith('---')) return `\x1b[31m${line}\x1b[0m`;
+  return line;
+}
+
 /** The question as printed: every line escaped, arguments in full. */
 export function terminalPrompt(req: ApprovalRequest): string {
   const { call } = req;
@@ -92,6 +100,14 @@ export function terminalPrompt(req: ApprovalRequest): string {
     ...showHiddenInJson(JSON.stringify(call.args, null, 2))
       .split('\n')
       .map((l) => `   ${l}`),
+    ...(req.diff
+      ? [
+          '   what the file would become:',
+          ...showHidden(req.diff)
+            .split('\n')
+            .map((l) => `   ${colorDiffLine(l)}`),
+        ]
+      : []),
     `   ${Math.max(0, Math.round((req.deadlineMs - Date.now()) / 1000))} s to decide. Approve? [y/N] `,
   ];
   return lines.join('\n');

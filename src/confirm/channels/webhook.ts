@@ -68,6 +68,8 @@ export interface WebhookPreview {
   summary: string;
   /** Pretty JSON of the arguments with hidden characters as `\uXXXX`: show this. */
   arguments_display: string;
+  /** Unified diff of a file write or edit, hidden characters escaped (absent when none). */
+  diff_display?: string;
   /** Look-alike warnings; show each one. */
   warnings: string[];
   risk: string;
@@ -90,6 +92,7 @@ export function webhookPreview(req: ApprovalRequest, secret: string, decisionBas
     tool_display: oneLine(call.tool),
     summary: oneLine(req.summary),
     arguments_display: showHiddenInJson(JSON.stringify(call.args, null, 2)),
+    diff_display: req.diff === undefined ? undefined : showHidden(req.diff),
     warnings: lookalikeLines(req.lookalikes ?? []),
     risk: req.risk ?? 'medium',
     client_display: oneLine(showHidden(req.client ?? 'client')),

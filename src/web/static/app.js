@@ -126,6 +126,25 @@
       p.riskReason ? el('p', { class: 'risk-reason', text: `${p.risk} risk: ${p.riskReason}` }) : null,
       el('p', { class: 'summary', text: p.summary }),
       warnings,
+      p.diff
+        ? el(
+            'pre',
+            { class: 'diff', tabindex: '0', 'aria-label': 'What the file would become (unified diff)' },
+            ...p.diff.split('\n').map((line) =>
+              el('span', {
+                class:
+                  line.startsWith('+') && !line.startsWith('+++')
+                    ? 'add'
+                    : line.startsWith('-') && !line.startsWith('---')
+                      ? 'del'
+                      : line.startsWith('@@')
+                        ? 'hunk'
+                        : 'ctx',
+                text: `${line}\n`,
+              }),
+            ),
+          )
+        : null,
       el('pre', { class: 'args', tabindex: '0', 'aria-label': 'Arguments, in full' }, document.createTextNode(p.args)),
       el('p', { class: 'meta', text: `asked by ${p.client} · shown on ${p.channels.join(', ')} · call ${p.callId} · sha256 ${p.argsSha256.slice(0, 16)}…` }),
       countdown,
