@@ -6,7 +6,7 @@
  * a temp folder, and to docs/screenshots when UPDATE_SCREENSHOTS=1.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -83,6 +83,28 @@ describe('approval page in Chromium', () => {
     assert.match(approval, /"actor":"web:Alice Example"/);
     assert.match(approval, /"trust":"self-declared"/);
     assert.match(approval, /"comment":"checked with finance"/);
+  });
+
+  it('renders the diff of a file write: removed and added lines marked', async () => {
+    const g = await gate();
+    const path = join(g.data, 'settings.ini');
+    writeFileSync(path, 'mode = safe\nlevel = 1\n');
+    const tab = await open(g.url);
+    const result = g.agent.call('write_file', { path, content: 'mode = fast\nlevel = 1\n' });
+    const card = tab.locator('.card');
+    await card.waitFor({ timeout: 10_000 });
+    assert.match(await card.locator('.summary').innerText(), /write_file: writes 22 bytes to/);
+    assert.equal(await card.locator('pre.diff .del').first().innerText(), '-mode = safe\n');
+    assert.equal(await card.locator('pre.diff .add').first().innerText(), '+mode = fast\n');
+    assert.match(await card.locator('pre.diff .hunk').first().innerText(), /^@@ /);
+    // Text nodes only: the diff cannot inject markup into the page.
+    assert.equal(await card.locator('pre.diff script').count(), 0);
+    await tab.locator('#approver').fill('Dana');
+    await card.locator('button.deny').click();
+    assert.equal(verdictOf(await result)?.outcome, 'denied');
+    assert.equal(readFileSync(path, 'utf8'), 'mode = safe\nlevel = 1\n');
+    await tab.close();
+    await g.agent.close();
   });
 
   it('denies by keyboard alone, and a reload or a closed tab decides nothing', async () => {
