@@ -50,12 +50,12 @@ function modernClient(name: string, opts: { human?: () => Answer; manual?: boole
   return { client, asked, call };
 }
 
-function stdioGate(timeoutSeconds = 30) {
+function stdioGate(timeoutSeconds = 30, holdSeconds = 1, web = false) {
   const dir = tmp();
   const effects = join(dir, 'effects.txt');
   const config = writeConfig(
     dir,
-    `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', effects])}\nconfirm:\n  timeout_seconds: ${timeoutSeconds}\n  hold_seconds: 1\n`,
+    `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', effects])}\nconfirm:\n  timeout_seconds: ${timeoutSeconds}\n  hold_seconds: ${holdSeconds}\n${web ? '  web: { enabled: true, host: 127.0.0.1, port: 0 }\n' : ''}`,
   );
   let err = '';
   const transport = () => {
@@ -73,6 +73,11 @@ function stdioGate(timeoutSeconds = 30) {
   const executed = () => linesIn(effects);
   const log = () => auditEntries(dir);
   return { dir, transport, executed, log, stderr: () => err };
+}
+
+/** Whether the log shows a call waiting for a person (its decision written, not yet decided). */
+function held(log: Record<string, unknown>[]): boolean {
+  return log.some((e) => e.event === 'decision' && e.action === 'confirm');
 }
 
 describe('2026-07-28 clients', () => {
@@ -174,7 +179,8 @@ describe('2026-07-28 clients', () => {
   });
 
   it('on stdio a request id in progress cannot be reused, so a cancel still withdraws the held write', async () => {
-    const g = stdioGate();
+    // A long hold: the write must still be waiting when the same id comes again.
+    const g = stdioGate(60, 45, true);
     const config = join(g.dir, 'lookfirst.yaml');
     const proc = spawn(NODE, [MAIN, 'serve', '--config', config], { env: { ...process.env, LOOKFIRST_NO_OPEN: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
     const lines: Record<string, unknown>[] = [];
@@ -192,17 +198,20 @@ describe('2026-07-28 clients', () => {
       'io.modelcontextprotocol/clientCapabilities': {},
     };
     const send = (m: Record<string, unknown>) => proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+    // Ready first (a slow machine may take seconds to start the gate and its upstream).
+    send({ id: 'ready', method: 'tools/list', params: { _meta: envelope } });
+    assert.ok(await waitFor(() => lines.some((l) => l.id === 'ready'), 20_000), 'the gate answered tools/list');
     // Held on the page (no elicitation declared), then the same id again, then a cancel.
     send({ id: 'X', method: 'tools/call', params: { name: 'write_note', arguments: { note: 'dup' }, _meta: envelope } });
-    await new Promise((r) => setTimeout(r, 500));
+    assert.ok(await waitFor(() => held(g.log()), 10_000), 'the write is held');
     send({ id: 'X', method: 'tools/call', params: { name: 'echo', arguments: {}, _meta: envelope } });
-    assert.ok(await waitFor(() => lines.some((l) => l.id === 'X'), 5000));
+    assert.ok(await waitFor(() => lines.some((l) => l.id === 'X'), 15_000));
     assert.equal((lines.find((l) => l.id === 'X')?.error as { code?: number } | undefined)?.code, -32600);
     send({ method: 'notifications/cancelled', params: { requestId: 'X', reason: 'gave up', _meta: envelope } });
     await new Promise((r) => setTimeout(r, 500));
     // The id is free again once the cancelled call has ended.
     send({ id: 'X', method: 'tools/call', params: { name: 'echo', arguments: { again: true }, _meta: envelope } });
-    assert.ok(await waitFor(() => lines.filter((l) => l.id === 'X').length === 2, 5000));
+    assert.ok(await waitFor(() => lines.filter((l) => l.id === 'X').length === 2, 15_000));
     assert.ok(lines.filter((l) => l.id === 'X')[1]?.result);
     proc.stdin.end();
     await new Promise((r) => proc.once('exit', r));

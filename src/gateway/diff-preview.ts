@@ -53,12 +53,14 @@ export async function diffPreview(deps: DiffDeps, tool: CatalogueTool, args: Rec
   const edit = /edit/.test(name) && Array.isArray(args.edits);
   const write = /write|create|save/.test(name) && typeof args.content === 'string' && !/director/.test(name);
   if (!path || (!edit && !write)) return undefined;
-  const reader = deps.catalogue
-    .all()
-    .find(
-      (t) =>
-        t.upstream === tool.upstream && READ_TOOLS.includes(t.upstreamTool) && decide(deps.policy, t.exposed, classifyTool(t, { path })).action === 'allow',
-    );
+  const reader = deps.catalogue.all().find(
+    (t) =>
+      t.upstream === tool.upstream &&
+      READ_TOOLS.includes(t.upstreamTool) &&
+      // A read tool whose definition changed since it was pinned is not trusted to read for the preview.
+      deps.catalogue.pinStatus(t).kind === 'pinned' &&
+      decide(deps.policy, t.exposed, classifyTool(t, { path })).action === 'allow',
+  );
   if (!reader) return undefined;
   let before: string | undefined;
   let missing = false;
