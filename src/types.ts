@@ -83,10 +83,11 @@ export type Approval = ({ kind: 'approved' } & Decider) | { kind: 'denied'; chan
  * `outcome`: `executed` (the call was dispatched once; `readback` says what checking found, and a lost
  * connection or timeout is `readback: unclear`), `denied` (nothing was sent upstream; a retry is safe),
  * `unblocked` (a person unlocked the tool; this call itself was not run), `pending` (not run yet: a person
- * has not decided within `confirm.hold_seconds`; the same call again continues the wait).
+ * has not decided within `confirm.hold_seconds`; the same call again continues the wait), `dry_run` (a dry-run
+ * session recorded the call and did not execute it; `lookfirst promote` can replay it).
  */
 export interface Verdict {
-  outcome: 'executed' | 'denied' | 'unblocked' | 'pending';
+  outcome: 'executed' | 'denied' | 'unblocked' | 'pending' | 'dry_run';
   reason: string;
   call_id: string;
   args_sha256: string;

@@ -63,7 +63,12 @@ export interface Agent {
  * @param human elicitation handler; undefined → the client does not declare elicitation;
  *   'declared-but-unhandled' → it declares elicitation but answers -32601 (shared cases BR-15 b).
  */
-export async function startAgent(config: string, human?: Human | 'declared-but-unhandled', env: Record<string, string> = {}): Promise<Agent> {
+export async function startAgent(
+  config: string,
+  human?: Human | 'declared-but-unhandled',
+  env: Record<string, string> = {},
+  serveArgs: string[] = [],
+): Promise<Agent> {
   const client = new Client({ name: 'test-agent', version: '1.0.0' }, { capabilities: human ? { elicitation: { form: {} } } : {} });
   const asked: string[] = [];
   if (typeof human === 'function') {
@@ -74,7 +79,7 @@ export async function startAgent(config: string, human?: Human | 'declared-but-u
   }
   const transport = new StdioClientTransport({
     command: NODE,
-    args: [MAIN, 'serve', '--config', config],
+    args: [MAIN, 'serve', '--config', config, ...serveArgs],
     stderr: 'pipe',
     maxBufferSize: 64 * 1024 * 1024,
     // Tests never open a browser window.

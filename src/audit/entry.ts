@@ -5,7 +5,8 @@
  *
  * `sig` is Ed25519 over the canonical JSON of the entry without `sig`. `prev` is SHA-256 (hex) of the
  * previous line's bytes (64 zeros for the first), so the lines form a hash chain; the same line bytes are
- * the RFC 6962 Merkle leaves of the log's checkpoint. Arguments appear only as `args_sha256`.
+ * the RFC 6962 Merkle leaves of the log's checkpoint. Arguments appear only as `args_sha256`, except in
+ * `dry_run_recorded` entries, which keep a dry-run call's canonical arguments for `lookfirst promote`.
  * Pinned by test/audit-format.test.ts: change on purpose only.
  */
 import { type KeyObject, sign, verify } from 'node:crypto';
@@ -34,6 +35,7 @@ export type AuditEvent =
   | 'upstream_request'
   | 'definition_changed'
   | 'definition_accepted'
+  | 'dry_run_recorded'
   | 'executed'
   | 'execution_failed'
   | 'readback'

@@ -10,6 +10,7 @@ import { demoCommand } from './commands/demo.js';
 import { ecosystemCommand } from './commands/ecosystem.js';
 import { keygenCommand } from './commands/keygen.js';
 import { planCommand } from './commands/plan.js';
+import { promoteCommand } from './commands/promote.js';
 import { serveCommand } from './commands/serve.js';
 import { verifyLogCommand } from './commands/verify-log.js';
 import { paint } from './output.js';
@@ -33,7 +34,8 @@ program
   .option('--transport <kind>', 'stdio or http (MCP endpoint at /mcp)', 'stdio')
   .option('--host <host>', 'with --transport http: address to listen on (default http.host, 127.0.0.1)')
   .option('--port <port>', 'with --transport http: port (default http.port, 8470; 0 picks a free one)')
-  .action((o: { config: string; transport?: string; host?: string; port?: string }) => run(() => serveCommand(o))());
+  .option('--dry-run', 'reads run for real; every other call is recorded in the audit log, answered as not executed (replay: promote)')
+  .action((o: { config: string; transport?: string; host?: string; port?: string; dryRun?: boolean }) => run(() => serveCommand(o))());
 
 program
   .command('keygen')
@@ -63,6 +65,17 @@ program
   .option('--tools <file>', 'a tools/list result, for annotations and namespace prefixes')
   .option('--json', 'machine-readable output: [{ name, kind, risk, effect, reasons }]')
   .action((calls: string | undefined, o: { tools?: string; json?: boolean }) => run(() => planCommand(calls, o))());
+
+program
+  .command('promote')
+  .description('replay for real the calls a dry-run session recorded in LOG, through the policy and a person (exit 2 if any is not executed cleanly)')
+  .argument('<log>', 'the audit log the dry run wrote (verified before anything is replayed)')
+  .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
+  .option('--session <entry>', 'the session starting at this entry of LOG (default: the latest that recorded calls)')
+  .option('--dry-run', 'print what would be replayed; execute nothing')
+  .option('--yes', 'approve every replayed call without asking (never overrides a deny rule, never covers a tainted call)')
+  .option('--json', 'machine-readable output')
+  .action((log: string, o: { config?: string; session?: string; dryRun?: boolean; yes?: boolean; json?: boolean }) => run(() => promoteCommand(log, o))());
 
 program
   .command('ecosystem')

@@ -79,6 +79,11 @@ export interface Config {
   rules: { pattern: string; action: 'allow' | 'confirm' | 'deny'; line?: number; readback?: ReadbackRule }[];
   /** Bound of each read-back request (ms). */
   execution: { timeoutMs: number };
+  /**
+   * Dry run: reads are forwarded, every other call is recorded in the audit log (arguments included) and
+   * answered as not executed; `lookfirst promote` replays the recording (gateway/dry-run.ts).
+   */
+  dryRun: boolean;
   /** Tool-name globs of untrusted sources (gateway/taint.ts; its defaults when the config names none). */
   taint: { untrusted: string[] };
   confirm: {
@@ -167,6 +172,7 @@ export function parseConfig(text: string, file: string): Config {
     rules,
     confirm: confirmOf(raw.confirm, base),
     execution: { timeoutMs: raw.execution.timeout_seconds * 1000 },
+    dryRun: raw.dry_run,
     taint: { untrusted: raw.taint.untrusted ?? DEFAULT_UNTRUSTED },
     http: {
       host: raw.http.host,

@@ -155,6 +155,8 @@ export const configSchema = z
       .object({ timeout_seconds: timeoutSeconds.default(60) })
       .strict()
       .default({ timeout_seconds: 60 }),
+    /** Dry run (`serve --dry-run`): reads run for real; every other call is recorded and answered, never executed. */
+    dry_run: z.boolean().default(false),
     taint: z
       .object({ untrusted: z.array(z.string().min(1, 'a pattern cannot be empty')).optional() })
       .strict()

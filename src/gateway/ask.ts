@@ -5,6 +5,9 @@
  */
 import type { ApprovalRequest } from '../confirm/channel.js';
 import { findLookalikes } from '../confirm/lookalike.js';
+import { summarizeCall } from '../confirm/summary.js';
+import { oneLine } from '../confirm/visible.js';
+import { effectOf } from '../policy/effect.js';
 import type { Approval, Classification, ToolCall } from '../types.js';
 import type { CallContext, PipelineDeps } from './call.js';
 import type { Hold } from './hold.js';
@@ -17,6 +20,17 @@ export function describeRisk(classification: Classification | undefined, call: T
     riskReason: classification ? classification.reasons.slice(0, 3).join('; ') : 'not classified',
     lookalikes: findLookalikes(call.tool, call.args),
   };
+}
+
+/**
+ * What a person reads first about a call: its concrete effect when the arguments allow one
+ * (`write_file: writes 16 bytes to /srv/a.txt`), else the tool and its arguments (`plain`); `summary`
+ * leads with the taint warning when untrusted data flows into it.
+ */
+export function summaryOf(call: ToolCall, taint?: string): { plain: string; summary: string } {
+  const effect = effectOf(call.upstreamTool, call.args);
+  const plain = effect ? oneLine(`${call.tool}: ${effect}`) : summarizeCall(call.tool, call.args);
+  return { plain, summary: taint ? oneLine(`${taint} · ${plain}`) : plain };
 }
 
 /** Asks through the broker, with progress notifications to the client while the person decides. */

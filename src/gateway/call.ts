@@ -13,26 +13,25 @@ import { canonicalJson, sha256Hex } from '../audit/canonical.js';
 import type { AuditLog } from '../audit/writer.js';
 import type { Clock } from '../clock.js';
 import type { ConfirmBroker } from '../confirm/broker.js';
-import { summarizeCall } from '../confirm/summary.js';
 import { oneLine } from '../confirm/visible.js';
-import { effectOf } from '../policy/effect.js';
 import { decide, type Policy } from '../policy/evaluate.js';
 import type { Approval, ToolCall, Verdict } from '../types.js';
-import { awaitApproval, describeRisk } from './ask.js';
+import { awaitApproval, describeRisk, summaryOf } from './ask.js';
 import { type Catalogue, type CatalogueTool, classifyTool } from './catalogue.js';
 import { acceptDefinition } from './definitions.js';
 import { diffPreview } from './diff-preview.js';
-import type { Hold, Holds } from './hold.js';
+import { answerDryRun, recordsInDryRun } from './dry-run.js';
+import { execute, pendingResult } from './execute.js';
+import type { Holds } from './hold.js';
 import type { Interlock } from './interlock.js';
 import { askInClient, canAskInClient, carriesAnswer, type InClientRound, redeemAnswer } from './mrtr.js';
 import { isPlainObject } from './raw.js';
 import { forwardRead } from './read.js';
-import { runReadback } from './readback.js';
 import type { TaintHit, TaintMemory } from './taint.js';
 import { unlock } from './unlock.js';
 import type { ForwardOptions } from './upstream.js';
-import { denialText, errorResult, unknownOutcomeText, withVerdict } from './verdict.js';
-import { describeUpstreamError, ErrorCode, WireError } from './wire-error.js';
+import { denialText, errorResult } from './verdict.js';
+import { ErrorCode, WireError } from './wire-error.js';
 
 /** What the pipeline needs from the gate. */
 export interface PipelineDeps {
@@ -57,6 +56,8 @@ export interface PipelineDeps {
   /** This client session's memory of untrusted data, and which tools are untrusted sources. */
   taint: TaintMemory;
   untrusted: (tool: string) => boolean;
+  /** Dry run: record every call but allowed reads, answer it as not executed (gateway/dry-run.ts). */
+  dryRun: boolean;
 }
 
 /** The parts of the SDK's request context the pipeline uses. */
@@ -110,7 +111,8 @@ export async function handleToolCall(deps: PipelineDeps, params: Record<string, 
       taint,
     };
   }
-  if (decision.action === 'allow') return forwardRead(deps, tool, params, ctx, decision.reason);
+  // A dry run forwards only what would pass as a read; everything else is recorded, never executed.
+  if (decision.action === 'allow' && !(deps.dryRun && recordsInDryRun(decision))) return forwardRead(deps, tool, params, ctx, decision.reason);
   // One call of a tool at a time, confirmation and execution included; other tools are not held up.
   const chosen = tool;
   return deps.interlock.exclusive(tool.exposed, () => gated(deps, chosen, params, ctx, decision));
@@ -156,9 +158,7 @@ async function gated(
   };
   const sha = call.argsSha256;
   // The concrete effect, when the arguments allow one, is what a person reads first on every channel.
-  const effect = effectOf(tool.upstreamTool, call.args);
-  const plain = effect ? oneLine(`${tool.exposed}: ${effect}`) : summarizeCall(tool.exposed, call.args);
-  const summary = decision.taint ? oneLine(`${decision.taint} · ${plain}`) : plain;
+  const { plain, summary } = summaryOf(call, decision.taint);
   const deny = (reason: string, extra: Partial<Verdict> = {}) => {
     const v = verdictOf({ outcome: 'denied', reason, retry_safe: true, ...extra }, sha);
     return errorResult(denialText(tool.exposed, reason), v, tool.hasOutputSchema);
@@ -189,6 +189,7 @@ async function gated(
         upstream_tool: call.upstreamTool,
         args_sha256: sha,
         client: oneLine(deps.clientName()).slice(0, 100),
+        dry_run: deps.dryRun || undefined,
       });
       await deps.audit.appendDurable({
         event: 'decision',
@@ -204,6 +205,7 @@ async function gated(
     return deny(`the audit log cannot be written (${(err as Error).message})`);
   }
   if (decision.action === 'deny') return deny(`denied by ${decision.reason}`);
+  if (deps.dryRun) return answerDryRun(deps, tool, call, decision, plain);
   const block = deps.interlock.blockOf(tool.exposed);
   if (block) return unlock(deps, call, block, ctx, verdictOf);
 
@@ -277,121 +279,3 @@ async function answeredInClient(
     return { ok: false, reason: `the audit log cannot be written (${(err as Error).message})` };
   }
 }
-
-/** Runs an approved (or denied) call: exactly the approved name and arguments, once, then reads it back. */
-async function execute(
-  deps: PipelineDeps,
-  tool: CatalogueTool,
-  call: ToolCall,
-  ctx: CallContext,
-  approval: Approval,
-  verdictOf: (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha?: string) => Verdict,
-): Promise<Result> {
-  const callId = call.callId;
-  const sha = call.argsSha256;
-  const base = { call_id: callId, tool: tool.exposed };
-  const deny = (reason: string, extra: Partial<Verdict> = {}) => {
-    const v = verdictOf({ outcome: 'denied', reason, retry_safe: true, ...extra }, sha);
-    return errorResult(denialText(tool.exposed, reason), v, tool.hasOutputSchema);
-  };
-  if (approval.kind === 'denied') return deny(approval.reason, approval.actor ? { denied_by: approval.actor } : {});
-
-  // Only what was approved goes upstream: the name and the arguments (a retry's own _meta or extra params do not).
-  const forward = { name: call.upstreamTool, arguments: call.args };
-  const blockTool = async (reason: string) => {
-    deps.interlock.block(tool.exposed, { sinceMs: deps.clock.nowMs(), reason, callId });
-    await deps.audit.appendDurable({ event: 'execution_blocked', ...base, reason: reason.slice(0, 300) }).catch(() => {});
-  };
-  // A cancel that lands with the approval: nothing has been sent, so it is a clean denial, not an unknown outcome.
-  if (ctx.signal.aborted) {
-    await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution' }).catch(() => {});
-    return deny('cancelled by the client');
-  }
-  try {
-    await deps.audit.appendDurable({ event: 'execution_started', ...base });
-  } catch (err) {
-    return deny(`the audit log cannot be written (${(err as Error).message})`);
-  }
-  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(deps.executionTimeoutMs)]);
-  try {
-    const result = await tool.upstream.request('tools/call', forward, { signal, onprogress: ctx.progress });
-    const upstreamError = result.isError === true;
-    await deps.audit.appendDurable({ event: 'executed', ...base, outcome: upstreamError ? 'upstream_error' : 'ok' });
-    // Never report a write as done without checking it: read the target back when a rule says how.
-    const check = upstreamError
-      ? ({ readback: 'unclear', detail: 'the upstream answered with an error: whether the call took effect is unknown' } as const)
-      : await runReadback({ catalogue: deps.catalogue, policy: deps.policy, timeoutMs: deps.executionTimeoutMs }, call, result);
-    await deps.audit.appendDurable({
-      event: 'readback',
-      ...base,
-      outcome: check.readback,
-      detail: check.detail === undefined ? undefined : (typeof check.detail === 'string' ? check.detail : JSON.stringify(check.detail)).slice(0, 500),
-    });
-    const clear = !upstreamError && (check.readback === 'ok' || check.readback === 'none');
-    const why = upstreamError ? 'the upstream answered with an error' : `read-back ${check.readback}`;
-    if (clear) await deps.audit.appendDurable({ event: 'execution_resolved', ...base }).catch(() => {});
-    else await blockTool(why);
-    const v = verdictOf(
-      {
-        outcome: 'executed',
-        reason: clear ? `approved by ${approval.actor}` : `approved by ${approval.actor}; ${why}: ${tool.exposed} is blocked until a person unlocks it`,
-        approved_by: approval.actor,
-        upstream_error: upstreamError || undefined,
-        retry_safe: false,
-        readback: check.readback,
-        readback_detail: check.detail,
-        blocked: !clear,
-      },
-      sha,
-    );
-    return withVerdict(result, v, tool.hasOutputSchema);
-  } catch (err) {
-    const reason = ctx.signal.aborted
-      ? 'cancelled by the client during execution'
-      : signal.aborted
-        ? `no answer within execution.timeout_seconds (${deps.executionTimeoutMs / 1000} s)`
-        : describeUpstreamError(err);
-    try {
-      await deps.audit.appendDurable({ event: 'execution_failed', ...base, outcome: 'unknown', reason });
-    } catch {
-      // The failure is reported to the client below; a second disk error adds nothing it can act on.
-    }
-    await blockTool(`outcome unknown: ${reason}`);
-    const v = verdictOf(
-      {
-        outcome: 'executed',
-        reason,
-        approved_by: approval.actor,
-        retry_safe: false,
-        readback: 'unclear',
-        readback_detail: `outcome unknown: ${reason}`,
-        blocked: true,
-      },
-      sha,
-    );
-    return errorResult(unknownOutcomeText(tool.exposed, reason), v, tool.hasOutputSchema);
-  }
-}
-
-/** The answer when nobody decided within confirm.hold_seconds: not run, still asked, how to keep waiting. */
-async function pendingResult(
-  deps: PipelineDeps,
-  tool: CatalogueTool,
-  hold: Hold,
-  verdictOf: (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha?: string) => Verdict,
-): Promise<Result> {
-  const until = new Date(hold.deadlineMs).toISOString();
-  const where = hold.channels.map((c) => CHANNEL_WORDS[c] ?? c).join(', ');
-  await deps.audit
-    .appendDurable({ event: 'approval_pending', call_id: hold.call.callId, tool: tool.exposed, channels: hold.channels.join(','), until })
-    .catch(() => {});
-  const reason = `waiting for a person to approve it on ${where} (open until ${until})`;
-  const v = verdictOf({ outcome: 'pending', reason, retry_safe: true, pending_until: until, pending_on: hold.channels }, hold.call.argsSha256);
-  return errorResult(
-    `lookfirst: ${tool.exposed} has NOT been executed yet: it is ${reason}. Nothing has run. Call ${tool.exposed} again with exactly the same arguments to keep waiting for the decision (it runs once, if approved); other arguments make a new request.`,
-    v,
-    tool.hasOutputSchema,
-  );
-}
-
-const CHANNEL_WORDS: Record<string, string> = { web: 'the approval web page', webhook: 'the webhook receiver', terminal: "the gate's terminal" };

@@ -326,6 +326,7 @@ export class Gateway {
       holds: auditedHolds(this.opts.audit, this.opts.pending),
       taint: new TaintMemory(),
       untrusted: this.untrusted,
+      dryRun: this.opts.config.dryRun,
     };
   }
 

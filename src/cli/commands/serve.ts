@@ -62,6 +62,8 @@ export interface ServeOptions {
   /** Override `http.host` / `http.port`. */
   host?: string;
   port?: string;
+  /** Record every call but allowed reads instead of executing it (overrides `dry_run: false`). */
+  dryRun?: boolean;
 }
 
 /**
@@ -69,11 +71,18 @@ export interface ServeOptions {
  * @throws ConfigError for a bad config or option, LookfirstError when a channel or the endpoint cannot start.
  */
 export async function serveCommand(opts: ServeOptions): Promise<number> {
-  const config = loadConfig(opts.config);
+  const loaded = loadConfig(opts.config);
+  const config = opts.dryRun ? { ...loaded, dryRun: true } : loaded;
   const http = httpSettings(config, opts);
   const signer = loadSigner(config.audit.keyPath, `${cliName()} keygen --config ${config.file}`);
   const audit = await AuditLog.open({ logPath: config.audit.logPath, signer, clock: systemClock, warn: logLine });
-  await audit.appendDurable({ event: 'gate_started', version: VERSION, pid: process.pid, upstreams: config.upstreams.map((u) => u.name).join(',') });
+  await audit.appendDurable({
+    event: 'gate_started',
+    version: VERSION,
+    pid: process.pid,
+    upstreams: config.upstreams.map((u) => u.name).join(','),
+    dry_run: config.dryRun || undefined,
+  });
   const pending = new PendingApprovals();
   // Refused requests are security events, but a hostile page can send thousands a second: log the first
   // of each second in full, and how many more there were, so the log cannot be flooded.
@@ -102,6 +111,10 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
       log: logLine,
       version: VERSION,
     });
+    if (config.dryRun)
+      logLine(
+        `DRY RUN: reads run for real; every other call is recorded in ${config.audit.logPath} and answered as not executed. Review and replay it with: ${cliName()} promote ${config.audit.logPath} --config ${config.file}`,
+      );
     const tools = gateway.catalogue.all().length;
     logLine(
       `serving ${tools} tool${tools === 1 ? '' : 's'} from ${config.upstreams.length} upstream${config.upstreams.length === 1 ? '' : 's'}; audit log ${config.audit.logPath}`,

@@ -1,0 +1,66 @@
+/**
+ * Dry run (`serve --dry-run`, `dry_run: true`): reads are forwarded for real, and every call that would
+ * change something (anything but an allowed read-only call) is recorded in the audit log and answered
+ * as not executed, in words and in `_meta.lookfirst`, so the agent can carry on with its plan. Nothing
+ * reaches the upstream. The audit log is the ledger: a `dry_run_recorded` entry is the one place the log
+ * keeps a call's arguments (canonical JSON, bound by `args_sha256`), because `lookfirst promote` replays
+ * them later through the normal policy and a person's approval (gateway/replay.ts).
+ */
+import type { Result } from '@modelcontextprotocol/sdk/types.js';
+import { oneLine } from '../confirm/visible.js';
+import type { Decision, ToolCall, Verdict } from '../types.js';
+import type { PipelineDeps } from './call.js';
+import type { CatalogueTool } from './catalogue.js';
+import { placeholderFor } from './placeholder.js';
+import { denialText, errorResult, withVerdict } from './verdict.js';
+
+/**
+ * Largest arguments a dry run records (bytes of canonical JSON, 1 MiB). A bigger call is refused
+ * rather than recorded without what it needs to be replayed.
+ */
+export const MAX_RECORDED_ARGS_BYTES = 1024 * 1024;
+
+/** Why a call in a dry-run session is recorded instead of forwarded: anything but an allowed read. */
+export function recordsInDryRun(decision: Decision): boolean {
+  return decision.action !== 'deny' && !(decision.action === 'allow' && decision.classification?.kind === 'read-only');
+}
+
+/**
+ * Records one call of a dry-run session and answers it, without executing it. The `call_received` and
+ * `decision` entries are already written by the pipeline.
+ * @param preview what the call would do, in words (its effect, else its summary).
+ * @returns a success result marked `outcome: dry_run` (for a tool with an outputSchema, carrying the
+ *   smallest structuredContent the schema admits; an error result when none passes), or a denial when the arguments are too large to
+ *   record or the audit log cannot be written.
+ */
+export async function answerDryRun(deps: PipelineDeps, tool: CatalogueTool, call: ToolCall, decision: Decision, preview: string): Promise<Result> {
+  const verdict = (v: Omit<Verdict, 'call_id' | 'args_sha256'>): Verdict => ({ ...v, call_id: call.callId, args_sha256: call.argsSha256 });
+  const deny = (reason: string) =>
+    errorResult(denialText(tool.exposed, reason), verdict({ outcome: 'denied', reason, retry_safe: true }), tool.hasOutputSchema);
+  const size = Buffer.byteLength(call.argsCanonical, 'utf8');
+  if (size > MAX_RECORDED_ARGS_BYTES)
+    return deny(`dry run: its arguments (${size} bytes) are larger than the ${MAX_RECORDED_ARGS_BYTES} bytes a dry run records for replay`);
+  try {
+    await deps.audit.appendDurable({
+      event: 'dry_run_recorded',
+      call_id: call.callId,
+      tool: tool.exposed,
+      upstream: call.upstream,
+      upstream_tool: call.upstreamTool,
+      args_sha256: call.argsSha256,
+      args: call.argsCanonical,
+      taint: decision.taint,
+    });
+  } catch (err) {
+    return deny(`the audit log cannot be written (${(err as Error).message})`);
+  }
+  const text = `lookfirst DRY RUN: ${tool.exposed} was NOT executed. This session is a dry run: the call was recorded (call ${call.callId}) and nothing was sent to "${call.upstream}". It would have done: ${oneLine(preview).slice(0, 300)}. Carry on as if it had succeeded; a person reviews the recorded calls and can replay them for real with \`lookfirst promote\`.`;
+  const v = verdict({ outcome: 'dry_run', reason: 'dry run: recorded, not executed', retry_safe: true });
+  const content = [{ type: 'text', text }];
+  if (!tool.hasOutputSchema) return withVerdict({ content }, v, false);
+  // The client checks a success against the tool's output schema: answer with the smallest value it admits.
+  const stand = placeholderFor(tool.definition.outputSchema, text);
+  if (stand) return withVerdict({ content, structuredContent: stand }, v, true);
+  const why = ' (Marked as an error only because this tool declares an output schema that no stand-in result could match.)';
+  return withVerdict({ content: [{ type: 'text', text: text + why }], isError: true }, v, true);
+}

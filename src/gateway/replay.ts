@@ -1,0 +1,158 @@
+/**
+ * Replaying one call that a dry run recorded (`lookfirst promote`), for real, through the gate's normal
+ * pipeline: the tool's definition must still be the pinned one (else a person accepts it first), a deny
+ * rule wins, a blocked tool stays blocked, and every replayed call needs an approval: a person's on the
+ * configured channels, or the operator's blanket `--yes`, which never covers a call that untrusted data
+ * flowed into (Rule of Two). It is then executed once and read back exactly like a live call. Its
+ * `call_received` entry names the recorded call in `replay_of`, which is how a second promote knows not
+ * to send it again (audit/ledger.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Result } from '@modelcontextprotocol/sdk/types.js';
+import type { RecordedCall } from '../audit/ledger.js';
+import { decide } from '../policy/evaluate.js';
+import type { Approval, Decider, ToolCall, Verdict } from '../types.js';
+import { awaitApproval, describeRisk, summaryOf } from './ask.js';
+import type { CallContext, PipelineDeps } from './call.js';
+import { classifyTool } from './catalogue.js';
+import { acceptDefinition } from './definitions.js';
+import { diffPreview } from './diff-preview.js';
+import { execute } from './execute.js';
+import { VERDICT_KEY } from './verdict.js';
+
+/** How a replay is approved: `yes` is the operator's blanket approval (`promote --yes`). */
+export interface ReplayOptions {
+  yes?: Decider;
+}
+
+/** What came of replaying one recorded call: the verdict (as a live call would get) and the result's text. */
+export interface ReplayOutcome {
+  verdict: Verdict;
+  text: string;
+}
+
+const denied = (callId: string, sha: string, reason: string): ReplayOutcome => ({
+  verdict: { outcome: 'denied', reason, call_id: callId, args_sha256: sha, retry_safe: true },
+  text: reason,
+});
+
+/**
+ * Replays one recorded call.
+ * @param ctx the signal cancels a wait for a person (nothing then runs) or an execution in progress.
+ * @returns the verdict: `executed` (with its read-back) or `denied` (nothing was sent, and why).
+ */
+export async function replayRecorded(deps: PipelineDeps, rec: RecordedCall, opts: ReplayOptions, ctx: CallContext): Promise<ReplayOutcome> {
+  let tool = deps.catalogue.get(rec.tool);
+  if (!tool) {
+    await deps.catalogue.refreshAll();
+    tool = deps.catalogue.get(rec.tool);
+  }
+  if (!tool) return denied(rec.callId, rec.argsSha256, `${rec.tool} is not offered by any upstream now`);
+  // The name must still lead to the same upstream tool: a renamed or re-pointed config is not the recording.
+  if (tool.upstream.name !== rec.upstream || tool.upstreamTool !== rec.upstreamTool)
+    return denied(
+      rec.callId,
+      rec.argsSha256,
+      `${rec.tool} now leads to ${tool.upstream.name}'s "${tool.upstreamTool}", not ${rec.upstream}'s "${rec.upstreamTool}" as recorded`,
+    );
+  const pin = deps.catalogue.pinStatus(tool);
+  if (pin.kind !== 'pinned') {
+    const refused = await acceptDefinition(deps, tool, pin, ctx);
+    if (refused) return fromResult(refused, rec);
+  }
+  const decision = decide(deps.policy, tool.exposed, classifyTool(tool, rec.args));
+  const call: ToolCall = {
+    callId: randomUUID(),
+    tool: tool.exposed,
+    upstream: tool.upstream.name,
+    upstreamTool: tool.upstreamTool,
+    args: rec.args,
+    argsCanonical: rec.argsCanonical,
+    argsSha256: rec.argsSha256,
+  };
+  const base = { call_id: call.callId, tool: tool.exposed };
+  const action = decision.action === 'deny' ? 'deny' : 'confirm';
+  try {
+    await deps.audit.appendDurable({
+      event: 'call_received',
+      ...base,
+      upstream: call.upstream,
+      upstream_tool: call.upstreamTool,
+      args_sha256: call.argsSha256,
+      client: 'lookfirst promote',
+      replay_of: rec.callId,
+    });
+    await deps.audit.appendDurable({
+      event: 'decision',
+      ...base,
+      action,
+      reason: action === 'deny' ? decision.reason : `a replayed call is approved one by one (${decision.reason})`,
+      rule: decision.rule,
+      kind: decision.classification?.kind,
+      risk: decision.classification?.risk,
+    });
+  } catch (err) {
+    return denied(call.callId, call.argsSha256, `the audit log cannot be written (${(err as Error).message})`);
+  }
+  if (action === 'deny') return denied(call.callId, call.argsSha256, `denied by ${decision.reason} (--yes never overrides a deny rule)`);
+  const block = deps.interlock.blockOf(tool.exposed);
+  if (block)
+    return denied(
+      call.callId,
+      call.argsSha256,
+      `${tool.exposed} is blocked since ${new Date(block.sinceMs).toISOString()} (${block.reason}); call it through the gate to ask a person to unlock it, then promote again`,
+    );
+
+  let approval: Approval;
+  if (opts.yes && !rec.taint) {
+    approval = { kind: 'approved', ...opts.yes };
+    try {
+      await deps.audit.appendDurable({
+        event: 'approval',
+        ...base,
+        approved: true,
+        channel: approval.channel,
+        actor: approval.actor,
+        trust: approval.trust,
+        comment: approval.comment,
+      });
+    } catch (err) {
+      return denied(call.callId, call.argsSha256, `the audit log cannot be written (${(err as Error).message})`);
+    }
+  } else {
+    const { summary } = summaryOf(call, rec.taint);
+    const diff = await diffPreview({ catalogue: deps.catalogue, policy: deps.policy, timeoutMs: deps.executionTimeoutMs }, tool, call.args);
+    const request = {
+      call,
+      summary: `REPLAY of dry-run call ${rec.callId} · ${summary}`,
+      deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs,
+      ...describeRisk(decision.classification, call),
+      diff,
+    };
+    const got = await awaitApproval(deps, ctx, request, undefined);
+    if (got.kind !== 'decided') {
+      if (got.kind === 'pending') deps.holds.withdraw(got.hold);
+      return denied(
+        call.callId,
+        call.argsSha256,
+        got.kind === 'lapsed' ? 'the approval lapsed' : got.kind === 'cancelled' ? 'cancelled' : 'nobody decided in time',
+      );
+    }
+    approval = got.approval;
+  }
+  const verdictOf = (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha = ''): Verdict => ({ ...v, call_id: call.callId, args_sha256: sha });
+  return fromResult(await execute(deps, tool, call, ctx, approval, verdictOf), rec);
+}
+
+function fromResult(result: Result, rec: RecordedCall): ReplayOutcome {
+  const verdict = (result._meta as Record<string, Verdict> | undefined)?.[VERDICT_KEY] ?? {
+    outcome: 'denied',
+    reason: 'no verdict',
+    call_id: rec.callId,
+    args_sha256: rec.argsSha256,
+  };
+  const text = ((result.content as { type: string; text?: string }[] | undefined) ?? [])
+    .map((c) => (c.type === 'text' ? (c.text ?? '') : `[${c.type}]`))
+    .join(' ');
+  return { verdict, text };
+}
