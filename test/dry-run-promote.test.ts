@@ -9,7 +9,9 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { auditEntries, FS_SERVER, MAIN, NODE, runCli, startAgent, textOf, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { Client } from '@modelcontextprotocol/client';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { auditEntries, FAKE_UPSTREAM, FS_SERVER, linesIn, MAIN, NODE, runCli, startAgent, textOf, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
 import { decide, pageAddress, pendingCall } from './web-page.js';
 
 function fsConfig(dir: string, data: string, extra = '', keygen = true): string {
@@ -199,5 +201,45 @@ describe('dry run and promote', () => {
     assert.match(out2, /✔ already replayed {2}write_file: writes 5 bytes/);
     assert.equal(readFileSync(join(g.data, 'out.txt'), 'utf8'), 'to: evil@attacker.test');
     assert.equal(count(g.dir, 'execution_started'), 2);
+  });
+
+  it('holds to the same line on the 2026-07-28 protocol, for a write that declares itself read-only, and for a typed result', async () => {
+    const dir = tmp();
+    const effects = join(dir, 'effects.txt');
+    const config = writeConfig(
+      dir,
+      `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', effects])}\nrules:\n  tools:\n    write_note: { action: allow }\n`,
+      { keygen: true },
+    );
+    const client = new Client({ name: 'modern-agent', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(
+      new StdioClientTransport({
+        command: NODE,
+        args: [MAIN, 'serve', '--config', config, '--dry-run'],
+        stderr: 'pipe',
+        env: { ...getDefaultEnvironment(), LOOKFIRST_NO_OPEN: '1' },
+      }),
+    );
+    try {
+      assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+      assert.equal(textOf((await client.callTool({ name: 'echo', arguments: { hi: 1 } })) as never), '{"hi":1}');
+      const note = (await client.callTool({ name: 'write_note', arguments: { note: 'n1' } })) as Record<string, unknown>;
+      assert.equal(verdictOf(note)?.outcome, 'dry_run');
+      // A tool with an output schema gets the smallest result the schema admits, so the client accepts it.
+      const typed = (await client.callTool({ name: 'typed_write', arguments: { v: 1 } })) as Record<string, unknown>;
+      assert.notEqual(typed.isError, true);
+      assert.deepEqual(typed.structuredContent, { ok: false });
+      assert.equal(verdictOf(typed)?.outcome, 'dry_run');
+      // A read by name that declares readOnlyHint: false is recorded, not run.
+      assert.equal(verdictOf((await client.callTool({ name: 'get_unmarked', arguments: { key: 'k' } })) as Record<string, unknown>)?.outcome, 'dry_run');
+    } finally {
+      await client.close();
+    }
+    await waitFor(() => auditEntries(dir).filter((e) => e.event === 'gate_stopped').length >= 2, 5000);
+    assert.equal(linesIn(effects), 0);
+    const r = runCli(['promote', join(dir, 'audit.jsonl'), '--config', config, '--yes']);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /3 executed/);
+    assert.deepEqual(readFileSync(effects, 'utf8').trim().split('\n'), ['{"note":"n1"}', '{"v":1}']);
   });
 });

@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { placeholderFor } from './placeholder.js';
+
+describe('stand-in structured content for a dry-run answer', () => {
+  it('fills the required fields the schema asks for, strings with the notice', () => {
+    // server-filesystem's write_file declares { content: string }.
+    const schema = { type: 'object', properties: { content: { type: 'string' } }, required: ['content'] };
+    assert.deepEqual(placeholderFor(schema, 'DRY RUN'), { content: 'DRY RUN' });
+  });
+
+  it('uses minimums, consts, enums and empty arrays, and leaves optional fields out', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        count: { type: 'integer', minimum: 1 },
+        ok: { type: 'boolean' },
+        kind: { enum: ['file', 'dir'] },
+        v: { const: 2 },
+        items: { type: 'array', items: { type: 'string' } },
+        nested: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        optional: { type: 'string' },
+      },
+      required: ['count', 'ok', 'kind', 'v', 'items', 'nested'],
+      additionalProperties: false,
+    };
+    assert.deepEqual(placeholderFor(schema, 'n'), { count: 1, ok: false, kind: 'file', v: 2, items: [], nested: { id: 'n' } });
+  });
+
+  it('gives none when the smallest value does not pass the schema', () => {
+    assert.equal(placeholderFor({ type: 'object', properties: { id: { type: 'string', pattern: '^[0-9]+$' } }, required: ['id'] }, 'DRY RUN'), undefined);
+    assert.equal(placeholderFor({ type: 'object', properties: { xs: { type: 'array', minItems: 1 } }, required: ['xs'] }, 'x'), undefined);
+    assert.equal(placeholderFor({ type: 'string' }, 'x'), undefined);
+    // A schema that does not compile gets none either.
+    assert.equal(placeholderFor({ type: 'object', required: 'not-a-list', properties: 3 }, 'x'), undefined);
+  });
+});
