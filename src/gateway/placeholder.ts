@@ -23,8 +23,7 @@ function build(schema: unknown, notice: string, depth: number): unknown {
     case 'object': {
       const props = isPlainObject(schema.properties) ? schema.properties : {};
       const out: Record<string, unknown> = {};
-      for (const key of Array.isArray(schema.required) ? schema.required : [])
-        if (typeof key === 'string') out[key] = build(props[key], notice, depth + 1);
+      for (const key of Array.isArray(schema.required) ? schema.required : []) if (typeof key === 'string') out[key] = build(props[key], notice, depth + 1);
       return out;
     }
     case 'number':
