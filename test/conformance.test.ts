@@ -37,6 +37,12 @@ function runSuite(url: string, scenario?: string): { scenarios: Map<string, stri
   const out = `${run.stdout}${run.stderr}`;
   const scenarios = new Map<string, string>();
   for (const m of out.matchAll(/^[✓✗] ([\w-]+): (\d+) passed, (\d+) failed$/gmu)) scenarios.set(m[1]!, `${m[2]}/${m[3]}`);
+  // One scenario alone ends with "Passed: P/N, F failed" instead of per-scenario lines and a total.
+  const single = scenario ? /^Passed: (\d+)\/\d+, (\d+) failed/m.exec(out) : null;
+  if (scenario && single) {
+    scenarios.set(scenario, `${single[1]}/${single[2]}`);
+    return { scenarios, passed: Number(single[1]), failed: Number(single[2]), out };
+  }
   const total = /^Total: (\d+) passed, (\d+) failed$/m.exec(out);
   assert.ok(total, `no summary from the conformance suite:\n${out.slice(-2000)}`);
   return { scenarios, passed: Number(total[1]), failed: Number(total[2]), out };
