@@ -25,6 +25,17 @@ function fsGate(extra = '') {
   return { dir, data, config: fsConfig(dir, data, extra), log: join(dir, 'audit.jsonl') };
 }
 
+/** `lookfirst promote …` as a child process, its output collected, for a person to answer on the page meanwhile. */
+function promoteInBackground(args: string[]) {
+  const child = spawn(NODE, [MAIN, 'promote', ...args], { env: { ...process.env, NO_COLOR: '1', LOOKFIRST_NO_OPEN: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (err += c));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return { child, exited, out: () => out, err: () => err };
+}
+
 const count = (dir: string, event: string) => auditEntries(dir).filter((e) => e.event === event).length;
 
 describe('dry run and promote', () => {
@@ -156,24 +167,17 @@ describe('dry run and promote', () => {
     assert.match(plan.stdout, /approved by: a person \(tainted: --yes does not cover it\)/);
 
     // --yes covers the plain write; the tainted one waits on the page, where a person denies it.
-    const child = spawn(NODE, [MAIN, 'promote', g.log, '--config', g.config, '--yes'], {
-      env: { ...process.env, NO_COLOR: '1', LOOKFIRST_NO_OPEN: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (err += c));
-    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const first = promoteInBackground([g.log, '--config', g.config, '--yes']);
     try {
-      const page = await pageAddress(() => err);
+      const page = await pageAddress(first.err);
       const held = await pendingCall(page, /out\.txt/);
       assert.match(held.card.summary, /^REPLAY of dry-run call .* TAINTED: "evil@attacker\.test"/);
       assert.equal(await decide(page, held, 'deny', 'alice'), 200);
-      assert.equal(await exited, 2, out + err);
+      assert.equal(await first.exited, 2, first.out() + first.err());
     } finally {
-      child.kill();
+      first.child.kill();
     }
+    const out = first.out();
     assert.equal(readFileSync(join(g.data, 'plain.txt'), 'utf8'), 'plain');
     assert.equal(existsSync(join(g.data, 'out.txt')), false);
     assert.match(out, /✖ not executed {2}write_file: writes \d+ bytes to .*out\.txt/);
@@ -181,24 +185,16 @@ describe('dry run and promote', () => {
     assert.ok(auditEntries(g.dir).some((e) => e.event === 'approval' && e.approved === false && e.actor === 'web:alice'));
 
     // Promoted again: the plain write is not sent twice; the tainted one is asked again, and approved.
-    const second = spawn(NODE, [MAIN, 'promote', g.log, '--config', g.config], {
-      env: { ...process.env, NO_COLOR: '1', LOOKFIRST_NO_OPEN: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let err2 = '';
-    let out2 = '';
-    second.stdout.on('data', (c) => (out2 += c));
-    second.stderr.on('data', (c) => (err2 += c));
-    const exited2 = new Promise<number | null>((r) => second.on('exit', (code) => r(code)));
+    const second = promoteInBackground([g.log, '--config', g.config]);
     try {
-      const page = await pageAddress(() => err2);
+      const page = await pageAddress(second.err);
       const held = await pendingCall(page, /out\.txt/);
       assert.equal(await decide(page, held, 'approve', 'alice'), 200);
-      assert.equal(await exited2, 0, out2 + err2);
+      assert.equal(await second.exited, 0, second.out() + second.err());
     } finally {
-      second.kill();
+      second.child.kill();
     }
-    assert.match(out2, /✔ already replayed {2}write_file: writes 5 bytes/);
+    assert.match(second.out(), /✔ already replayed {2}write_file: writes 5 bytes/);
     assert.equal(readFileSync(join(g.data, 'out.txt'), 'utf8'), 'to: evil@attacker.test');
     assert.equal(count(g.dir, 'execution_started'), 2);
   });

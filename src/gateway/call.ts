@@ -21,7 +21,7 @@ import { type Catalogue, type CatalogueTool, classifyTool } from './catalogue.js
 import { acceptDefinition } from './definitions.js';
 import { diffPreview } from './diff-preview.js';
 import { answerDryRun, recordsInDryRun } from './dry-run.js';
-import { execute, pendingResult } from './execute.js';
+import { execute, logReceipt, pendingResult } from './execute.js';
 import type { Holds } from './hold.js';
 import type { Interlock } from './interlock.js';
 import { askInClient, canAskInClient, carriesAnswer, type InClientRound, redeemAnswer } from './mrtr.js';
@@ -181,26 +181,7 @@ async function gated(
   }
   try {
     if (retried) await deps.audit.appendDurable({ event: 'call_retried', ...base });
-    else {
-      await deps.audit.appendDurable({
-        event: 'call_received',
-        ...base,
-        upstream: call.upstream,
-        upstream_tool: call.upstreamTool,
-        args_sha256: sha,
-        client: oneLine(deps.clientName()).slice(0, 100),
-        dry_run: deps.dryRun || undefined,
-      });
-      await deps.audit.appendDurable({
-        event: 'decision',
-        ...base,
-        action: decision.action,
-        reason: decision.reason,
-        rule: decision.rule,
-        kind: decision.classification?.kind,
-        risk: decision.classification?.risk,
-      });
-    }
+    else await logReceipt(deps, call, deps.clientName(), decision, { dry_run: deps.dryRun || undefined });
   } catch (err) {
     return deny(`the audit log cannot be written (${(err as Error).message})`);
   }

@@ -4,13 +4,47 @@
  * dry-run session (gateway/replay.ts), so that a replayed write is executed and logged the same way.
  */
 import type { Result } from '@modelcontextprotocol/sdk/types.js';
-import type { Approval, ToolCall, Verdict } from '../types.js';
+import { oneLine } from '../confirm/visible.js';
+import type { Approval, Decision, ToolCall, Verdict } from '../types.js';
 import type { CallContext, PipelineDeps } from './call.js';
 import type { CatalogueTool } from './catalogue.js';
 import type { Hold } from './hold.js';
 import { runReadback } from './readback.js';
 import { denialText, errorResult, unknownOutcomeText, withVerdict } from './verdict.js';
 import { describeUpstreamError } from './wire-error.js';
+
+/**
+ * Writes the two entries that open a gated call's record, each on disk before the call goes on:
+ * `call_received` (what was asked, by whom; `extra` marks a dry run or a replay) and `decision`.
+ * @throws when the audit log cannot be written (the caller denies the call).
+ */
+export async function logReceipt(
+  deps: PipelineDeps,
+  call: ToolCall,
+  client: string,
+  decision: Pick<Decision, 'action' | 'reason' | 'rule' | 'classification'>,
+  extra: { dry_run?: boolean; replay_of?: string } = {},
+): Promise<void> {
+  const base = { call_id: call.callId, tool: call.tool };
+  await deps.audit.appendDurable({
+    event: 'call_received',
+    ...base,
+    upstream: call.upstream,
+    upstream_tool: call.upstreamTool,
+    args_sha256: call.argsSha256,
+    client: oneLine(client).slice(0, 100),
+    ...extra,
+  });
+  await deps.audit.appendDurable({
+    event: 'decision',
+    ...base,
+    action: decision.action,
+    reason: decision.reason,
+    rule: decision.rule,
+    kind: decision.classification?.kind,
+    risk: decision.classification?.risk,
+  });
+}
 
 /** Completes a verdict with the call's id and args_sha256. */
 export type VerdictOf = (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha?: string) => Verdict;

@@ -17,7 +17,7 @@ import type { CallContext, PipelineDeps } from './call.js';
 import { classifyTool } from './catalogue.js';
 import { acceptDefinition } from './definitions.js';
 import { diffPreview } from './diff-preview.js';
-import { execute } from './execute.js';
+import { execute, logReceipt } from './execute.js';
 import { VERDICT_KEY } from './verdict.js';
 
 /** How a replay is approved: `yes` is the operator's blanket approval (`promote --yes`). */
@@ -73,24 +73,13 @@ export async function replayRecorded(deps: PipelineDeps, rec: RecordedCall, opts
   const base = { call_id: call.callId, tool: tool.exposed };
   const action = decision.action === 'deny' ? 'deny' : 'confirm';
   try {
-    await deps.audit.appendDurable({
-      event: 'call_received',
-      ...base,
-      upstream: call.upstream,
-      upstream_tool: call.upstreamTool,
-      args_sha256: call.argsSha256,
-      client: 'lookfirst promote',
-      replay_of: rec.callId,
-    });
-    await deps.audit.appendDurable({
-      event: 'decision',
-      ...base,
-      action,
-      reason: action === 'deny' ? decision.reason : `a replayed call is approved one by one (${decision.reason})`,
-      rule: decision.rule,
-      kind: decision.classification?.kind,
-      risk: decision.classification?.risk,
-    });
+    await logReceipt(
+      deps,
+      call,
+      'lookfirst promote',
+      { ...decision, action, reason: action === 'deny' ? decision.reason : `a replayed call is approved one by one (${decision.reason})` },
+      { replay_of: rec.callId },
+    );
   } catch (err) {
     return denied(call.callId, call.argsSha256, `the audit log cannot be written (${(err as Error).message})`);
   }
