@@ -66,6 +66,29 @@ describe('pinned tool definitions', () => {
     assert.equal(runCli(['verify-log', '--config', join(dir, 'lookfirst.yaml')]).status, 0);
   });
 
+  it('hold a tool that appears mid-session (tools/list_changed) until a person accepts it', async () => {
+    const dir = tmp();
+    // The person approves emit_all (a mutation by its name) and declines the new definition.
+    const human: Human = (m) => (/ACCEPT A NEW DEFINITION/.test(m) ? decline(m) : approve(m));
+    const agent = await startAgent(config(dir, undefined, true), human);
+    try {
+      // emit_all makes the upstream list one more tool ("extra", read-only by its annotations) and say so.
+      assert.equal(textOf(await agent.call('emit_all', {})), 'ok');
+      const listed = await agent.client.listTools();
+      assert.ok(listed.tools.some((t) => t.name === 'extra'));
+      const extra = await agent.call('extra', {});
+      assert.equal(verdictOf(extra)?.outcome, 'denied');
+      assert.match(String(verdictOf(extra)?.reason), /definition of extra is new and was not accepted/);
+      assert.equal(agent.asked.length, 2);
+      assert.match(agent.asked[1] ?? '', /ACCEPT A NEW DEFINITION of extra/);
+    } finally {
+      await agent.close();
+    }
+    const log = auditEntries(dir);
+    assert.ok(log.some((e) => e.event === 'definition_changed' && e.tool === 'extra' && e.how === 'new'));
+    assert.equal(log.filter((e) => e.event === 'read' && e.tool === 'extra').length, 0, 'never forwarded');
+  });
+
   it('refuses to start on a pins file it cannot read', () => {
     const dir = tmp();
     const cfg = config(dir, undefined, true);
