@@ -7,7 +7,7 @@
  * cleanly, since later calls may depend on it. Exit 0 when every call to replay ran and read back clean,
  * 2 when one was refused, failed or is unclear (or LOG is tampered), 1 when no replay could start.
  */
-import { closeSync, existsSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { closeSync, openSync, realpathSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { loadSigner } from '../../audit/keys.js';
@@ -24,7 +24,7 @@ import { startChannels } from '../channels.js';
 import { cliName, logLine } from '../output.js';
 import { VERSION } from '../version.js';
 import { describeRecorded, type PromoteLine, type PromoteReport, printPromote } from './promote-view.js';
-import { runVerify } from './verify-log.js';
+import { verifyLogFile } from './verify-log.js';
 
 /** Options of `lookfirst promote`. */
 export interface PromoteOptions {
@@ -36,19 +36,21 @@ export interface PromoteOptions {
   json?: boolean;
 }
 
-/** Parsed entries of a log file (a missing file has none). */
-function entriesOf(path: string): Record<string, unknown>[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
-  }
+/** Parsed entries of a verified log's text. */
+function entriesOf(text: string): Record<string, unknown>[] {
   return text
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** Whether a log file has any entry yet (a missing or empty file has none). */
+function hasEntries(path: string): boolean {
+  try {
+    return statSync(path).size > 0;
+  } catch {
+    return false;
+  }
 }
 
 const samePath = (a: string, b: string): boolean => {
@@ -98,7 +100,8 @@ export async function promoteCommand(logArg: string, opts: PromoteOptions): Prom
       'USAGE',
       `nobody could approve the replayed calls: run promote in a terminal, enable confirm.web or confirm.webhook in ${config.file}, or pass --yes to approve every call that no deny rule refuses`,
     );
-  const refuse = (report: ReturnType<typeof runVerify>): number => {
+  const verify = (path: string) => verifyLogFile(path, config.audit.pubPath, undefined, config.file);
+  const refuse = (report: ReturnType<typeof verify>['report']): number => {
     const why = [...report.problems.map((p) => (p.line > 0 ? `line ${p.line}: ${p.message}` : p.message)), ...report.warnings];
     logLine(
       `refusing to replay ${logPath}: it does not verify (${report.verdict}). ${why.slice(0, 5).join('; ')}. Check it with: ${cliName()} verify-log --config ${config.file}`,
@@ -106,8 +109,8 @@ export async function promoteCommand(logArg: string, opts: PromoteOptions): Prom
     return report.verdict === 'tampered' ? 2 : 1;
   };
   // Verified before anything opens it for writing (which would refuse a broken chain less clearly) ...
-  const first = runVerify(logPath, config.audit.pubPath, undefined, config.file);
-  if (first.verdict !== 'intact') return refuse(first);
+  const first = verify(logPath);
+  if (first.report.verdict !== 'intact') return refuse(first.report);
   // ... and again under the lock, which no gate or other promote can write past meanwhile.
   const audit = opts.dryRun
     ? undefined
@@ -118,24 +121,23 @@ export async function promoteCommand(logArg: string, opts: PromoteOptions): Prom
         warn: logLine,
       });
   try {
-    const report = audit ? runVerify(logPath, config.audit.pubPath, undefined, config.file) : first;
+    const { report, text } = audit ? verify(logPath) : first;
     if (report.verdict !== 'intact') return refuse(report);
-    const sessions = dryRunSessions(entriesOf(logPath));
+    const entries = entriesOf(text);
+    const sessions = dryRunSessions(entries);
     const session = chooseSession(sessions, opts.session, logPath);
     // Earlier replays are found in both logs; the config's log must verify too, or a cut could hide one.
-    const separate = !samePath(logPath, target) && existsSync(target) && entriesOf(target).length > 0;
-    if (separate) {
-      const own = runVerify(target, config.audit.pubPath, undefined, config.file);
-      if (own.verdict !== 'intact') {
-        logLine(`the config's own audit log ${target} does not verify (${own.verdict}), so earlier replays recorded in it cannot be trusted`);
-        return refuse(own);
-      }
+    const separate = !samePath(logPath, target) && hasEntries(target);
+    const own = separate ? verify(target) : undefined;
+    if (own && own.report.verdict !== 'intact') {
+      logLine(`the config's own audit log ${target} does not verify (${own.report.verdict}), so earlier replays recorded in it cannot be trusted`);
+      return refuse(own.report);
     }
     if (!samePath(logPath, target))
       logLine(
         `note: replays are recorded in ${target} (this config's log), and promote skips only the calls it finds replayed there or in ${logPath}. Promote one recording through one config, or a copy could be replayed twice.`,
       );
-    const done = promotions(separate ? [...entriesOf(logPath), ...entriesOf(target)] : entriesOf(logPath));
+    const done = promotions(own ? [...entries, ...entriesOf(own.text)] : entries);
     const base: PromoteReport = {
       log: logPath,
       entries: report.entries,

@@ -16,6 +16,15 @@ export const VERIFY_EXIT = { intact: 0, unproven: 1, tampered: 2 } as const;
 
 /** Reads the files and verifies; pure verification happens in audit/verify. */
 export function runVerify(logPath: string, pubPath: string, trustedHead?: string, configFile = 'lookfirst.yaml'): VerifyReport {
+  return verifyLogFile(logPath, pubPath, trustedHead, configFile).report;
+}
+
+/**
+ * Like runVerify, and also returns the exact text that was verified, so that a caller acting on the
+ * entries reads the bytes that were checked, not the file again.
+ * @throws LookfirstError `AUDIT_LOG_UNREADABLE` (no log, unreadable log or trusted head), `AUDIT_KEY_MISSING`.
+ */
+export function verifyLogFile(logPath: string, pubPath: string, trustedHead?: string, configFile = 'lookfirst.yaml'): { report: VerifyReport; text: string } {
   const verifier = loadVerifier(pubPath, `${cliName()} keygen --config ${configFile}`);
   let text: string;
   try {
@@ -49,7 +58,7 @@ export function runVerify(logPath: string, pubPath: string, trustedHead?: string
   report.warnings.unshift(...missing);
   // Without the sidecar, a trusted head alone still cannot vouch for entries written after it.
   if (missing.length > 0 && report.verdict === 'intact') report.verdict = 'unproven';
-  return report;
+  return { report, text };
 }
 
 /** Runs the command; returns the exit code. */
