@@ -74,7 +74,7 @@ describe('dry run and promote', () => {
     assert.equal(plan.status, 0, plan.stderr);
     assert.match(plan.stdout, /verified \(\d+ entries\)/);
     assert.match(plan.stdout, /1\. → would replay {2}write_file: writes 6 bytes to .*new\.txt/);
-    assert.match(plan.stdout, /2\. → would replay {2}edit_file: edits .*config\.toml \(1 edit\)/);
+    assert.match(plan.stdout, /2\. → would replay {2}edit_file: edits .*config\.toml \(1 edit\) {2}\[risk high\]/);
     assert.match(plan.stdout, /would replay 3, would refuse 0, already replayed 0; nothing was executed/);
     assert.equal(existsSync(join(g.data, 'new.txt')), false);
 
@@ -122,9 +122,55 @@ describe('dry run and promote', () => {
     writeFileSync(g.log, readFileSync(g.log, 'utf8').replace('a.txt', 'b.txt'));
     const r = runCli(['promote', g.log, '--config', g.config, '--yes']);
     assert.equal(r.status, 2);
-    assert.match(r.stderr, /refusing to replay .*: it does not verify \(tampered\)/);
+    assert.match(r.stderr, /refusing to replay: .*audit\.jsonl does not verify \(tampered\) with the key of /);
     assert.equal(existsSync(join(g.data, 'a.txt')), false);
     assert.equal(existsSync(join(g.data, 'b.txt')), false);
+  });
+
+  it('stops at a replay that fails, never sends it again, and goes on only after a person unlocks its tool', async () => {
+    const g = fsGate('dry_run: true\n');
+    const file = join(g.data, 'a.txt');
+    writeFileSync(file, 'alpha\n');
+    const agent = await startAgent(g.config);
+    try {
+      await agent.call('edit_file', { path: file, edits: [{ oldText: 'alpha', newText: 'beta' }] });
+      await agent.call('write_file', { path: join(g.data, 'b.txt'), content: 'b' });
+    } finally {
+      await agent.close();
+    }
+    // Meanwhile the file changed: the recorded edit no longer applies.
+    writeFileSync(file, 'gamma\n');
+    const first = runCli(['promote', g.log, '--config', g.config, '--yes']);
+    assert.equal(first.status, 2, first.stdout + first.stderr);
+    assert.match(first.stdout, /⚠ executed, unclear {2}edit_file/);
+    assert.match(first.stdout, /The upstream said: .*Could not find exact match/);
+    assert.match(first.stdout, /· not replayed {2}write_file/);
+
+    // Again: the failed edit is not sent twice, and --yes cannot unlock its tool.
+    const second = runCli(['promote', g.log, '--config', g.config, '--yes']);
+    assert.equal(second.status, 2, second.stdout + second.stderr);
+    assert.match(second.stdout, /⚠ sent before, unclear {2}edit_file/);
+    assert.equal(existsSync(join(g.data, 'b.txt')), false);
+
+    // A person unlocks it on the page (after looking at the file); then the write is asked and runs.
+    fsConfig(g.dir, g.data, 'confirm:\n  web: { enabled: true, port: 0 }\n  elicitation: false\n', false);
+    const third = promoteInBackground([g.log, '--config', g.config]);
+    try {
+      const page = await pageAddress(third.err);
+      const unlock = await pendingCall(page, /UNLOCK edit_file/);
+      assert.equal(await decide(page, unlock, 'approve', 'alice'), 200);
+      const write = await pendingCall(page, /b\.txt/);
+      assert.equal(await decide(page, write, 'approve', 'alice'), 200);
+      assert.equal(await third.exited, 0, third.out() + third.err());
+    } finally {
+      third.child.kill();
+    }
+    assert.equal(readFileSync(join(g.data, 'b.txt'), 'utf8'), 'b');
+    assert.equal(readFileSync(file, 'utf8'), 'gamma\n');
+    const log = auditEntries(g.dir);
+    const editReplays = log.filter((e) => e.event === 'call_received' && e.replay_of && e.tool === 'edit_file').map((e) => e.call_id);
+    assert.equal(log.filter((e) => e.event === 'execution_started' && editReplays.includes(e.call_id)).length, 1);
+    assert.ok(log.some((e) => e.event === 'execution_unblocked' && e.tool === 'edit_file' && e.actor === 'web:alice'));
   });
 
   it('--yes never overrides a deny rule, and the replay stops there', async () => {

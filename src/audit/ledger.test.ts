@@ -69,19 +69,29 @@ describe('the audit log as a ledger of dry runs', () => {
     assert.match(s?.problems[2]?.message ?? '', /no call_received entry .* \(call d\)/);
   });
 
-  it('knows which recorded calls a promote already sent, and which it only tried', () => {
+  it('knows which recorded calls a promote already sent, which it only tried, and which ended unsettled', () => {
     const log = [
-      { event: 'call_received', call_id: 'r1', replay_of: 'a' },
+      { event: 'call_received', call_id: 'r1', replay_of: 'a', tool: 'write_file' },
       { event: 'execution_started', call_id: 'r1' },
-      { event: 'call_received', call_id: 'r2', replay_of: 'b' },
+      { event: 'execution_resolved', call_id: 'r1' },
+      { event: 'call_received', call_id: 'r2', replay_of: 'b', tool: 'write_file' },
       { event: 'decision', call_id: 'r2', action: 'deny' },
       // A later attempt that was refused does not hide the earlier one that ran.
-      { event: 'call_received', call_id: 'r3', replay_of: 'a' },
+      { event: 'call_received', call_id: 'r3', replay_of: 'a', tool: 'write_file' },
       { event: 'execution_started', call_id: 'other' },
+      // Sent, no clean end: unsettled until a person unlocks its tool.
+      { event: 'call_received', call_id: 'r4', replay_of: 'c', tool: 'edit_file' },
+      { event: 'execution_started', call_id: 'r4' },
+      { event: 'execution_blocked', call_id: 'r4', tool: 'edit_file' },
+      { event: 'call_received', call_id: 'r5', replay_of: 'd', tool: 'move_file' },
+      { event: 'execution_started', call_id: 'r5' },
+      { event: 'execution_unblocked', call_id: 'u1', tool: 'move_file' },
     ];
     const done = promotions(log);
-    assert.deepEqual(done.get('a'), { callId: 'r1', started: true });
-    assert.deepEqual(done.get('b'), { callId: 'r2', started: false });
+    assert.deepEqual(done.get('a'), { callId: 'r1', started: true, settled: true, tool: 'write_file' });
+    assert.deepEqual(done.get('b'), { callId: 'r2', started: false, settled: false, tool: 'write_file' });
+    assert.deepEqual(done.get('c'), { callId: 'r4', started: true, settled: false, tool: 'edit_file' });
+    assert.deepEqual(done.get('d'), { callId: 'r5', started: true, settled: true, tool: 'move_file' });
     assert.equal(done.has('other'), false);
   });
 });

@@ -40,6 +40,13 @@ export interface Promotion {
   callId: string;
   /** Whether it was sent upstream (`execution_started`): then it is never sent again. */
   started: boolean;
+  /**
+   * Whether what came of it is settled: it ran cleanly (`execution_resolved`), or its tool was blocked
+   * and a person has unlocked it since (`execution_unblocked`), having looked at the target.
+   */
+  settled: boolean;
+  /** The exposed tool it ran as. */
+  tool?: string;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -108,20 +115,30 @@ export function dryRunSessions(entries: readonly Record<string, unknown>[]): Dry
 
 /**
  * Which recorded calls were replayed already: a replay's `call_received` entry names the recorded call in
- * `replay_of`, and its `execution_started` entry says it was sent.
+ * `replay_of`, its `execution_started` entry says it was sent, and `execution_resolved` (or a later
+ * `execution_unblocked` of its tool) that what came of it is settled.
  * @returns recorded call id → how far its replay got (the furthest of several attempts).
  */
 export function promotions(entries: readonly Record<string, unknown>[]): Map<string, Promotion> {
   const byReplay = new Map<string, string>();
   const out = new Map<string, Promotion>();
   for (const e of entries) {
-    if (e.event === 'call_received' && typeof e.replay_of === 'string' && typeof e.call_id === 'string') {
-      byReplay.set(e.call_id, e.replay_of);
-      if (!out.get(e.replay_of)?.started) out.set(e.replay_of, { callId: e.call_id, started: false });
-    } else if (e.event === 'execution_started' && typeof e.call_id === 'string') {
-      const of = byReplay.get(e.call_id);
-      if (of) out.set(of, { callId: e.call_id, started: true });
+    const callId = str(e.call_id);
+    if (e.event === 'call_received' && typeof e.replay_of === 'string' && callId) {
+      byReplay.set(callId, e.replay_of);
+      if (!out.get(e.replay_of)?.started) out.set(e.replay_of, { callId, started: false, settled: false, tool: str(e.tool) });
+      continue;
     }
+    if (e.event === 'execution_unblocked') {
+      // A person unlocked the tool: every replay of it that was sent before is settled.
+      for (const p of out.values()) if (p.started && p.tool === e.tool) p.settled = true;
+      continue;
+    }
+    const of = callId ? byReplay.get(callId) : undefined;
+    const p = of ? out.get(of) : undefined;
+    if (!p || p.callId !== callId) continue;
+    if (e.event === 'execution_started') p.started = true;
+    else if (e.event === 'execution_resolved') p.settled = true;
   }
   return out;
 }

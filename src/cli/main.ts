@@ -84,6 +84,12 @@ program
   .option('--json', 'machine-readable output')
   .action((dir: string | undefined, o: { json?: boolean }) => run(() => ecosystemCommand(dir, o))());
 
+// Output piped into a reader that stops early (`| head`): stop quietly, as Unix tools do.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
 try {
   await program.parseAsync(process.argv);
   process.exitCode = exitCode;

@@ -188,7 +188,7 @@ async function gated(
   if (decision.action === 'deny') return deny(`denied by ${decision.reason}`);
   if (deps.dryRun) return answerDryRun(deps, tool, call, decision, plain);
   const block = deps.interlock.blockOf(tool.exposed);
-  if (block) return unlock(deps, call, block, ctx, verdictOf);
+  if (block) return unlock(deps, tool, call, block, ctx, verdictOf);
 
   // A file write or edit shows what it would change (read through the upstream's own read tool).
   const diff = retried ? undefined : await diffPreview({ catalogue: deps.catalogue, policy: deps.policy, timeoutMs: deps.executionTimeoutMs }, tool, call.args);

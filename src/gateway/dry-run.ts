@@ -11,8 +11,8 @@ import { oneLine } from '../confirm/visible.js';
 import type { Decision, ToolCall, Verdict } from '../types.js';
 import type { PipelineDeps } from './call.js';
 import type { CatalogueTool } from './catalogue.js';
-import { placeholderFor } from './placeholder.js';
-import { denialText, errorResult, withVerdict } from './verdict.js';
+import { notExecutedResult } from './placeholder.js';
+import { denialText, errorResult } from './verdict.js';
 
 /**
  * Largest arguments a dry run records (bytes of canonical JSON, 1 MiB). A bigger call is refused
@@ -56,11 +56,5 @@ export async function answerDryRun(deps: PipelineDeps, tool: CatalogueTool, call
   }
   const text = `lookfirst DRY RUN: ${tool.exposed} was NOT executed. This session is a dry run: the call was recorded (call ${call.callId}) and nothing was sent to "${call.upstream}". It would have done: ${oneLine(preview).slice(0, 300)}. Carry on as if it had succeeded; a person reviews the recorded calls and can replay them for real with \`lookfirst promote\`.`;
   const v = verdict({ outcome: 'dry_run', reason: 'dry run: recorded, not executed', retry_safe: true });
-  const content = [{ type: 'text', text }];
-  if (!tool.hasOutputSchema) return withVerdict({ content }, v, false);
-  // The client checks a success against the tool's output schema: answer with the smallest value it admits.
-  const stand = placeholderFor(tool.definition.outputSchema, text);
-  if (stand) return withVerdict({ content, structuredContent: stand }, v, true);
-  const why = ' (Marked as an error only because this tool declares an output schema that no stand-in result could match.)';
-  return withVerdict({ content: [{ type: 'text', text: text + why }], isError: true }, v, true);
+  return notExecutedResult(tool, text, v);
 }

@@ -84,6 +84,11 @@ export class ToolPins {
     return pin.sha === sha ? { kind: 'pinned' } : { kind: 'changed', previous: pin.definition };
   }
 
+  /** The pinned part of a tool's definition (annotations included), if it is pinned. */
+  definition(upstream: string, tool: string): Record<string, unknown> | undefined {
+    return this.pins[upstream]?.[tool]?.definition;
+  }
+
   /** Pins a definition a person accepted. */
   accept(upstream: string, definition: Record<string, unknown>): void {
     const known = this.pins[upstream] ?? {};

@@ -1,13 +1,18 @@
 /**
- * A stand-in `structuredContent` for a dry-run answer of a tool that declares an `outputSchema`: a client
+ * A stand-in `structuredContent` for an answer that reports success although nothing ran (a dry run's
+ * recorded call, an unlocked tool), for a tool that declares an `outputSchema`: a client
  * validates a successful result's structuredContent against that schema (spec 2025-11-25 §tools, output
  * schema), so a dry-run success must carry a value that passes. The value is the smallest one the schema
  * admits: required properties only, every string holding the dry-run notice, numbers at their minimum
  * or 0, booleans false, arrays empty. It is checked with the SDK's own validator (the one its client
- * uses); a schema it cannot satisfy gets no stand-in, and the dry-run answer is then an error result.
+ * uses); a schema it cannot satisfy gets no stand-in, and the answer is then an error result.
  */
+import type { Result } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { Verdict } from '../types.js';
+import type { CatalogueTool } from './catalogue.js';
 import { isPlainObject } from './raw.js';
+import { withVerdict } from './verdict.js';
 
 const validator = new AjvJsonSchemaValidator();
 /** Deepest schema nesting followed (deeper parts are left out, and validation decides). */
@@ -53,4 +58,18 @@ export function placeholderFor(schema: unknown, notice: string): Record<string, 
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A success result for a call that did not run (its text and verdict say so), valid for the tool: with
+ * the smallest structuredContent its output schema admits, or, when none passes, an error result with
+ * the same text (a client does not check an error result against the schema).
+ */
+export function notExecutedResult(tool: Pick<CatalogueTool, 'hasOutputSchema' | 'definition'>, text: string, verdict: Verdict): Result {
+  const content = [{ type: 'text', text }];
+  if (!tool.hasOutputSchema) return withVerdict({ content }, verdict, false);
+  const stand = placeholderFor(tool.definition.outputSchema, text);
+  if (stand) return withVerdict({ content, structuredContent: stand }, verdict, true);
+  const why = ' (Marked as an error only because this tool declares an output schema that no stand-in result could match.)';
+  return withVerdict({ content: [{ type: 'text', text: text + why }], isError: true }, verdict, true);
 }

@@ -11,13 +11,14 @@ import { randomUUID } from 'node:crypto';
 import type { Result } from '@modelcontextprotocol/sdk/types.js';
 import type { RecordedCall } from '../audit/ledger.js';
 import { decide } from '../policy/evaluate.js';
-import type { Approval, Decider, ToolCall, Verdict } from '../types.js';
+import type { Approval, Decider, Decision, Risk, ToolCall, Verdict } from '../types.js';
 import { awaitApproval, describeRisk, summaryOf } from './ask.js';
 import type { CallContext, PipelineDeps } from './call.js';
-import { classifyTool } from './catalogue.js';
+import { type CatalogueTool, classifyTool } from './catalogue.js';
 import { acceptDefinition } from './definitions.js';
 import { diffPreview } from './diff-preview.js';
 import { execute, logReceipt } from './execute.js';
+import { unlock } from './unlock.js';
 import { VERDICT_KEY } from './verdict.js';
 
 /** How a replay is approved: `yes` is the operator's blanket approval (`promote --yes`). */
@@ -29,6 +30,8 @@ export interface ReplayOptions {
 export interface ReplayOutcome {
   verdict: Verdict;
   text: string;
+  /** The classifier's risk, with the upstream's annotations, once the call was judged. */
+  risk?: Risk;
 }
 
 const denied = (callId: string, sha: string, reason: string): ReplayOutcome => ({
@@ -61,6 +64,18 @@ export async function replayRecorded(deps: PipelineDeps, rec: RecordedCall, opts
     if (refused) return fromResult(refused, rec);
   }
   const decision = decide(deps.policy, tool.exposed, classifyTool(tool, rec.args));
+  return { ...(await replayDecided(deps, tool, rec, decision, opts, ctx)), risk: decision.classification?.risk };
+}
+
+/** The rest of a replay, once the tool is known and the policy has spoken. */
+async function replayDecided(
+  deps: PipelineDeps,
+  tool: CatalogueTool,
+  rec: RecordedCall,
+  decision: Decision,
+  opts: ReplayOptions,
+  ctx: CallContext,
+): Promise<ReplayOutcome> {
   const call: ToolCall = {
     callId: randomUUID(),
     tool: tool.exposed,
@@ -84,13 +99,13 @@ export async function replayRecorded(deps: PipelineDeps, rec: RecordedCall, opts
     return denied(call.callId, call.argsSha256, `the audit log cannot be written (${(err as Error).message})`);
   }
   if (action === 'deny') return denied(call.callId, call.argsSha256, `denied by ${decision.reason} (--yes never overrides a deny rule)`);
+  const verdictOf = (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha = ''): Verdict => ({ ...v, call_id: call.callId, args_sha256: sha });
+  // A blocked tool: a person who has looked at the target unlocks it first (never --yes); then the call is asked as usual.
   const block = deps.interlock.blockOf(tool.exposed);
-  if (block)
-    return denied(
-      call.callId,
-      call.argsSha256,
-      `${tool.exposed} is blocked since ${new Date(block.sinceMs).toISOString()} (${block.reason}); call it through the gate to ask a person to unlock it, then promote again`,
-    );
+  if (block) {
+    const unlocked = fromResult(await unlock(deps, tool, call, block, ctx, verdictOf), rec);
+    if (unlocked.verdict.outcome !== 'unblocked') return unlocked;
+  }
 
   let approval: Approval;
   if (opts.yes && !rec.taint) {
@@ -129,8 +144,35 @@ export async function replayRecorded(deps: PipelineDeps, rec: RecordedCall, opts
     }
     approval = got.approval;
   }
-  const verdictOf = (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha = ''): Verdict => ({ ...v, call_id: call.callId, args_sha256: sha });
   return fromResult(await execute(deps, tool, call, ctx, approval, verdictOf), rec);
+}
+
+/**
+ * A recorded call that an earlier promote sent and that did not end cleanly (its tool was blocked): a
+ * person who has looked at the target unlocks the tool, and the replay may go on past it. Nothing is
+ * sent; `--yes` cannot answer this.
+ * @returns `unblocked` when a person unlocked the tool (or it is no longer blocked), else the denial.
+ */
+export async function settleUnclear(deps: PipelineDeps, rec: RecordedCall, ctx: CallContext): Promise<ReplayOutcome> {
+  const tool = deps.catalogue.get(rec.tool);
+  const block = deps.interlock.blockOf(rec.tool);
+  const callId = randomUUID();
+  if (!block) {
+    const reason = `${rec.tool} is not blocked any more`;
+    return { verdict: { outcome: 'unblocked', reason, call_id: callId, args_sha256: rec.argsSha256 }, text: reason };
+  }
+  if (!tool) return denied(callId, rec.argsSha256, `${rec.tool} is not offered by any upstream now, so it cannot be unlocked`);
+  const call: ToolCall = {
+    callId,
+    tool: tool.exposed,
+    upstream: tool.upstream.name,
+    upstreamTool: tool.upstreamTool,
+    args: rec.args,
+    argsCanonical: rec.argsCanonical,
+    argsSha256: rec.argsSha256,
+  };
+  const verdictOf = (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha = ''): Verdict => ({ ...v, call_id: callId, args_sha256: sha });
+  return fromResult(await unlock(deps, tool, call, block, ctx, verdictOf), rec);
 }
 
 function fromResult(result: Result, rec: RecordedCall): ReplayOutcome {

@@ -7,8 +7,10 @@ import { oneLine } from '../confirm/visible.js';
 import type { ToolCall, Verdict } from '../types.js';
 import { askPerson } from './ask.js';
 import type { CallContext, PipelineDeps } from './call.js';
+import type { CatalogueTool } from './catalogue.js';
 import type { BlockInfo } from './interlock.js';
-import { errorResult, withVerdict } from './verdict.js';
+import { notExecutedResult } from './placeholder.js';
+import { errorResult } from './verdict.js';
 
 /**
  * A call to a blocked tool asks a person to unlock it, showing what is blocked, since when and why.
@@ -16,6 +18,7 @@ import { errorResult, withVerdict } from './verdict.js';
  */
 export async function unlock(
   deps: PipelineDeps,
+  tool: Pick<CatalogueTool, 'hasOutputSchema' | 'definition'>,
   call: ToolCall,
   block: BlockInfo,
   ctx: CallContext,
@@ -42,7 +45,7 @@ export async function unlock(
   if (!approved) {
     const reason = `${call.tool} is blocked since ${since} because ${block.reason}; it stays blocked (${approval.kind === 'denied' ? approval.reason : 'cancelled'})`;
     const v = verdictOf({ outcome: 'denied', reason, retry_safe: false, blocked: true }, call.argsSha256);
-    return errorResult(`lookfirst: NOT executed: ${reason}. Look in the target system, then approve the unlock request.`, v, false);
+    return errorResult(`lookfirst: NOT executed: ${reason}. Look in the target system, then approve the unlock request.`, v, tool.hasOutputSchema);
   }
   try {
     await deps.audit.appendDurable({ event: 'execution_unblocked', ...base, blocked_call: block.callId, actor: approval.actor });
@@ -51,17 +54,9 @@ export async function unlock(
       { outcome: 'denied', reason: `the audit log cannot be written (${(err as Error).message})`, retry_safe: true, blocked: true },
       call.argsSha256,
     );
-    return errorResult(`lookfirst: ${call.tool} stays blocked: ${v.reason}`, v, false);
+    return errorResult(`lookfirst: ${call.tool} stays blocked: ${v.reason}`, v, tool.hasOutputSchema);
   }
   deps.interlock.unblock(call.tool);
   const v = verdictOf({ outcome: 'unblocked', reason: `unlocked by ${approval.actor}`, approved_by: approval.actor, blocked: false }, call.argsSha256);
-  return withVerdict(
-    {
-      content: [
-        { type: 'text', text: `lookfirst: ${call.tool} is unlocked. The call that asked was not run: call it again to run it under the normal policy.` },
-      ],
-    },
-    v,
-    false,
-  );
+  return notExecutedResult(tool, `lookfirst: ${call.tool} is unlocked. The call that asked was not run: call it again to run it under the normal policy.`, v);
 }

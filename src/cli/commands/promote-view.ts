@@ -9,11 +9,14 @@ import { oneLine } from '../../confirm/visible.js';
 import { classifyCall } from '../../policy/classify.js';
 import { effectOf } from '../../policy/effect.js';
 import { compilePolicy, decide } from '../../policy/evaluate.js';
+import type { ToolAnnotations } from '../../types.js';
 import { paint } from '../output.js';
 
 /**
  * One recorded call in the report. `status`: `would_replay` (to be sent), `would_refuse` (a deny rule
  * refuses it), `already_replayed` (an earlier promote sent it), `executed` (sent now, read back clean),
+ * `sent_unclear` (an earlier promote sent it and it did not end cleanly: its tool stays blocked until a
+ * person unlocks it, and nothing after it is replayed before that),
  * `unclear` (sent now; the upstream erred or the read-back did not confirm it), `refused` (not sent:
  * denied by a rule or a person, or its tool is gone or blocked), `not_replayed` (the replay stopped
  * before it).
@@ -24,7 +27,7 @@ export interface PromoteLine {
   /** What it does, in words (its effect, else the tool and its arguments). */
   preview: string;
   risk: string;
-  status: 'would_replay' | 'would_refuse' | 'already_replayed' | 'executed' | 'unclear' | 'refused' | 'not_replayed';
+  status: 'would_replay' | 'would_refuse' | 'already_replayed' | 'sent_unclear' | 'executed' | 'unclear' | 'refused' | 'not_replayed';
   /** Who must approve it: `--yes`, or a person (always for a tainted call). */
   approval?: string;
   taint?: string;
@@ -46,13 +49,13 @@ export interface PromoteReport {
 }
 
 /**
- * The plan line of a recorded call, judged by name, arguments and the config's rules (without the
- * upstream's annotations, which the real replay adds: it can only be stricter).
+ * The plan line of a recorded call, judged by name, arguments, the config's rules and the annotations
+ * pinned for the tool (the real replay judges it again on what the upstream lists then).
  */
-export function describeRecorded(rec: RecordedCall, config: Config, yes: boolean): PromoteLine {
+export function describeRecorded(rec: RecordedCall, config: Config, yes: boolean, annotations?: ToolAnnotations): PromoteLine {
   const effect = effectOf(rec.upstreamTool, rec.args);
   const preview = effect ? oneLine(`${rec.tool}: ${effect}`) : summarizeCall(rec.tool, rec.args);
-  const decision = decide(compilePolicy(config.rules), rec.tool, classifyCall(rec.upstreamTool, rec.args, undefined));
+  const decision = decide(compilePolicy(config.rules), rec.tool, classifyCall(rec.upstreamTool, rec.args, annotations));
   const line: PromoteLine = {
     call_id: rec.callId,
     tool: rec.tool,
@@ -70,6 +73,7 @@ const MARK: Record<PromoteLine['status'], [string, 'green' | 'yellow' | 'red' | 
   would_replay: ['→ would replay', 'yellow'],
   would_refuse: ['✖ would be refused', 'red'],
   already_replayed: ['✔ already replayed', 'dim'],
+  sent_unclear: ['⚠ sent before, unclear', 'red'],
   executed: ['✔ executed', 'green'],
   unclear: ['⚠ executed, unclear', 'red'],
   refused: ['✖ not executed', 'red'],
@@ -88,8 +92,13 @@ export function printPromote(report: PromoteReport, json: boolean): void {
     return;
   }
   out.write(
-    `${report.log}: verified (${report.entries} entries). Dry-run session from ${report.session.started_at} (entry ${report.session.start_seq}), ${report.lines.length} recorded call${report.lines.length === 1 ? '' : 's'}${report.sessions.length > 1 ? ` (other sessions start at entries ${report.sessions.filter((s) => s !== report.session?.start_seq).join(', ')}: --session N)` : ''}\n`,
+    `${report.log}: verified (${report.entries} entries). Dry-run session from ${report.session.started_at} (entry ${report.session.start_seq}), ${report.lines.length} recorded call${report.lines.length === 1 ? '' : 's'}\n`,
   );
+  const others = report.sessions.filter((s) => s !== report.session?.start_seq);
+  if (others.length > 0)
+    out.write(
+      `Other dry-run sessions in this log start at entr${others.length === 1 ? 'y' : 'ies'} ${others.join(', ')}; promote one with --session ${others.at(-1)}.\n`,
+    );
   report.lines.forEach((l, i) => {
     const [mark, color] = MARK[l.status];
     out.write(`${String(i + 1).padStart(3)}. ${paint(out, color, mark)}  ${l.preview}  [risk ${l.risk}]\n`);
@@ -100,7 +109,7 @@ export function printPromote(report: PromoteReport, json: boolean): void {
   });
   const count = (s: PromoteLine['status']) => report.lines.filter((l) => l.status === s).length;
   const summary = report.dry_run
-    ? `would replay ${count('would_replay')}, would refuse ${count('would_refuse')}, already replayed ${count('already_replayed')}; nothing was executed (--dry-run)`
-    : `${count('executed')} executed, ${count('unclear')} unclear, ${count('refused') + count('would_refuse')} refused, ${count('not_replayed')} not replayed, ${count('already_replayed')} already replayed before`;
+    ? `would replay ${count('would_replay')}, would refuse ${count('would_refuse')}, already replayed ${count('already_replayed')}${count('sent_unclear') > 0 ? `, sent before and unclear ${count('sent_unclear')}` : ''}; nothing was executed (--dry-run)`
+    : `${count('executed')} executed, ${count('unclear') + count('sent_unclear')} unclear, ${count('refused') + count('would_refuse')} refused, ${count('not_replayed')} not replayed, ${count('already_replayed')} already replayed before`;
   out.write(`${summary}\n`);
 }

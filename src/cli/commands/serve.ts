@@ -113,7 +113,7 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
     });
     if (config.dryRun)
       logLine(
-        `DRY RUN: reads run for real; every other call is recorded in ${config.audit.logPath} and answered as not executed. Review and replay it with: ${cliName()} promote ${config.audit.logPath} --config ${config.file}`,
+        `DRY RUN: reads run for real; every other call is recorded in ${config.audit.logPath} and answered as not executed. When the session is over, stop the gate, then review and replay the recorded calls with: ${cliName()} promote ${config.audit.logPath} --config ${config.file} --dry-run (then without --dry-run)`,
       );
     const tools = gateway.catalogue.all().length;
     logLine(
