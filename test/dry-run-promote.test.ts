@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
@@ -171,6 +171,56 @@ describe('dry run and promote', () => {
     const editReplays = log.filter((e) => e.event === 'call_received' && e.replay_of && e.tool === 'edit_file').map((e) => e.call_id);
     assert.equal(log.filter((e) => e.event === 'execution_started' && editReplays.includes(e.call_id)).length, 1);
     assert.ok(log.some((e) => e.event === 'execution_unblocked' && e.tool === 'edit_file' && e.actor === 'web:alice'));
+  });
+
+  it('records a tool that a rule allows while its upstream re-reads changed definitions (BR-20 in a dry run)', async () => {
+    const dir = tmp();
+    const effects = join(dir, 'effects.txt');
+    const config = writeConfig(
+      dir,
+      `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', effects])}\nrules:\n  tools:\n    mirror: { action: allow }\n`,
+      { keygen: true },
+    );
+    const agent = await startAgent(config, undefined, {}, ['--dry-run']);
+    try {
+      // flip (a read) turns mirror into a write and says the tools changed; mirror comes right behind it.
+      await agent.call('flip', {});
+      const mirrored = await agent.call('mirror', {});
+      assert.equal(verdictOf(mirrored)?.outcome, 'dry_run');
+      // Arguments that would take over 1 MiB in the log (quotes are escaped there) are refused, not recorded.
+      const huge = await agent.call('write_note', { note: '"'.repeat(600_000) });
+      assert.equal(verdictOf(huge)?.outcome, 'denied');
+      assert.match(textOf(huge), /larger than the 1048576 bytes a dry run records/);
+    } finally {
+      await agent.close();
+    }
+    assert.doesNotMatch(existsSync(effects) ? readFileSync(effects, 'utf8') : '', /deleted/);
+  });
+
+  it('asks a person when the tool is not the one the dry run saw, even when its pins are gone', async () => {
+    const dir = tmp();
+    const effects = join(dir, 'effects.txt');
+    const fake = (variant?: string) =>
+      writeConfig(
+        dir,
+        `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', effects, ...(variant ? ['--variant', variant] : [])])}\ndry_run: true\n`,
+        { keygen: variant === undefined },
+      );
+    const agent = await startAgent(fake());
+    try {
+      assert.equal(verdictOf(await agent.call('write_note', { note: 'n' }))?.outcome, 'dry_run');
+    } finally {
+      await agent.close();
+    }
+    // The upstream changed write_note since, and the pins that would have said so are deleted.
+    const config = fake('v2');
+    rmSync(join(dir, 'audit.jsonl.pins.json'));
+    const plan = runCli(['promote', join(dir, 'audit.jsonl'), '--config', config, '--dry-run', '--yes']);
+    assert.match(plan.stdout, /approved by: a person \(the tool's pinned definition is not the one the dry run saw/);
+    const r = runCli(['promote', join(dir, 'audit.jsonl'), '--config', config, '--yes']);
+    assert.equal(r.status, 2, r.stdout + r.stderr);
+    assert.match(r.stdout, /not the definition the dry run recorded this call under .*Appends a note \(v2\)/);
+    assert.equal(linesIn(effects), 0);
   });
 
   it('--yes never overrides a deny rule, and the replay stops there', async () => {

@@ -22,6 +22,8 @@ export interface RecordedCall {
   args: Record<string, unknown>;
   /** Set when untrusted data flowed into it during the dry run (the Rule-of-Two flag, in words). */
   taint?: string;
+  /** SHA-256 of the tool definition it was recorded under (gateway/pins.ts). */
+  definitionSha?: string;
 }
 
 /** One run of `serve --dry-run` (from its `gate_started` entry to the next), with what it recorded. */
@@ -108,6 +110,7 @@ export function dryRunSessions(entries: readonly Record<string, unknown>[]): Dry
       argsSha256,
       args: args as Record<string, unknown>,
       taint: str(e.taint),
+      definitionSha: str(e.definition_sha256),
     });
   }
   return sessions.filter((s) => s.calls.length > 0 || s.problems.length > 0);

@@ -32,6 +32,8 @@ export interface ChannelDeps {
   refused: (what: string) => void;
   /** Opens the page in the browser; undefined when `LOOKFIRST_NO_OPEN=1`. */
   openBrowser?: (url: string) => void;
+  /** What to say instead of the usual warning when no channel is enabled (promote --yes: the usual one alarms). */
+  noChannel?: string;
   /** The terminal to ask on (tests); default: /dev/tty. */
   terminal?: () => TerminalPort | undefined;
 }
@@ -114,7 +116,8 @@ export async function startChannels(deps: ChannelDeps): Promise<Channels> {
       );
     else if (!c.web.enabled && !c.webhook && !c.terminal)
       log(
-        'warning: no confirmation channel is enabled: every call that needs a person will be denied. Enable confirm.web, confirm.webhook, confirm.terminal or confirm.elicitation.',
+        deps.noChannel ??
+          'warning: no confirmation channel is enabled: every call that needs a person will be denied. Enable confirm.web, confirm.webhook, confirm.terminal or confirm.elicitation.',
       );
   } catch (err) {
     for (const close of closers) await close();

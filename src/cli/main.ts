@@ -70,12 +70,15 @@ program
   .command('promote')
   .description('replay for real the calls a dry-run session recorded in LOG, through the policy and a person (exit 2 if any is not executed cleanly)')
   .argument('<log>', 'the audit log the dry run wrote (verified before anything is replayed)')
-  .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
+  .option('-c, --config <file>', 'path to lookfirst.yaml (default: ./lookfirst.yaml)')
   .option('--session <entry>', 'the session starting at this entry of LOG (default: the latest that recorded calls)')
   .option('--dry-run', 'print what would be replayed; execute nothing')
   .option('--yes', 'approve every replayed call without asking (never overrides a deny rule, never covers a tainted call)')
+  .option('--trusted-head <file>', 'a copy of the head kept elsewhere: refuse a log rolled back with its head')
   .option('--json', 'machine-readable output')
-  .action((log: string, o: { config?: string; session?: string; dryRun?: boolean; yes?: boolean; json?: boolean }) => run(() => promoteCommand(log, o))());
+  .action((log: string, o: { config?: string; session?: string; dryRun?: boolean; yes?: boolean; trustedHead?: string; json?: boolean }) =>
+    run(() => promoteCommand(log, o))(),
+  );
 
 program
   .command('ecosystem')

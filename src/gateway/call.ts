@@ -20,7 +20,7 @@ import { awaitApproval, describeRisk, summaryOf } from './ask.js';
 import { type Catalogue, type CatalogueTool, classifyTool } from './catalogue.js';
 import { acceptDefinition } from './definitions.js';
 import { diffPreview } from './diff-preview.js';
-import { answerDryRun, recordsInDryRun } from './dry-run.js';
+import { answerDryRun, type DryRunBudget, recordsInDryRun } from './dry-run.js';
 import { execute, logReceipt, pendingResult } from './execute.js';
 import type { Holds } from './hold.js';
 import type { Interlock } from './interlock.js';
@@ -58,6 +58,8 @@ export interface PipelineDeps {
   untrusted: (tool: string) => boolean;
   /** Dry run: record every call but allowed reads, answer it as not executed (gateway/dry-run.ts). */
   dryRun: boolean;
+  /** The gate run's budget of recorded argument bytes (shared by its sessions). */
+  dryRunBudget: DryRunBudget;
 }
 
 /** The parts of the SDK's request context the pipeline uses. */
@@ -111,8 +113,10 @@ export async function handleToolCall(deps: PipelineDeps, params: Record<string, 
       taint,
     };
   }
-  // A dry run forwards only what would pass as a read; everything else is recorded, never executed.
-  if (decision.action === 'allow' && !(deps.dryRun && recordsInDryRun(decision))) return forwardRead(deps, tool, params, ctx, decision.reason);
+  // A dry run forwards only what passes as a read on definitions that are not being re-read (a rule
+  // that allows a tool does not make it a read); everything else is recorded, never executed.
+  const recorded = deps.dryRun && (recordsInDryRun(decision) || deps.catalogue.isChanged(tool.upstream));
+  if (decision.action === 'allow' && !recorded) return forwardRead(deps, tool, params, ctx, decision.reason);
   // One call of a tool at a time, confirmation and execution included; other tools are not held up.
   const chosen = tool;
   return deps.interlock.exclusive(tool.exposed, () => gated(deps, chosen, params, ctx, decision));

@@ -31,15 +31,16 @@ export function describeChange(previous: Record<string, unknown> | undefined, cu
 }
 
 /**
+ * Why a definition needs a person: it changed since pinned, it is new, or (a replayed dry-run call) it is
+ * not the one the call was recorded under, of which only the SHA-256 was kept.
+ */
+export type DefinitionDoubt = Exclude<PinStatus, { kind: 'pinned' }> | { kind: 'recorded' };
+
+/**
  * Asks a person to accept the tool's new definition.
  * @returns undefined when accepted (the call goes on), else the denial to answer with.
  */
-export async function acceptDefinition(
-  deps: PipelineDeps,
-  tool: CatalogueTool,
-  status: Exclude<PinStatus, { kind: 'pinned' }>,
-  ctx: CallContext,
-): Promise<Result | undefined> {
+export async function acceptDefinition(deps: PipelineDeps, tool: CatalogueTool, status: DefinitionDoubt, ctx: CallContext): Promise<Result | undefined> {
   const current = pinnedPart(tool.upstreamDefinition);
   const argsCanonical = canonicalJson(current);
   const call: ToolCall = {
@@ -51,7 +52,10 @@ export async function acceptDefinition(
     argsCanonical,
     argsSha256: sha256Hex(argsCanonical),
   };
-  const change = describeChange(status.kind === 'changed' ? status.previous : undefined, current);
+  const change =
+    status.kind === 'recorded'
+      ? `it is not the definition the dry run recorded this call under (only that one's SHA-256 was kept); it now says: ${JSON.stringify(String(current.description ?? '')).slice(0, 300)}`
+      : describeChange(status.kind === 'changed' ? status.previous : undefined, current);
   const summary = oneLine(
     `DEFINITION ${status.kind === 'new' ? 'NEW' : 'CHANGED'} ${tool.exposed}: ${change}. Accepting pins this definition; the call then goes through the normal policy.`,
   );

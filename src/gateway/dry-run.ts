@@ -15,10 +15,21 @@ import { notExecutedResult } from './placeholder.js';
 import { denialText, errorResult } from './verdict.js';
 
 /**
- * Largest arguments a dry run records (bytes of canonical JSON, 1 MiB). A bigger call is refused
- * rather than recorded without what it needs to be replayed.
+ * Largest arguments a dry run records (bytes they take in the log line, where the canonical JSON is a
+ * string and escaped again: 1 MiB). A bigger call is refused rather than recorded without what it needs
+ * to be replayed.
  */
 export const MAX_RECORDED_ARGS_BYTES = 1024 * 1024;
+/**
+ * Most bytes of arguments one gate run records (64 MiB), so that an agent cannot grow the log past what
+ * `verify-log` and `promote` read; past it, calls are refused.
+ */
+export const MAX_RECORDED_RUN_BYTES = 64 * 1024 * 1024;
+
+/** What is left of a gate run's recording budget (bytes), shared by its client sessions. */
+export interface DryRunBudget {
+  left: number;
+}
 
 /** Why a call in a dry-run session is recorded instead of forwarded: anything but an allowed read. */
 export function recordsInDryRun(decision: Decision): boolean {
@@ -37,9 +48,14 @@ export async function answerDryRun(deps: PipelineDeps, tool: CatalogueTool, call
   const verdict = (v: Omit<Verdict, 'call_id' | 'args_sha256'>): Verdict => ({ ...v, call_id: call.callId, args_sha256: call.argsSha256 });
   const deny = (reason: string) =>
     errorResult(denialText(tool.exposed, reason), verdict({ outcome: 'denied', reason, retry_safe: true }), tool.hasOutputSchema);
-  const size = Buffer.byteLength(call.argsCanonical, 'utf8');
+  const size = Buffer.byteLength(JSON.stringify(call.argsCanonical), 'utf8');
   if (size > MAX_RECORDED_ARGS_BYTES)
-    return deny(`dry run: its arguments (${size} bytes) are larger than the ${MAX_RECORDED_ARGS_BYTES} bytes a dry run records for replay`);
+    return deny(`dry run: its arguments (${size} bytes in the log) are larger than the ${MAX_RECORDED_ARGS_BYTES} bytes a dry run records for replay`);
+  if (size > deps.dryRunBudget.left)
+    return deny(
+      `dry run: this run has recorded ${MAX_RECORDED_RUN_BYTES - deps.dryRunBudget.left} bytes of arguments, near the ${MAX_RECORDED_RUN_BYTES} a run records; stop it, promote what it recorded, and start another`,
+    );
+  deps.dryRunBudget.left -= size;
   try {
     await deps.audit.appendDurable({
       event: 'dry_run_recorded',
@@ -49,6 +65,8 @@ export async function answerDryRun(deps: PipelineDeps, tool: CatalogueTool, call
       upstream_tool: call.upstreamTool,
       args_sha256: call.argsSha256,
       args: call.argsCanonical,
+      // The definition it was recorded under: a replay on another definition asks a person first.
+      definition_sha256: tool.definitionSha,
       taint: decision.taint,
     });
   } catch (err) {

@@ -19,6 +19,7 @@ import { compilePolicy, type Policy, unmatchedRules } from '../policy/evaluate.j
 import type { Verdict } from '../types.js';
 import { handleToolCall, type PipelineDeps } from './call.js';
 import { Catalogue } from './catalogue.js';
+import { type DryRunBudget, MAX_RECORDED_RUN_BYTES } from './dry-run.js';
 import { FastPath } from './fast-path.js';
 import { Forwarder, unionCapabilities } from './forward.js';
 import { auditedHolds, type Holds } from './hold.js';
@@ -93,6 +94,8 @@ export class Gateway {
   private readonly untrusted: (tool: string) => boolean;
   /** Relays an upstream's questions to the client they belong to. */
   private readonly questions: UpstreamQuestions;
+  /** Bytes of arguments this run may still record in a dry run (gateway/dry-run.ts). */
+  private readonly dryRunBudget: DryRunBudget = { left: MAX_RECORDED_RUN_BYTES };
   /** Gated calls in progress, so that shutdown can wait for their audit entries. */
   private readonly gatedCalls = new Set<Promise<Result>>();
 
@@ -327,6 +330,7 @@ export class Gateway {
       taint: new TaintMemory(),
       untrusted: this.untrusted,
       dryRun: this.opts.config.dryRun,
+      dryRunBudget: this.dryRunBudget,
     };
   }
 

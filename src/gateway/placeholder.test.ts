@@ -34,4 +34,18 @@ describe('stand-in structured content for a dry-run answer', () => {
     // A schema that does not compile gets none either.
     assert.equal(placeholderFor({ type: 'object', required: 'not-a-list', properties: 3 }, 'x'), undefined);
   });
+
+  it('gives none, quickly, for a schema built to make it work hard (a property required many times over, nested)', () => {
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 8; i++) schema = { type: 'object', properties: { a: schema }, required: Array(40).fill('a') };
+    // Duplicates count once: the honest reading of this schema is one nested object, 8 deep.
+    assert.deepEqual(JSON.stringify(placeholderFor(schema, 'x')), `${'{"a":'.repeat(8)}"x"${'}'.repeat(8)}`);
+    let wide: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 2; i++) {
+      const props = Object.fromEntries(Array.from({ length: 40 }, (_, k) => [`p${k}`, wide]));
+      wide = { type: 'object', properties: props, required: Object.keys(props) };
+    }
+    // 1,641 values from a 40 KB schema: over the budget of 1,000.
+    assert.equal(placeholderFor(wide, 'x'), undefined);
+  });
 });

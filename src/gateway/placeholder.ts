@@ -17,8 +17,17 @@ import { withVerdict } from './verdict.js';
 const validator = new AjvJsonSchemaValidator();
 /** Deepest schema nesting followed (deeper parts are left out, and validation decides). */
 const MAX_DEPTH = 16;
+/** Most values built for one stand-in: a hostile schema (a property required many times over, nested) gets none. */
+const MAX_NODES = 1000;
+/** Largest output schema given a stand-in (bytes of JSON); compiling is the upstream's cost to the gate. */
+const MAX_SCHEMA_BYTES = 64 * 1024;
+/** Compiled checks by schema object: a catalogue keeps a tool's definition until it is re-read. */
+const checks = new WeakMap<object, (value: unknown) => boolean>();
 
-function build(schema: unknown, notice: string, depth: number): unknown {
+class TooLarge extends Error {}
+
+function build(schema: unknown, notice: string, depth: number, budget: { nodes: number }): unknown {
+  if (--budget.nodes < 0) throw new TooLarge();
   if (!isPlainObject(schema) || depth > MAX_DEPTH) return notice;
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
@@ -28,7 +37,9 @@ function build(schema: unknown, notice: string, depth: number): unknown {
     case 'object': {
       const props = isPlainObject(schema.properties) ? schema.properties : {};
       const out: Record<string, unknown> = {};
-      for (const key of Array.isArray(schema.required) ? schema.required : []) if (typeof key === 'string') out[key] = build(props[key], notice, depth + 1);
+      for (const key of new Set(Array.isArray(schema.required) ? schema.required : []))
+        if (typeof key === 'string' && !Object.hasOwn(out, key))
+          out[key] = build(Object.hasOwn(props, key) ? props[key] : undefined, notice, depth + 1, budget);
       return out;
     }
     case 'number':
@@ -45,17 +56,30 @@ function build(schema: unknown, notice: string, depth: number): unknown {
   }
 }
 
+function checkFor(schema: object): (value: unknown) => boolean {
+  let check = checks.get(schema);
+  if (!check) {
+    const validate = validator.getValidator(schema as never);
+    check = (value) => validate(value).valid;
+    checks.set(schema, check);
+  }
+  return check;
+}
+
 /**
  * The smallest value an output schema admits, with `notice` in its strings.
  * @param schema the tool's `outputSchema` (JSON Schema, as the upstream declared it).
- * @returns the value, or undefined when it does not pass the schema (or the schema does not compile).
+ * @returns the value, or undefined when it does not pass the schema, the schema does not compile, or it is
+ *   too large (over 64 KB of JSON, or a value of more than 1,000 parts).
  */
 export function placeholderFor(schema: unknown, notice: string): Record<string, unknown> | undefined {
-  const value = build(schema, notice, 0);
-  if (!isPlainObject(value)) return undefined;
+  if (!isPlainObject(schema)) return undefined;
   try {
-    return validator.getValidator(schema as never)(value).valid ? value : undefined;
+    if (JSON.stringify(schema).length > MAX_SCHEMA_BYTES) return undefined;
+    const value = build(schema, notice, 0, { nodes: MAX_NODES });
+    return isPlainObject(value) && checkFor(schema)(value) ? value : undefined;
   } catch {
+    // Too large to build, or a schema that does not compile: no stand-in.
     return undefined;
   }
 }

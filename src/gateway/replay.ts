@@ -15,7 +15,7 @@ import type { Approval, Decider, Decision, Risk, ToolCall, Verdict } from '../ty
 import { awaitApproval, describeRisk, summaryOf } from './ask.js';
 import type { CallContext, PipelineDeps } from './call.js';
 import { type CatalogueTool, classifyTool } from './catalogue.js';
-import { acceptDefinition } from './definitions.js';
+import { acceptDefinition, type DefinitionDoubt } from './definitions.js';
 import { diffPreview } from './diff-preview.js';
 import { execute, logReceipt } from './execute.js';
 import { unlock } from './unlock.js';
@@ -58,9 +58,12 @@ export async function replayRecorded(deps: PipelineDeps, rec: RecordedCall, opts
       rec.argsSha256,
       `${rec.tool} now leads to ${tool.upstream.name}'s "${tool.upstreamTool}", not ${rec.upstream}'s "${rec.upstreamTool}" as recorded`,
     );
+  // The definition must be the one a person trusts: the pinned one, and the one the dry run saw (the
+  // pins file may have been deleted or be another config's since).
   const pin = deps.catalogue.pinStatus(tool);
-  if (pin.kind !== 'pinned') {
-    const refused = await acceptDefinition(deps, tool, pin, ctx);
+  const status: DefinitionDoubt | undefined = pin.kind !== 'pinned' ? pin : rec.definitionSha !== tool.definitionSha ? { kind: 'recorded' } : undefined;
+  if (status) {
+    const refused = await acceptDefinition(deps, tool, status, ctx);
     if (refused) return fromResult(refused, rec);
   }
   const decision = decide(deps.policy, tool.exposed, classifyTool(tool, rec.args));

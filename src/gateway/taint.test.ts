@@ -11,6 +11,8 @@ describe('taint memory', () => {
     ]);
     assert.deepEqual(tokensOf('key sk_live_0123456789abcdefghijklmn'), ['sk_live_0123456789abcdefghijklmn']);
     assert.deepEqual(tokensOf('short words only'), []);
+    // An upper-case scheme is the same URL.
+    assert.deepEqual(tokensOf('see HTTPS://EVIL.Example.com/Pay'), ['https://evil.example.com/pay']);
   });
 
   it('finds a remembered token in arguments at any depth, naming its source', () => {

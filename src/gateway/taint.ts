@@ -26,7 +26,8 @@ export interface TaintHit {
   source: TaintSource;
 }
 
-const TOKEN = /https?:\/\/[^\s"'<>()[\]{}]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:~|\.{1,2})?\/[\w.@%+-]+(?:\/[\w.@%+-]+)+|[A-Za-z0-9_+/=-]{24,}/g;
+// Case-insensitive: `HTTPS://EVIL.TEST/x` is the same URL as `https://evil.test/x` (tokens are lower-cased).
+const TOKEN = /https?:\/\/[^\s"'<>()[\]{}]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:~|\.{1,2})?\/[\w.@%+-]+(?:\/[\w.@%+-]+)+|[A-Za-z0-9_+/=-]{24,}/gi;
 
 /** Distinctive tokens of a text, normalised. */
 export function tokensOf(text: string): string[] {

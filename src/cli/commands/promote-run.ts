@@ -58,7 +58,15 @@ export async function runReplay(
     audit.appendLater({ event: 'web_refused', reason: reason.slice(0, 200), suppressed });
   });
   let stopReason = 'promote finished';
-  const channels = await startChannels({ config, pending, log: logLine, refused: (what) => refusals.record(what) });
+  const channels = await startChannels({
+    config,
+    pending,
+    log: logLine,
+    refused: (what) => refusals.record(what),
+    noChannel: opts.yes
+      ? 'note: no confirmation channel is enabled: --yes approves the calls, but a tainted call, a changed definition or a blocked tool needs a person and stops the replay'
+      : undefined,
+  });
   const gateway = new Gateway({ config, audit, clock: systemClock, pending, outOfBand: channels.outOfBand, log: logLine, version: VERSION });
   try {
     await gateway.start();

@@ -46,6 +46,8 @@ export interface PromoteReport {
   sessions: number[];
   dry_run: boolean;
   lines: PromoteLine[];
+  /** The command that replays exactly this session (printed after a --dry-run plan). */
+  command?: string;
 }
 
 /**
@@ -112,4 +114,6 @@ export function printPromote(report: PromoteReport, json: boolean): void {
     ? `would replay ${count('would_replay')}, would refuse ${count('would_refuse')}, already replayed ${count('already_replayed')}${count('sent_unclear') > 0 ? `, sent before and unclear ${count('sent_unclear')}` : ''}; nothing was executed (--dry-run)`
     : `${count('executed')} executed, ${count('unclear') + count('sent_unclear')} unclear, ${count('refused') + count('would_refuse')} refused, ${count('not_replayed')} not replayed, ${count('already_replayed')} already replayed before`;
   out.write(`${summary}\n`);
+  if (report.dry_run && report.command && report.lines.some((l) => l.status === 'would_replay' || l.status === 'sent_unclear'))
+    out.write(`To replay exactly this session: ${report.command} [--yes]\n`);
 }

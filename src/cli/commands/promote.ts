@@ -17,7 +17,7 @@ import { AuditLog } from '../../audit/writer.js';
 import { systemClock } from '../../clock.js';
 import { type Config, loadConfig } from '../../config/load.js';
 import { LookfirstError } from '../../errors.js';
-import { ToolPins } from '../../gateway/pins.js';
+import { definitionSha, ToolPins } from '../../gateway/pins.js';
 import type { ToolAnnotations } from '../../types.js';
 import { cliName, logLine } from '../output.js';
 import { approvers, runReplay, toSend } from './promote-run.js';
@@ -29,6 +29,8 @@ export interface PromoteOptions {
   config?: string;
   /** `seq` of the session's `gate_started` entry (default: the latest session that recorded calls). */
   session?: string;
+  /** A copy of the log's head kept elsewhere, to catch a log and head rolled back together. */
+  trustedHead?: string;
   dryRun?: boolean;
   yes?: boolean;
   json?: boolean;
@@ -130,13 +132,15 @@ export async function promoteCommand(logArg: string, opts: PromoteOptions): Prom
       'USAGE',
       `nobody could approve the replayed calls: run promote in a terminal, enable confirm.web or confirm.webhook in ${config.file}, or pass --yes to approve every call that no deny rule refuses`,
     );
-  const verify = (path: string) => verifyLogFile(path, config.audit.pubPath, undefined, config.file);
+  const verify = (path: string) => verifyLogFile(path, config.audit.pubPath, path === logPath ? opts.trustedHead : undefined, config.file);
   const refuse = (path: string, report: VerifyReport): number => {
     const why = [...report.problems.map((p) => (p.line > 0 ? `line ${p.line}: ${p.message}` : p.message)), ...report.warnings].map((w) =>
       w.replace(/\.+$/, ''),
     );
     logLine(`refusing to replay: ${path} does not verify (${report.verdict}) with the key of ${usedConfig}. ${why.slice(0, 5).join('; ')}.`);
-    logLine(`see every problem with: ${cliName()} verify-log --config ${config.file}${samePath(path, target) ? '' : ` (it checks ${target})`}`);
+    logLine(
+      `see every problem with: ${cliName()} verify-log --config ${config.file}${samePath(path, target) ? '' : ` (it checks ${target})`}${report.problems.some((p) => /torn|not a JSON object/.test(p.message)) ? '. A last line torn by a killed gate is moved aside by the next serve start' : ''}`,
+    );
     return report.verdict === 'tampered' ? 2 : 1;
   };
   // Verified before anything opens it for writing (which would refuse a broken chain less clearly) ...
@@ -176,6 +180,7 @@ export async function promoteCommand(logArg: string, opts: PromoteOptions): Prom
       sessions: sessions.map((s) => s.startSeq),
       dry_run: opts.dryRun === true,
       lines,
+      command: session ? `${cliName()} promote ${logPath} --config ${config.file} --session ${session.startSeq}` : undefined,
     };
     const code = opts.dryRun || !audit || !lines.some(toSend) ? 0 : await runReplay(config, audit, plan, session?.calls ?? [], opts);
     printPromote(plan, opts.json === true);
@@ -208,7 +213,11 @@ async function openLocked(config: Config): Promise<AuditLog> {
 }
 
 function plannedLine(rec: RecordedCall, done: Promotion | undefined, config: Config, pins: ToolPins, yes: boolean): PromoteLine {
-  const line = describeRecorded(rec, config, yes, pins.definition(rec.upstream, rec.upstreamTool)?.annotations as ToolAnnotations | undefined);
+  const pinned = pins.definition(rec.upstream, rec.upstreamTool);
+  const line = describeRecorded(rec, config, yes, pinned?.annotations as ToolAnnotations | undefined);
+  // The replay asks a person about a definition other than the one the dry run saw; say so now.
+  if (line.status === 'would_replay' && (!pinned || definitionSha(pinned) !== rec.definitionSha))
+    line.approval = "a person (the tool's pinned definition is not the one the dry run saw: --yes does not cover it)";
   if (done?.started && done.settled)
     return { ...line, status: 'already_replayed', replay_call_id: done.callId, reason: 'an earlier promote sent it; it is never sent twice' };
   if (done?.started)
