@@ -173,4 +173,24 @@ describe('gate in front of server-filesystem', () => {
       assert.match(textOf(result), /more than 800/);
     });
   });
+
+  describe('when a tool with an output schema is blocked and a person unlocks it', () => {
+    it('answers in a shape the SDK client accepts (its schema checked), and runs nothing', async () => {
+      const env = setup();
+      const file = join(env.data, 'hello.txt');
+      const agent = await startAgent(env.config, approve);
+      try {
+        // An edit whose text is not in the file: the upstream answers an error, so edit_file is blocked.
+        const failed = await agent.call('edit_file', { path: file, edits: [{ oldText: 'absent', newText: 'x' }] });
+        assert.equal(verdictOf(failed)?.blocked, true);
+        // The SDK's callTool validates structuredContent against edit_file's outputSchema.
+        const unlocked = await agent.client.callTool({ name: 'edit_file', arguments: { path: file, edits: [{ oldText: 'hello', newText: 'HELLO' }] } });
+        assert.equal(verdictOf(unlocked as Record<string, unknown>)?.outcome, 'unblocked');
+        assert.equal(typeof (unlocked.structuredContent as { content?: unknown } | undefined)?.content, 'string');
+        assert.equal(readFileSync(file, 'utf8'), 'hello, world\n');
+      } finally {
+        await agent.close();
+      }
+    });
+  });
 });
