@@ -25,6 +25,15 @@ function fsGate(extra = '') {
   return { dir, data, config: fsConfig(dir, data, extra), log: join(dir, 'audit.jsonl') };
 }
 
+/** A gate in front of the fake upstream, whose executed writes land in `effects`; `extra` is more YAML. */
+function fakeGate(extra: string, variant?: string, keygen = true) {
+  const dir = tmp();
+  const effects = join(dir, 'effects.txt');
+  const args = [FAKE_UPSTREAM, '--side-effects', effects, ...(variant ? ['--variant', variant] : [])];
+  const config = writeConfig(dir, `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify(args)}\n${extra}`, { keygen });
+  return { dir, effects, config };
+}
+
 /** `lookfirst promote …` as a child process, its output collected, for a person to answer on the page meanwhile. */
 function promoteInBackground(args: string[]) {
   const child = spawn(NODE, [MAIN, 'promote', ...args], { env: { ...process.env, NO_COLOR: '1', LOOKFIRST_NO_OPEN: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -174,13 +183,7 @@ describe('dry run and promote', () => {
   });
 
   it('records a tool that a rule allows while its upstream re-reads changed definitions (BR-20 in a dry run)', async () => {
-    const dir = tmp();
-    const effects = join(dir, 'effects.txt');
-    const config = writeConfig(
-      dir,
-      `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', effects])}\nrules:\n  tools:\n    mirror: { action: allow }\n`,
-      { keygen: true },
-    );
+    const { effects, config } = fakeGate('rules:\n  tools:\n    mirror: { action: allow }\n');
     const agent = await startAgent(config, undefined, {}, ['--dry-run']);
     try {
       // flip (a read) turns mirror into a write and says the tools changed; mirror comes right behind it.
@@ -296,13 +299,7 @@ describe('dry run and promote', () => {
   });
 
   it('holds to the same line on the 2026-07-28 protocol, for a write that declares itself read-only, and for a typed result', async () => {
-    const dir = tmp();
-    const effects = join(dir, 'effects.txt');
-    const config = writeConfig(
-      dir,
-      `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', effects])}\nrules:\n  tools:\n    write_note: { action: allow }\n`,
-      { keygen: true },
-    );
+    const { dir, effects, config } = fakeGate('rules:\n  tools:\n    write_note: { action: allow }\n');
     const client = new Client({ name: 'modern-agent', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(
       new StdioClientTransport({

@@ -79,15 +79,7 @@ async function replayDecided(
   opts: ReplayOptions,
   ctx: CallContext,
 ): Promise<ReplayOutcome> {
-  const call: ToolCall = {
-    callId: randomUUID(),
-    tool: tool.exposed,
-    upstream: tool.upstream.name,
-    upstreamTool: tool.upstreamTool,
-    args: rec.args,
-    argsCanonical: rec.argsCanonical,
-    argsSha256: rec.argsSha256,
-  };
+  const call = recordedCall(tool, rec);
   const base = { call_id: call.callId, tool: tool.exposed };
   const action = decision.action === 'deny' ? 'deny' : 'confirm';
   try {
@@ -159,14 +151,20 @@ async function replayDecided(
 export async function settleUnclear(deps: PipelineDeps, rec: RecordedCall, ctx: CallContext): Promise<ReplayOutcome> {
   const tool = deps.catalogue.get(rec.tool);
   const block = deps.interlock.blockOf(rec.tool);
-  const callId = randomUUID();
   if (!block) {
     const reason = `${rec.tool} is not blocked any more`;
-    return { verdict: { outcome: 'unblocked', reason, call_id: callId, args_sha256: rec.argsSha256 }, text: reason };
+    return { verdict: { outcome: 'unblocked', reason, call_id: rec.callId, args_sha256: rec.argsSha256 }, text: reason };
   }
-  if (!tool) return denied(callId, rec.argsSha256, `${rec.tool} is not offered by any upstream now, so it cannot be unlocked`);
-  const call: ToolCall = {
-    callId,
+  if (!tool) return denied(rec.callId, rec.argsSha256, `${rec.tool} is not offered by any upstream now, so it cannot be unlocked`);
+  const call = recordedCall(tool, rec);
+  const verdictOf = (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha = ''): Verdict => ({ ...v, call_id: call.callId, args_sha256: sha });
+  return fromResult(await unlock(deps, tool, call, block, ctx, verdictOf), rec);
+}
+
+/** The recorded call as the gate sends it now, under a new call id: exactly the recorded arguments. */
+function recordedCall(tool: CatalogueTool, rec: RecordedCall): ToolCall {
+  return {
+    callId: randomUUID(),
     tool: tool.exposed,
     upstream: tool.upstream.name,
     upstreamTool: tool.upstreamTool,
@@ -174,8 +172,6 @@ export async function settleUnclear(deps: PipelineDeps, rec: RecordedCall, ctx: 
     argsCanonical: rec.argsCanonical,
     argsSha256: rec.argsSha256,
   };
-  const verdictOf = (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha = ''): Verdict => ({ ...v, call_id: callId, args_sha256: sha });
-  return fromResult(await unlock(deps, tool, call, block, ctx, verdictOf), rec);
 }
 
 function fromResult(result: Result, rec: RecordedCall): ReplayOutcome {
