@@ -63,11 +63,6 @@ const samePath = (a: string, b: string): boolean => {
 
 function chooseSession(sessions: DryRunSession[], wanted: string | undefined, log: string): DryRunSession | undefined {
   if (wanted === undefined) return sessions.at(-1);
-  if (!/^\d+$/.test(wanted))
-    throw new LookfirstError(
-      'USAGE',
-      `--session takes the entry number where a session starts (a whole number, as promote --dry-run lists them), not "${wanted}"`,
-    );
   const found = sessions.find((s) => s.startSeq === Number(wanted));
   if (!found)
     throw new LookfirstError(
@@ -120,6 +115,11 @@ function hasTerminal(): boolean {
  *   log, `AUDIT_LOG_UNREADABLE`, `USAGE` (not a log, unknown session, nobody to approve).
  */
 export async function promoteCommand(logArg: string, opts: PromoteOptions): Promise<number> {
+  if (opts.session !== undefined && !/^\d+$/.test(opts.session))
+    throw new LookfirstError(
+      'USAGE',
+      `--session takes the entry number where a session starts (a whole number, as promote --dry-run lists them), not "${opts.session}"`,
+    );
   const loaded = loadConfig(opts.config ?? 'lookfirst.yaml');
   // A promote replays for real (never as a dry run) and also asks on this terminal when it has one.
   const config: Config = { ...loaded, dryRun: false, confirm: { ...loaded.confirm, elicitation: false, terminal: loaded.confirm.terminal || hasTerminal() } };
