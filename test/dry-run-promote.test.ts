@@ -160,6 +160,13 @@ describe('dry run and promote', () => {
     assert.equal(second.status, 2, second.stdout + second.stderr);
     assert.match(second.stdout, /⚠ sent before, unclear {2}edit_file/);
     assert.equal(existsSync(join(g.data, 'b.txt')), false);
+    // Through another config, whose own log knows nothing of the block: still no way past it with --yes.
+    const other = join(g.dir, 'other.yaml');
+    writeFileSync(other, `${readFileSync(g.config, 'utf8')}audit:\n  log: other.jsonl\n`);
+    const elsewhere = runCli(['promote', g.log, '--config', other, '--yes']);
+    assert.equal(elsewhere.status, 2, elsewhere.stdout + elsewhere.stderr);
+    assert.match(elsewhere.stdout, /⚠ sent before, unclear {2}edit_file/);
+    assert.equal(existsSync(join(g.data, 'b.txt')), false);
 
     // A person unlocks it on the page (after looking at the file); then the write is asked and runs.
     fsConfig(g.dir, g.data, 'confirm:\n  web: { enabled: true, port: 0 }\n  elicitation: false\n', false);

@@ -85,7 +85,9 @@ describe('the audit log as a ledger of dry runs', () => {
       { event: 'execution_blocked', call_id: 'r4', tool: 'edit_file' },
       { event: 'call_received', call_id: 'r5', replay_of: 'd', tool: 'move_file' },
       { event: 'execution_started', call_id: 'r5' },
-      { event: 'execution_unblocked', call_id: 'u1', tool: 'move_file' },
+      { event: 'execution_unblocked', call_id: 'u1', tool: 'move_file', blocked_call: 'r5' },
+      // An unlock of the same tool for another call's block settles nothing here, wherever it stands.
+      { event: 'execution_unblocked', call_id: 'u2', tool: 'edit_file', blocked_call: 'live-1' },
     ];
     const done = promotions(log);
     assert.deepEqual(done.get('a'), { callId: 'r1', started: true, settled: true, tool: 'write_file' });

@@ -43,8 +43,8 @@ export interface Promotion {
   /** Whether it was sent upstream (`execution_started`): then it is never sent again. */
   started: boolean;
   /**
-   * Whether what came of it is settled: it ran cleanly (`execution_resolved`), or its tool was blocked
-   * and a person has unlocked it since (`execution_unblocked`), having looked at the target.
+   * Whether what came of it is settled: it ran cleanly (`execution_resolved`), or the block its unclear
+   * end put on the tool was lifted by a person (`execution_unblocked` naming it), having looked.
    */
   settled: boolean;
   /** The exposed tool it ran as. */
@@ -118,30 +118,29 @@ export function dryRunSessions(entries: readonly Record<string, unknown>[]): Dry
 
 /**
  * Which recorded calls were replayed already: a replay's `call_received` entry names the recorded call in
- * `replay_of`, its `execution_started` entry says it was sent, and `execution_resolved` (or a later
- * `execution_unblocked` of its tool) that what came of it is settled.
+ * `replay_of`, its `execution_started` entry says it was sent, and `execution_resolved`, or an
+ * `execution_unblocked` whose `blocked_call` is that replay (a person unlocked the tool its unclear end
+ * blocked), that what came of it is settled. Settling is matched by call id, never by order, so entries
+ * of several logs may be given in any order.
  * @returns recorded call id → how far its replay got (the furthest of several attempts).
  */
 export function promotions(entries: readonly Record<string, unknown>[]): Map<string, Promotion> {
-  const byReplay = new Map<string, string>();
-  const out = new Map<string, Promotion>();
+  const replays = new Map<string, { of: string; tool?: string }>();
+  const started = new Set<string>();
+  const settled = new Set<string>();
   for (const e of entries) {
     const callId = str(e.call_id);
-    if (e.event === 'call_received' && typeof e.replay_of === 'string' && callId) {
-      byReplay.set(callId, e.replay_of);
-      if (!out.get(e.replay_of)?.started) out.set(e.replay_of, { callId, started: false, settled: false, tool: str(e.tool) });
-      continue;
-    }
-    if (e.event === 'execution_unblocked') {
-      // A person unlocked the tool: every replay of it that was sent before is settled.
-      for (const p of out.values()) if (p.started && p.tool === e.tool) p.settled = true;
-      continue;
-    }
-    const of = callId ? byReplay.get(callId) : undefined;
-    const p = of ? out.get(of) : undefined;
-    if (!p || p.callId !== callId) continue;
-    if (e.event === 'execution_started') p.started = true;
-    else if (e.event === 'execution_resolved') p.settled = true;
+    if (e.event === 'call_received' && typeof e.replay_of === 'string' && callId) replays.set(callId, { of: e.replay_of, tool: str(e.tool) });
+    else if (e.event === 'execution_started' && callId) started.add(callId);
+    else if (e.event === 'execution_resolved' && callId) settled.add(callId);
+    else if (e.event === 'execution_unblocked' && typeof e.blocked_call === 'string') settled.add(e.blocked_call);
+  }
+  const out = new Map<string, Promotion>();
+  for (const [callId, r] of replays) {
+    const p: Promotion = { callId, started: started.has(callId), settled: settled.has(callId), tool: r.tool };
+    const had = out.get(r.of);
+    // The attempt that was sent wins; of several unsent ones, the first is kept.
+    if (!had || (p.started && !had.started)) out.set(r.of, p);
   }
   return out;
 }

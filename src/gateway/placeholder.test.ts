@@ -9,22 +9,33 @@ describe('stand-in structured content for a dry-run answer', () => {
     assert.deepEqual(placeholderFor(schema, 'DRY RUN'), { content: 'DRY RUN' });
   });
 
-  it('uses minimums, consts, enums and empty arrays, and leaves optional fields out', () => {
+  it('uses minimums and empty arrays, leaves optional fields out, and never uses a default', () => {
     const schema = {
       type: 'object',
       properties: {
         count: { type: 'integer', minimum: 1 },
-        ok: { type: 'boolean' },
-        kind: { enum: ['file', 'dir'] },
-        v: { const: 2 },
+        ok: { type: 'boolean', default: true },
         items: { type: 'array', items: { type: 'string' } },
-        nested: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        nested: { type: 'object', properties: { id: { type: 'string', default: 'Deleted 4 files' } }, required: ['id'] },
         optional: { type: 'string' },
       },
-      required: ['count', 'ok', 'kind', 'v', 'items', 'nested'],
+      required: ['count', 'ok', 'items', 'nested'],
       additionalProperties: false,
     };
-    assert.deepEqual(placeholderFor(schema, 'n'), { count: 1, ok: false, kind: 'file', v: 2, items: [], nested: { id: 'n' } });
+    assert.deepEqual(placeholderFor(schema, 'n'), { count: 1, ok: false, items: [], nested: { id: 'n' } });
+  });
+
+  it('gives none where the schema would make it claim something (const, enum)', () => {
+    const obj = (p: Record<string, unknown>) => ({ type: 'object', properties: { x: p }, required: ['x'] });
+    assert.equal(placeholderFor(obj({ const: true }), 'n'), undefined);
+    assert.equal(placeholderFor(obj({ type: 'string', enum: ['completed', 'failed'] }), 'n'), undefined);
+  });
+
+  it('gives none for a schema with a regular expression, whose check an upstream could make take hours', () => {
+    const obj = (p: Record<string, unknown>) => ({ type: 'object', properties: { msg: p }, required: ['msg'] });
+    assert.equal(placeholderFor(obj({ type: 'string', pattern: '^(.+)+!$' }), 'n'), undefined);
+    assert.equal(placeholderFor(obj({ type: 'string', format: 'email' }), 'n'), undefined);
+    assert.equal(placeholderFor({ type: 'object', patternProperties: { '^(a+)+$': { type: 'string' } } }, 'n'), undefined);
   });
 
   it('gives none when the smallest value does not pass the schema', () => {

@@ -143,19 +143,22 @@ async function replayDecided(
 }
 
 /**
- * A recorded call that an earlier promote sent and that did not end cleanly (its tool was blocked): a
- * person who has looked at the target unlocks the tool, and the replay may go on past it. Nothing is
- * sent; `--yes` cannot answer this.
- * @returns `unblocked` when a person unlocked the tool (or it is no longer blocked), else the denial.
+ * A recorded call that an earlier promote sent and that did not end cleanly: a person who has looked at
+ * the target unlocks its tool, and only then may the replay go on past it. Asked whether or not this
+ * gate's interlock knows of the block (the replay may be recorded in another log than this config's).
+ * Nothing is sent; `--yes` cannot answer this.
+ * @param sentAs the call id the earlier promote sent it under (named in the unlock, so that it settles it).
+ * @returns `unblocked` when a person unlocked the tool, else the denial.
  */
-export async function settleUnclear(deps: PipelineDeps, rec: RecordedCall, ctx: CallContext): Promise<ReplayOutcome> {
+export async function settleUnclear(deps: PipelineDeps, rec: RecordedCall, sentAs: string, ctx: CallContext): Promise<ReplayOutcome> {
   const tool = deps.catalogue.get(rec.tool);
-  const block = deps.interlock.blockOf(rec.tool);
-  if (!block) {
-    const reason = `${rec.tool} is not blocked any more`;
-    return { verdict: { outcome: 'unblocked', reason, call_id: rec.callId, args_sha256: rec.argsSha256 }, text: reason };
-  }
   if (!tool) return denied(rec.callId, rec.argsSha256, `${rec.tool} is not offered by any upstream now, so it cannot be unlocked`);
+  const known = deps.interlock.blockOf(rec.tool);
+  const block = {
+    sinceMs: known?.sinceMs ?? deps.clock.nowMs(),
+    reason: `an earlier promote sent this recorded call (call ${sentAs}) and it did not end cleanly${known ? `: ${known.reason}` : ''}`,
+    callId: sentAs,
+  };
   const call = recordedCall(tool, rec);
   const verdictOf = (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha = ''): Verdict => ({ ...v, call_id: call.callId, args_sha256: sha });
   return fromResult(await unlock(deps, tool, call, block, ctx, verdictOf), rec);

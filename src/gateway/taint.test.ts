@@ -11,6 +11,8 @@ describe('taint memory', () => {
     ]);
     assert.deepEqual(tokensOf('key sk_live_0123456789abcdefghijklmn'), ['sk_live_0123456789abcdefghijklmn']);
     assert.deepEqual(tokensOf('short words only'), []);
+    // A long token is kept to 256 characters, and still matches itself.
+    assert.deepEqual(tokensOf(`x ${'A'.repeat(900_000)} y`), ['a'.repeat(256)]);
     // An upper-case scheme is the same URL.
     assert.deepEqual(tokensOf('see HTTPS://EVIL.Example.com/Pay'), ['https://evil.example.com/pay']);
   });

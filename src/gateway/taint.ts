@@ -29,11 +29,19 @@ export interface TaintHit {
 // Case-insensitive: `HTTPS://EVIL.TEST/x` is the same URL as `https://evil.test/x` (tokens are lower-cased).
 const TOKEN = /https?:\/\/[^\s"'<>()[\]{}]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:~|\.{1,2})?\/[\w.@%+-]+(?:\/[\w.@%+-]+)+|[A-Za-z0-9_+/=-]{24,}/gi;
 
+/** Longest token kept (characters). */
+export const MAX_TOKEN_CHARS = 256;
+
 /** Distinctive tokens of a text, normalised. */
 export function tokensOf(text: string): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(TOKEN)) {
-    const t = m[0].toLowerCase().replace(/[.,;:!?)\]}'"]+$/, '');
+    // Kept to their first 256 characters on both sides (memory, and what the log quotes), so a long
+    // token still matches itself.
+    const t = m[0]
+      .toLowerCase()
+      .replace(/[.,;:!?)\]}'"]+$/, '')
+      .slice(0, MAX_TOKEN_CHARS);
     if (t.length >= 6) out.push(t);
   }
   return out;

@@ -94,7 +94,7 @@ export async function runReplay(
           `lookfirst: [${n}/${todo}] ${line.status === 'sent_unclear' ? 'UNLOCK after an unclear replay: ' : ''}${line.preview}${person ? ` (waiting for a person on ${approvers(config)})` : ''}\n`,
         );
       if (line.status === 'sent_unclear') {
-        const { verdict, text } = await settleUnclear(deps, rec, ctx);
+        const { verdict, text } = await settleUnclear(deps, rec, line.replay_call_id ?? rec.callId, ctx);
         if (verdict.outcome === 'unblocked') {
           line.status = 'already_replayed';
           line.reason = `sent by an earlier promote; ${verdict.reason}`;
