@@ -39,8 +39,19 @@ describe('diffs of file writes and edits', () => {
       assert.match(agent.asked[2] ?? '', /--- \/dev\/null\t\(new file\)/);
       assert.match(agent.asked[2] ?? '', /\+fresh/);
 
+      // CRLF endings and a look-alike block further down: the diff shows the edit where the server makes it.
+      const cfg = join(g.data, 'sshd.txt');
+      writeFileSync(cfg, 'allow_root = no\r\nport = 22\n# example (ignored):\nallow_root = no\nport = 22\n');
+      await agent.call('edit_file', { path: cfg, edits: [{ oldText: 'allow_root = no\nport = 22', newText: 'allow_root = yes\nport = 22' }] });
+      assert.match(agent.asked[3] ?? '', /note: the file has CRLF line endings/);
+      assert.match(agent.asked[3] ?? '', /@@ -1,\d+ \+1,\d+ @@\n-allow_root = no\n\+allow_root = yes/);
+      assert.equal(readFileSync(cfg, 'utf8'), 'allow_root = yes\nport = 22\n# example (ignored):\nallow_root = no\nport = 22\n');
+
       const failing = await agent.call('edit_file', { path: file, edits: [{ oldText: 'not there', newText: 'x' }] });
-      assert.match(agent.asked[3] ?? '', /no diff: edit 1: its oldText is not in the file, so the edit would fail/);
+      assert.match(
+        agent.asked[4] ?? '',
+        /no diff: edit 1: its oldText is in the file neither exactly nor line by line with whitespace ignored, so the edit would fail/,
+      );
       assert.ok(failing);
     } finally {
       await agent.close();
