@@ -43,7 +43,7 @@ describe('pinned tool definitions', () => {
     const changed = await echo(config(dir, 'v2'), approve);
     assert.equal(changed.asked.length, 1);
     assert.match(changed.asked[0] ?? '', /ACCEPT A NEW DEFINITION of echo/);
-    assert.match(changed.asked[0] ?? '', /description: "Echo" → "Echo \(v2\)"/);
+    assert.match(changed.asked[0] ?? '', /description: "Echo«»" → "Echo« \(v2\)»"/);
     assert.equal(textOf(changed.r), '{"hi":1}', 'accepted: the call went on under its rule');
     assert.match(changed.stderr, /the definition of fake's tool "echo" changed since it was pinned/);
 
