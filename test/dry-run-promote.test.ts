@@ -233,6 +233,25 @@ describe('dry run and promote', () => {
     assert.equal(linesIn(effects), 0);
   });
 
+  it('replays only what the reviewed plan showed: the plan prints --through, and later recordings are left out', async () => {
+    const { dir, effects, config } = fakeGate('dry_run: true\n');
+    const agent = await startAgent(config);
+    try {
+      await agent.call('write_note', { note: 'reviewed' });
+      await agent.call('write_note', { note: 'added after the review' });
+    } finally {
+      await agent.close();
+    }
+    const log = join(dir, 'audit.jsonl');
+    const first = auditEntries(dir).find((e) => e.event === 'dry_run_recorded')?.seq;
+    const plan = runCli(['promote', log, '--config', config, '--dry-run']);
+    assert.match(plan.stdout, /To replay exactly this session: .* --session 0 --through \d+ \[--yes\]/);
+    const r = runCli(['promote', log, '--config', config, '--yes', '--session', '0', '--through', String(first)]);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stderr, /1 call recorded after entry \d+ is left out/);
+    assert.deepEqual(readFileSync(effects, 'utf8').trim().split('\n'), ['{"note":"reviewed"}']);
+  });
+
   it('--yes never overrides a deny rule, and the replay stops there', async () => {
     const g = fsGate('dry_run: true\n');
     const agent = await startAgent(g.config);

@@ -74,9 +74,10 @@ program
   .option('--session <entry>', 'the session starting at this entry of LOG (default: the latest that recorded calls)')
   .option('--dry-run', 'print what would be replayed; execute nothing')
   .option('--yes', 'approve every replayed call without asking (never overrides a deny rule, never covers a tainted call)')
+  .option('--through <entry>', 'replay only the calls recorded up to this entry (the plan prints it)')
   .option('--trusted-head <file>', 'a copy of the head kept elsewhere: refuse a log rolled back with its head')
   .option('--json', 'machine-readable output')
-  .action((log: string, o: { config?: string; session?: string; dryRun?: boolean; yes?: boolean; trustedHead?: string; json?: boolean }) =>
+  .action((log: string, o: { config?: string; session?: string; through?: string; dryRun?: boolean; yes?: boolean; trustedHead?: string; json?: boolean }) =>
     run(() => promoteCommand(log, o))(),
   );
 

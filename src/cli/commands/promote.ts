@@ -8,12 +8,12 @@
  * ran without an error and no read-back contradicted it, 2 when one was refused, failed or is unclear
  * (or LOG is tampered), 1 when no replay could start.
  */
-import { closeSync, openSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadSigner } from '../../audit/keys.js';
 import { type DryRunSession, dryRunSessions, type Promotion, promotions, type RecordedCall } from '../../audit/ledger.js';
 import type { VerifyReport } from '../../audit/verify/verify.js';
-import { AuditLog } from '../../audit/writer.js';
+import { AuditLog, sidecarPaths } from '../../audit/writer.js';
 import { systemClock } from '../../clock.js';
 import { type Config, loadConfig } from '../../config/load.js';
 import { LookfirstError } from '../../errors.js';
@@ -31,6 +31,8 @@ export interface PromoteOptions {
   session?: string;
   /** A copy of the log's head kept elsewhere, to catch a log and head rolled back together. */
   trustedHead?: string;
+  /** Replay only the calls recorded up to this entry (what a reviewed plan showed). */
+  through?: string;
   dryRun?: boolean;
   yes?: boolean;
   json?: boolean;
@@ -115,6 +117,8 @@ function hasTerminal(): boolean {
  *   log, `AUDIT_LOG_UNREADABLE`, `USAGE` (not a log, unknown session, nobody to approve).
  */
 export async function promoteCommand(logArg: string, opts: PromoteOptions): Promise<number> {
+  if (opts.through !== undefined && !/^\d+$/.test(opts.through))
+    throw new LookfirstError('USAGE', `--through takes an entry number (a whole number, as the plan prints it), not "${opts.through}"`);
   if (opts.session !== undefined && !/^\d+$/.test(opts.session))
     throw new LookfirstError(
       'USAGE',
@@ -172,7 +176,16 @@ export async function promoteCommand(logArg: string, opts: PromoteOptions): Prom
       return 2;
     }
     const pins = new ToolPins(`${target}.pins.json`);
-    const lines = (session?.calls ?? []).map((rec) => plannedLine(rec, done.get(rec.callId), config, pins, opts.yes === true));
+    // --through binds the replay to what a reviewed plan showed: calls recorded later are left alone.
+    const through = opts.through === undefined ? Number.POSITIVE_INFINITY : Number(opts.through);
+    const calls = (session?.calls ?? []).filter((c) => c.seq <= through);
+    const later = (session?.calls.length ?? 0) - calls.length;
+    if (later > 0)
+      logLine(`${later} call${later === 1 ? '' : 's'} recorded after entry ${opts.through} ${later === 1 ? 'is' : 'are'} left out (--through ${opts.through})`);
+    const lines = calls.map((rec) => plannedLine(rec, done.get(rec.callId), config, pins, opts.yes === true));
+    const growing = existsSync(sidecarPaths(logPath).lock) && !audit;
+    if (growing && opts.dryRun)
+      logLine(`note: a gate may still be writing ${logPath}: its session can grow after this plan; the command below replays only the calls shown`);
     const plan: PromoteReport = {
       log: logPath,
       entries: report.entries,
@@ -180,9 +193,12 @@ export async function promoteCommand(logArg: string, opts: PromoteOptions): Prom
       sessions: sessions.map((s) => s.startSeq),
       dry_run: opts.dryRun === true,
       lines,
-      command: session ? `${cliName()} promote ${logPath} --config ${config.file} --session ${session.startSeq}` : undefined,
+      command:
+        session && calls.length > 0
+          ? `${cliName()} promote ${logPath} --config ${config.file} --session ${session.startSeq} --through ${calls.at(-1)?.seq}`
+          : undefined,
     };
-    const code = opts.dryRun || !audit || !lines.some(toSend) ? 0 : await runReplay(config, audit, plan, session?.calls ?? [], opts);
+    const code = opts.dryRun || !audit || !lines.some(toSend) ? 0 : await runReplay(config, audit, plan, calls, opts);
     printPromote(plan, opts.json === true);
     return opts.dryRun ? 0 : code === 0 && lines.every((l) => l.status === 'executed' || l.status === 'already_replayed') ? 0 : 2;
   } finally {
