@@ -92,14 +92,39 @@ describe('the classifier: arguments only make it stricter', () => {
       'select * from t for update',
     ])
       assert.ok(sqlVerdict(q), q);
-    for (const q of [
-      "SELECT * FROM t WHERE note = 'drop table x; delete'",
-      'SELECT count(*) FROM "delete"',
-      'select 1 -- delete everything',
-      'SELECT $$DROP TABLE$$',
-    ])
+    for (const q of ["SELECT * FROM t WHERE note = 'drop table x; delete'", 'SELECT count(*) FROM "delete"', 'select 1 -- delete everything'])
       assert.equal(sqlVerdict(q), undefined, q);
+    // Read in every dialect, the strictest wins: a dollar quote is a Postgres literal but MySQL code.
+    assert.equal(sqlVerdict('SELECT $$DROP TABLE$$')?.risk, 'high');
     assert.equal(kind('query', { sql: 'SELECT * FROM t' }), 'read-only');
+    // Found by the third attack: text one dialect runs hidden by another's comment or quoting rules.
+    for (const q of [
+      'SELECT 1 # 2; COMMIT; DROP TABLE users;',
+      "SELECT '\\'' ; DROP TABLE users; -- '",
+      "SELECT 1--1 INTO OUTFILE '/tmp/pwn'",
+      "SELECT 1 AS $x$ INTO OUTFILE '/tmp/pwn'",
+      "SELECT pg_notify('c', 'x')",
+      'SELECT lo_create(0)',
+      'SELECT pg_try_advisory_lock(1)',
+      "SELECT pg_logical_emit_message(true, 'p', 'x')",
+    ])
+      assert.notEqual(sqlVerdict(q), undefined, q);
+    assert.equal(kind('query-graphql', { query: 'query Q { viewer { login } } mutation M { deleteRepository(id: 1) { id } }' }), 'mutation');
+    assert.equal(kind('query-graphql', { query: 'fragment F on User { id } mutation { deleteUser(id: 1) { ...F } }' }), 'mutation');
+    assert.equal(kind('query-graphql', { query: 'query Q { viewer { login } }' }), 'read-only');
+    assert.equal(kind('read_neo4j_cypher', { query: 'OPTIONAL MATCH (n) DETACH DELETE n' }), 'mutation');
+    assert.equal(kind('read_neo4j_cypher', { query: 'UNWIND [1,2] AS x CREATE (:N {v: x})' }), 'mutation');
+    assert.equal(kind('read_neo4j_cypher', { query: 'MATCH (n) RETURN n LIMIT 5' }), 'read-only');
+    assert.equal(kind('search', { command: 'git -c core.fsmonitor=/tmp/evil.sh status' }), 'mutation');
+    assert.equal(kind('search', { command: 'git status' }), 'read-only');
+    assert.equal(kind('search', { command: 'date --set=2020-01-01' }), 'mutation');
+    assert.equal(kind('search', { command: 'rg --hostname-bin=/tmp/x foo' }), 'mutation');
+    assert.equal(kind('fetch', { method: 'MKCOL' }), 'mutation');
+    assert.equal(kind('fetch', { method: 'PROPFIND' }), 'read-only');
+    assert.equal(kind('get_items', { actions: ['delete'] }), 'mutation');
+    assert.equal(kind('browse', { task: `Open the shop, put the cheapest item in the cart and then ${'carefully '.repeat(8)}complete checkout` }), 'mutation');
+    assert.equal(kind('extract_zip', {}), 'mutation');
+    assert.equal(kind('download_report', {}), 'mutation');
     assert.equal(classifyCall('query', { sql: 'select 1;\nDROP TABLE t' }, undefined).risk, 'high');
     // Natural language in a search field is not SQL.
     assert.equal(kind('search_docs', { query: 'how to delete a branch' }), 'read-only');

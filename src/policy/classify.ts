@@ -178,6 +178,13 @@ export function classifyArgs(args: unknown): { risk: Risk; reasons: string[] } |
   return risk ? { risk, reasons } : undefined;
 }
 
+/** HTTP methods that change state (RFC 9110, WebDAV RFC 4918/3253/3744/5842, CalDAV RFC 4791), DELETE aside. */
+const HTTP_WRITE_METHODS = new Set(
+  'POST PUT PATCH MKCOL COPY MOVE LOCK UNLOCK PROPPATCH MKCALENDAR ACL BIND UNBIND REBIND LINK UNLINK PURGE MERGE UPDATE CHECKIN CHECKOUT UNCHECKOUT VERSION-CONTROL LABEL MKWORKSPACE MKACTIVITY BASELINE-CONTROL ORDERPATCH'.split(
+    ' ',
+  ),
+);
+
 /** Words that make SQL of a text that opens with an SQL keyword (natural language rarely has them). */
 const SQL_SHAPE = /;|\(|\b(from|into|set|table|where|values|returning|database|schema|index|view|privileges|backend|detach|node|nodes)\b/i;
 
@@ -186,7 +193,7 @@ function inspectString(key: string, value: string, hit: (r: Risk, why: string) =
   if (METHOD_FIELDS.test(key) && value.length <= 200) {
     const m = value.trim().toUpperCase();
     if (m === 'DELETE') hit('high', `${field} is HTTP DELETE`);
-    else if (m === 'POST' || m === 'PUT' || m === 'PATCH') hit('medium', `${field} is HTTP ${m}`);
+    else if (HTTP_WRITE_METHODS.has(m)) hit('medium', `${field} is HTTP ${m}`);
     else {
       // An RPC method name (`eth_sendRawTransaction`) is judged by its words.
       const words = splitName(value);
@@ -195,6 +202,9 @@ function inspectString(key: string, value: string, hit: (r: Risk, why: string) =
     }
   }
   if (/^https?:\/\//i.test(value) && /[?&]_method=(delete|post|put|patch)\b/i.test(value)) hit('high', `${field} overrides the HTTP method (_method=)`);
+  // A GraphQL document with a mutation operation anywhere in it (`query Q {…} mutation M {…}`).
+  if (/^\s*(query|mutation|subscription|fragment|\{)/i.test(value) && /(^|[}\s])mutation\b\s*\w*\s*[({]/i.test(value))
+    hit('high', `${field} is a GraphQL mutation`);
   const sqlField = /sql|statement|stmt/i.test(key);
   if (sqlField || (SQL_FIELDS.test(key) && SQL_SHAPE.test(value)) || (SQL_SHAPE.test(value) && sqlLead(value))) {
     const sql = sqlVerdict(value, sqlField);
@@ -212,24 +222,46 @@ function inspectString(key: string, value: string, hit: (r: Risk, why: string) =
     const mutating = words.find((w) => MUTATING.has(w) || (!CATEGORY_FIELDS.test(key) && AMBIGUOUS.has(w)));
     if (destructive) hit('high', `${field} is "${value.slice(0, 40)}"`);
     else if (mutating) hit('medium', `${field} is "${value.slice(0, 40)}"`);
-  }
+  } else if (OPERATION_FIELDS.test(key)) hit('medium', `${field} is free text too long to judge (over 100 characters): it can ask for anything`);
 }
 
 /**
- * SQL as a sequence of words, with string literals, quoted identifiers, comments and dollar-quoted bodies
- * removed in one left-to-right scan (so a `--` inside a string cannot hide what follows it). MySQL's
- * executable comments (`/*! … *​/`) are kept as code; Postgres `E'…'` strings honour backslash escapes.
+ * How one SQL dialect reads the characters that hide text: `#` comments (MySQL; in Postgres `#` is XOR),
+ * backslash escapes in every string (MySQL) or only in `E'…'` (Postgres), `--` a comment only before
+ * whitespace (MySQL), `$tag$` quotes (Postgres; in MySQL `$x$` is an identifier).
  */
-function sqlWords(text: string): string[] {
+interface Dialect {
+  hashComments: boolean;
+  backslashes: boolean;
+  dashNeedsSpace: boolean;
+  dollarQuotes: boolean;
+}
+
+/**
+ * The dialects every SQL text is read in; the strictest verdict wins, so that text one database runs
+ * cannot hide behind another's comment or quoting rules.
+ */
+const DIALECTS: readonly Dialect[] = [
+  { hashComments: false, backslashes: false, dashNeedsSpace: false, dollarQuotes: true },
+  { hashComments: true, backslashes: true, dashNeedsSpace: true, dollarQuotes: false },
+  { hashComments: true, backslashes: false, dashNeedsSpace: false, dollarQuotes: true },
+];
+
+/**
+ * SQL as a sequence of words, with string literals, quoted identifiers, comments and dollar-quoted bodies
+ * removed in one left-to-right scan (so a `--` inside a string cannot hide what follows it), as `d` reads
+ * them. MySQL's executable comments (`/*! … *​/`) are kept as code.
+ */
+function sqlWords(text: string, d: Dialect = DIALECTS[0] as Dialect): string[] {
   let out = '';
   let i = 0;
   const n = text.length;
   while (i < n) {
     const c = text[i] as string;
     const next = text[i + 1];
-    if (c === '-' && next === '-') {
+    if (c === '-' && next === '-' && (!d.dashNeedsSpace || /\s/.test(text[i + 2] ?? ' '))) {
       while (i < n && text[i] !== '\n') i++;
-    } else if (c === '#') {
+    } else if (c === '#' && d.hashComments) {
       while (i < n && text[i] !== '\n') i++;
     } else if (c === '/' && next === '*') {
       if (text[i + 2] === '!') {
@@ -239,7 +271,7 @@ function sqlWords(text: string): string[] {
       const close = text.indexOf('*/', i + 2);
       i = close < 0 ? n : close + 2;
     } else if (c === "'") {
-      const escapes = /[eE]/.test(text[i - 1] ?? '') && !/\w/.test(text[i - 2] ?? '');
+      const escapes = d.backslashes || (/[eE]/.test(text[i - 1] ?? '') && !/\w/.test(text[i - 2] ?? ''));
       i++;
       while (i < n) {
         if (escapes && text[i] === '\\') i += 2;
@@ -253,7 +285,7 @@ function sqlWords(text: string): string[] {
       const close = text.indexOf(c, i + 1);
       i = close < 0 ? n : close + 1;
       out += ' ident ';
-    } else if (c === '$' && !/\w/.test(text[i - 1] ?? '')) {
+    } else if (c === '$' && d.dollarQuotes && !/\w/.test(text[i - 1] ?? '')) {
       const tag = /^\$([A-Za-z_]\w*)?\$/.exec(text.slice(i));
       if (tag) {
         const close = text.indexOf(tag[0], i + tag[0].length);
@@ -282,7 +314,17 @@ function sqlLead(text: string): boolean {
  * mutation whatever it says; elsewhere text that does not open like SQL is not judged.
  */
 export function sqlVerdict(text: string, strict = false): { risk: Risk; why: string } | undefined {
-  const words = sqlWords(text);
+  let worst: { risk: Risk; why: string } | undefined;
+  for (const d of DIALECTS) {
+    const v = sqlVerdictIn(text, strict, d);
+    if (v && (!worst || higher(worst.risk, v.risk) !== worst.risk)) worst = v;
+    if (worst?.risk === 'high') break;
+  }
+  return worst;
+}
+
+function sqlVerdictIn(text: string, strict: boolean, d: Dialect): { risk: Risk; why: string } | undefined {
+  const words = sqlWords(text, d);
   const first = words[0] ?? '';
   if (!SQL_LEADS.has(first) && !strict) return undefined;
   if (strict && words.length > 0 && !SQL_READ_LEADS.has(first) && !SQL_MUTATING.has(first))
@@ -297,7 +339,7 @@ export function sqlVerdict(text: string, strict = false): { risk: Risk; why: str
 }
 
 /** Options of reading programs that write or run something. */
-const WRITING_OPTIONS = /^(-o|--output|--pre|--compress-program|--exec|-exec|--ext-diff|--run|--fix|--write|-w)(=|$)|^-o./;
+const WRITING_OPTIONS = /^(-o|--output|--pre|--pre-glob|--hostname-bin|--compress-program|--exec|-exec|--ext-diff|--run|--fix|--write|-w)(=|$)|^-o./;
 
 /**
  * Whether a shell command changes anything: output redirected to a file, an environment assignment before
@@ -334,7 +376,10 @@ export function shellVerdict(command: string): { risk: Risk; why: string } | und
       let i = 0;
       while (i < args.length && (args[i] as string).startsWith('-')) i += ['-C', '-c', '--git-dir', '--work-tree'].includes(args[i] as string) ? 2 : 1;
       const sub = args[i] ?? '';
-      if (!GIT_READ.has(sub) || args.some((a) => WRITING_OPTIONS.test(a))) raise({ risk: 'medium', why: `runs git ${sub}`.trim() });
+      // `-c core.fsmonitor=…`, `-c core.pager=…`, `--config-env`, `--exec-path` make any subcommand run a program.
+      const configured = args.slice(0, i).some((a) => /^(-c|--config-env|--exec-path)/.test(a));
+      if (!GIT_READ.has(sub) || configured || args.some((a) => WRITING_OPTIONS.test(a)))
+        raise({ risk: 'medium', why: configured ? 'runs git with configuration that can run a program' : `runs git ${sub}`.trim() });
     } else if (program === 'find' && args.some((w) => w === '-delete' || w.startsWith('-exec') || w === '-ok' || w.startsWith('-fprint') || w === '-fls')) {
       raise({ risk: 'high', why: 'runs find with an action that writes or runs' });
     } else if (program === 'sed' && args.some((w) => /^-[a-zA-Z]*i/.test(w) || w.startsWith('--in-place'))) {
@@ -343,7 +388,8 @@ export function shellVerdict(command: string): { risk: Risk; why: string } | und
     else if (!SHELL_READ.has(program)) raise({ risk: 'medium', why: `runs ${program.slice(0, 40)}` });
     else if (
       args.some((a) => WRITING_OPTIONS.test(a)) ||
-      ((program === 'date' || program === 'hostname') && args.some((a) => !a.startsWith('+') && !a.startsWith('-')))
+      ((program === 'date' || program === 'hostname') && args.some((a) => !a.startsWith('+') && !a.startsWith('-'))) ||
+      (program === 'date' && args.some((a) => /^(-s|--set)/.test(a)))
     )
       raise({ risk: 'medium', why: `runs ${program} with an option that writes` });
     else if (program === 'uniq' && args.filter((a) => !a.startsWith('-')).length >= 2) raise({ risk: 'medium', why: 'runs uniq with an output file' });

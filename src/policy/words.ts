@@ -55,7 +55,7 @@ export const MUTATING = words(`
   hide unhide accept decline confirm login logout authenticate authorize build compile train stash stage
   unstage deprecate bump credit debit adjust ack acknowledge dismiss snooze clean cleanup rebuild fix
   resend rerun reopen undo redo retry taint checkout spam rsvp raise lower elevate promote demote kick
-  mint burn stake unstake swap bridge tweak ingest index reindex
+  mint burn stake unstake swap bridge tweak ingest index reindex download
 `);
 
 /** Words that are nouns as often as verbs, with the risk they carry as a verb. */
@@ -78,7 +78,7 @@ export const CONJUNCTIONS = words(`
  * follows (`take_screenshot`, `check_status`, `ping`).
  */
 export const WEAK_READ_VERBS = words(`
-  take capture convert ping print test verify check validate watch download export dump render
+  take capture convert ping print test verify check validate watch export dump render extract
 `);
 
 /**
@@ -97,7 +97,7 @@ export const OBJECT_NOUNS = words(`
 /** Verbs that only look. */
 export const READ_VERBS = words(`
   get list read fetch search find query lookup look show view describe inspect count stat peek browse
-  retrieve download export compare diff explain analyze analyse summarize summarise preview head tail grep
+  retrieve export compare diff explain analyze analyse summarize summarise preview head tail grep
   cat ls echo ping watch wait poll validate lint scan trace print dump take capture measure estimate
   calculate compute convert parse render translate detect identify recognize extract match filter sort
   discover explore locate whoami think check test verify has is can exists
@@ -111,7 +111,7 @@ export const READ_NOUNS = words(`
 `);
 
 /** Field names whose value says what a generic tool will do (`{"action": "delete"}`). */
-export const OPERATION_FIELDS = /^(op|operation|action|verb|intent|task|cmd_type)$|action_?type|sub_?command|operation/i;
+export const OPERATION_FIELDS = /^(op|ops|operation|action|actions|verb|intent|task|tasks|cmd_type)$|action_?type|sub_?command|operation/i;
 
 /** Fields naming a category (`type`, `kind`, `mode`): only a clear verb in their value counts, not a noun-or-verb word. */
 export const CATEGORY_FIELDS = /^(type|kind|mode)$/i;
@@ -135,7 +135,7 @@ export const SQL_MUTATING = words(`
 
 /** SQL functions with effects, callable from a plain SELECT (Postgres and others). */
 export const SQL_SIDE_EFFECT_FUNCTIONS =
-  /\b(pg_terminate_backend|pg_cancel_backend|dblink_exec|dblink|query_to_xml|query_to_xml_and_xmlschema|lo_import|lo_export|lo_unlink|lo_put|lo_from_bytea|set_config|setval|nextval|pg_promote|pg_reload_conf|pg_switch_wal|pg_rotate_logfile|pg_file_write|pg_file_unlink|pg_file_rename|pg_drop_\w+|pg_create_\w+|pg_stat_reset\w*|pg_\w+_reset|pg_advisory_\w+|pg_read_file|pg_write_\w+|sleep|benchmark|load_file|sys_exec|sys_eval|xp_cmdshell|sp_\w+)\s*\(/i;
+  /\b(pg_terminate_backend|pg_cancel_backend|dblink_exec|dblink|query_to_xml|query_to_xml_and_xmlschema|lo_\w+|pg_notify|pg_try_advisory_\w+|pg_logical_\w+|pg_import_\w+|pg_replication_\w+|set_config|setval|nextval|pg_promote|pg_reload_conf|pg_switch_wal|pg_rotate_logfile|pg_file_write|pg_file_unlink|pg_file_rename|pg_drop_\w+|pg_create_\w+|pg_stat_reset\w*|pg_\w+_reset|pg_advisory_\w+|pg_read_file|pg_write_\w+|sleep|benchmark|load_file|sys_exec|sys_eval|xp_cmdshell|sp_\w+)\s*\(/i;
 
 /** SQL keywords that destroy or change access: risk high. */
 export const SQL_DESTRUCTIVE = words(`
@@ -153,6 +153,7 @@ export const SQL_LEADS = words(`
   execute begin start commit copy values explain set do show pragma vacuum analyze lock table kill
   shutdown flush purge load refresh reindex notify attach reassign bulk export optimize checkpoint undrop
   remove match mutation describe desc reset discard cluster comment rename use handler install uninstall
+  optional unwind foreach
 `);
 
 /** Programs that read only (without redirection). Any other program in a shell command is a mutation. */
