@@ -8,13 +8,32 @@ describe('taint memory', () => {
       'ann@example.com',
       'https://evil.test/x?y=1',
       '/etc/ssh/sshd_config',
+      '/evil.test/x',
     ]);
     assert.deepEqual(tokensOf('key sk_live_0123456789abcdefghijklmn'), ['sk_live_0123456789abcdefghijklmn']);
     assert.deepEqual(tokensOf('short words only'), []);
     // A long token is kept to 256 characters, and still matches itself.
     assert.deepEqual(tokensOf(`x ${'A'.repeat(900_000)} y`), ['a'.repeat(256)]);
     // An upper-case scheme is the same URL.
-    assert.deepEqual(tokensOf('see HTTPS://EVIL.Example.com/Pay'), ['https://evil.example.com/pay']);
+    assert.deepEqual(tokensOf('see HTTPS://EVIL.Example.com/Pay'), ['https://evil.example.com/pay', '/evil.example.com/pay']);
+  });
+
+  it('reads a hostile page without rescanning it from every position (bounded repeats; no timing asserted)', () => {
+    // With unbounded repeats each of these took minutes: the gate's event loop would have stalled.
+    for (const page of ['a.'.repeat(400_000), 'x'.repeat(900_000), '/a'.repeat(300_000), `${'x'.repeat(60)}@`.repeat(10_000)])
+      assert.ok(tokensOf(page).length <= 500_000);
+  });
+
+  it('finds a copied value inside a larger token on either side (found by the third attack)', () => {
+    const m = new TaintMemory(() => 1);
+    m.record(
+      'fetch',
+      'token ghp_0123456789abcdefghijklmnopqrstuv0123, pay attacker@evil.test, run /home/u/payload.sh, see https://evil.test/c?u=bob@corp.example',
+    );
+    assert.equal(m.find({ env: 'GITHUB_TOKEN=ghp_0123456789abcdefghijklmnopqrstuv0123' }).length, 1);
+    assert.equal(m.find({ url: 'https://pay.example/?to=attacker@evil.test' }).length, 1);
+    assert.equal(m.find({ args: '--script=/home/u/payload.sh' }).length, 1);
+    assert.equal(m.find({ to: 'bob@corp.example' }).length, 1);
   });
 
   it('finds a remembered token in arguments at any depth, naming its source', () => {

@@ -27,24 +27,40 @@ export interface TaintHit {
 }
 
 // Case-insensitive: `HTTPS://EVIL.TEST/x` is the same URL as `https://evil.test/x` (tokens are lower-cased).
-const TOKEN = /https?:\/\/[^\s"'<>()[\]{}]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:~|\.{1,2})?\/[\w.@%+-]+(?:\/[\w.@%+-]+)+|[A-Za-z0-9_+/=-]{24,}/gi;
+// Every repeat is bounded (see INNER): an untrusted page of `a.a.a.…` must not cost the gate quadratic time.
+const TOKEN =
+  /https?:\/\/[^\s"'<>()[\]{}]{1,2048}|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}|(?:~|\.{1,2})?\/[\w.@%+-]{1,255}(?:\/[\w.@%+-]{1,255}){1,32}|[A-Za-z0-9_+/=-]{24,}/gi;
 
 /** Longest token kept (characters). */
 export const MAX_TOKEN_CHARS = 256;
 
+/**
+ * Addresses and paths wherever they stand, also inside a larger token (an address in a URL's query, a
+ * path after `--script=`), so that a copied one is found whatever surrounds it on either side.
+ */
+// Bounded repeats: on a long run of word characters and dots an unbounded local part would rescan the
+// run from every position (quadratic); 64 is the longest local part RFC 5321 allows.
+const INNER = /[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}|(?:~|\.{1,2})?\/[\w.@%+-]{1,255}(?:\/[\w.@%+-]{1,255}){1,32}/gi;
+
 /** Distinctive tokens of a text, normalised. */
 export function tokensOf(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.matchAll(TOKEN)) {
+  const out = new Set<string>();
+  const add = (raw: string) => {
     // Kept to their first 256 characters on both sides (memory, and what the log quotes), so a long
     // token still matches itself.
-    const t = m[0]
+    const t = raw
       .toLowerCase()
       .replace(/[.,;:!?)\]}'"]+$/, '')
       .slice(0, MAX_TOKEN_CHARS);
-    if (t.length >= 6) out.push(t);
+    if (t.length >= 6) out.add(t);
+  };
+  for (const m of text.matchAll(TOKEN)) {
+    add(m[0]);
+    // `GITHUB_TOKEN=ghp_…`: the value alone is the secret that was copied.
+    if (m[0].includes('=') && !m[0].includes('://')) for (const part of m[0].split('=')) if (part.length >= 24) add(part);
   }
-  return out;
+  for (const m of text.matchAll(INNER)) add(m[0]);
+  return [...out];
 }
 
 /** Every string in a JSON value, joined (bounded). */
