@@ -10,6 +10,7 @@
  * means no diff (the call is still held; the full arguments are shown as always).
  */
 import { createTwoFilesPatch } from 'diff';
+import { showHidden } from '../confirm/visible.js';
 import { decide, type Policy } from '../policy/evaluate.js';
 import { type Catalogue, type CatalogueTool, classifyTool } from './catalogue.js';
 import { isPlainObject } from './raw.js';
@@ -79,8 +80,11 @@ export function applyEdits(text: string, edits: unknown): { ok: true; text: stri
   return { ok: true, text: out, notes };
 }
 
-/** A carriage return or other control character in a diff line could redraw the line on a terminal. */
-const visibleLine = (line: string) => line.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+/**
+ * A diff line as a person can read it: every hidden character (bidi controls, zero-width, C0 and C1
+ * controls, line separators) and a carriage return, which could redraw the line on a terminal, as a code.
+ */
+const visibleLine = (line: string) => showHidden(line).replace(/\r/g, '\\u000D');
 
 /**
  * The diff for a write or edit call, or undefined when the call is neither or nothing can be read.
@@ -119,6 +123,9 @@ export async function diffPreview(deps: DiffDeps, tool: CatalogueTool, args: Rec
     return undefined;
   }
   if (before !== undefined && Buffer.byteLength(before) > MAX_FILE_BYTES) return `(no diff: ${path} is over ${MAX_FILE_BYTES / 1024} KB)`;
+  // Bytes that are not UTF-8 read back as U+FFFD: a write or edit re-encodes the whole file, which a text diff cannot show.
+  if (before?.includes('\uFFFD'))
+    return `(no diff: ${path} is not valid UTF-8 text as read (it shows U+FFFD); the server writes the whole file back as UTF-8, changing every byte that is not, which a diff cannot show)`;
   if (missing && edit) return `(no diff: ${path} does not exist, so the edit would fail)`;
   let after: string;
   let notes: string[] = [];

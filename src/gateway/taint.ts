@@ -40,7 +40,11 @@ export const MAX_TOKEN_CHARS = 256;
  */
 // Bounded repeats: on a long run of word characters and dots an unbounded local part would rescan the
 // run from every position (quadratic); 64 is the longest local part RFC 5321 allows.
-const INNER = /[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}|(?:~|\.{1,2})?\/[\w.@%+-]{1,255}(?:\/[\w.@%+-]{1,255}){1,32}/gi;
+// Also IBANs (ISO 13616; spaced in groups of four or not: spaces are dropped when normalised), IPv4
+// addresses, and Windows paths.
+const INNER =
+  /[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}|(?:~|\.{1,2})?\/[\w.@%+-]{1,255}(?:\/[\w.@%+-]{1,255}){1,32}|\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b|\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[A-Za-z]:\\[^\s"'<>|*?]{1,255}/gi;
+const TRAILING = new Set('.,;:!?)]}\'"');
 
 /** Distinctive tokens of a text, normalised. */
 export function tokensOf(text: string): string[] {
@@ -48,10 +52,11 @@ export function tokensOf(text: string): string[] {
   const add = (raw: string) => {
     // Kept to their first 256 characters on both sides (memory, and what the log quotes), so a long
     // token still matches itself.
-    const t = raw
-      .toLowerCase()
-      .replace(/[.,;:!?)\]}'"]+$/, '')
-      .slice(0, MAX_TOKEN_CHARS);
+    // Trailing punctuation is stripped with a loop: a regex anchored at the end rescans a run of dots
+    // from each of its positions. Spaces go (a spaced IBAN is the same IBAN).
+    let end = raw.length;
+    while (end > 0 && TRAILING.has(raw[end - 1] as string)) end--;
+    const t = raw.slice(0, end).replace(/\s+/g, '').slice(0, MAX_TOKEN_CHARS).toLowerCase();
     if (t.length >= 6) out.add(t);
   };
   for (const m of text.matchAll(TOKEN)) {

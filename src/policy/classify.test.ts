@@ -123,6 +123,16 @@ describe('the classifier: arguments only make it stricter', () => {
     assert.equal(kind('fetch', { method: 'PROPFIND' }), 'read-only');
     assert.equal(kind('get_items', { actions: ['delete'] }), 'mutation');
     assert.equal(kind('browse', { task: `Open the shop, put the cheapest item in the cart and then ${'carefully '.repeat(8)}complete checkout` }), 'mutation');
+    // Found by the fourth attack.
+    assert.notEqual(sqlVerdict('SELECT "a\\"" ; DELETE FROM users; -- "'), undefined);
+    assert.notEqual(sqlVerdict('SELECT "\\"" INTO OUTFILE \'/tmp/x\' -- "'), undefined);
+    assert.notEqual(sqlVerdict('SELECT 1 AS é$a$, 2 # 3; DELETE FROM t; -- $a$'), undefined);
+    assert.equal(kind('query', { cypher: 'PROFILE MATCH (n) DETACH DELETE n' }), 'mutation');
+    assert.equal(kind('query', { query: 'CYPHER runtime=slotted MATCH (n) DETACH DELETE n' }), 'mutation');
+    assert.equal(kind('query', { query: 'WITH "a\\"" AS x MATCH (n) DETACH DELETE n //"' }), 'mutation');
+    assert.equal(kind('query', { query: 'query A { a },mutation { deleteUser(id:1){id} }' }), 'mutation');
+    assert.equal(kind('query', { query: 'query A { a } mutation@a{ deleteUser(id:1){id} }' }), 'mutation');
+    assert.equal(kind('search', { command: 'git show --textconv HEAD' }), 'mutation');
     assert.equal(kind('extract_zip', {}), 'mutation');
     assert.equal(kind('download_report', {}), 'mutation');
     assert.equal(classifyCall('query', { sql: 'select 1;\nDROP TABLE t' }, undefined).risk, 'high');
@@ -225,7 +235,9 @@ describe('the classifier: attacks it must survive (from an adversarial review)',
       'uniq in out',
     ])
       assert.ok(shellVerdict(c), c);
-    assert.equal(shellVerdict('git -C /repo log'), undefined);
+    // A repository the call names may carry config that runs programs (core.fsmonitor), even for log.
+    assert.equal(shellVerdict('git -C /repo log')?.risk, 'medium');
+    assert.equal(shellVerdict('git log'), undefined);
   });
 
   it('names: weak read verbs, report nouns after unknown verbs, conjunctions, other scripts', () => {

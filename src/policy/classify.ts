@@ -203,7 +203,8 @@ function inspectString(key: string, value: string, hit: (r: Risk, why: string) =
   }
   if (/^https?:\/\//i.test(value) && /[?&]_method=(delete|post|put|patch)\b/i.test(value)) hit('high', `${field} overrides the HTTP method (_method=)`);
   // A GraphQL document with a mutation operation anywhere in it (`query Q {…} mutation M {…}`).
-  if (/^\s*(query|mutation|subscription|fragment|\{)/i.test(value) && /(^|[}\s])mutation\b\s*\w*\s*[({]/i.test(value))
+  // Commas count as white space in GraphQL; a directive may follow the keyword (`mutation@a{…}`).
+  if (/^[\s,]*(query|mutation|subscription|fragment|\{)/i.test(value) && /(^|[},\s])mutation\b[\s,]*\w*[\s,]*[({@]/i.test(value))
     hit('high', `${field} is a GraphQL mutation`);
   const sqlField = /sql|statement|stmt/i.test(key);
   if (sqlField || (SQL_FIELDS.test(key) && SQL_SHAPE.test(value)) || (SQL_SHAPE.test(value) && sqlLead(value))) {
@@ -281,11 +282,17 @@ function sqlWords(text: string, d: Dialect = DIALECTS[0] as Dialect): string[] {
       }
       i++;
       out += ' x ';
+    } else if (c === '"' && d.backslashes) {
+      // MySQL (default mode) and Cypher read "…" as a string with backslash escapes.
+      i++;
+      while (i < n && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+      i++;
+      out += ' x ';
     } else if (c === '"' || c === '`') {
       const close = text.indexOf(c, i + 1);
       i = close < 0 ? n : close + 1;
       out += ' ident ';
-    } else if (c === '$' && d.dollarQuotes && !/\w/.test(text[i - 1] ?? '')) {
+    } else if (c === '$' && d.dollarQuotes && !/[\p{L}\p{N}_$]/u.test(text[i - 1] ?? '')) {
       const tag = /^\$([A-Za-z_]\w*)?\$/.exec(text.slice(i));
       if (tag) {
         const close = text.indexOf(tag[0], i + tag[0].length);
@@ -377,7 +384,8 @@ export function shellVerdict(command: string): { risk: Risk; why: string } | und
       while (i < args.length && (args[i] as string).startsWith('-')) i += ['-C', '-c', '--git-dir', '--work-tree'].includes(args[i] as string) ? 2 : 1;
       const sub = args[i] ?? '';
       // `-c core.fsmonitor=…`, `-c core.pager=…`, `--config-env`, `--exec-path` make any subcommand run a program.
-      const configured = args.slice(0, i).some((a) => /^(-c|--config-env|--exec-path)/.test(a));
+      // So does a repository the call names (`-C dir`, `--git-dir`): its own config may set them.
+      const configured = args.slice(0, i).some((a) => /^(-c|--config-env|--exec-path|-C|--git-dir|--work-tree)/.test(a)) || args.includes('--textconv');
       if (!GIT_READ.has(sub) || configured || args.some((a) => WRITING_OPTIONS.test(a)))
         raise({ risk: 'medium', why: configured ? 'runs git with configuration that can run a program' : `runs git ${sub}`.trim() });
     } else if (program === 'find' && args.some((w) => w === '-delete' || w.startsWith('-exec') || w === '-ok' || w.startsWith('-fprint') || w === '-fls')) {

@@ -153,7 +153,7 @@ export const SQL_LEADS = words(`
   execute begin start commit copy values explain set do show pragma vacuum analyze lock table kill
   shutdown flush purge load refresh reindex notify attach reassign bulk export optimize checkpoint undrop
   remove match mutation describe desc reset discard cluster comment rename use handler install uninstall
-  optional unwind foreach
+  optional unwind foreach profile cypher
 `);
 
 /** Programs that read only (without redirection). Any other program in a shell command is a mutation. */
