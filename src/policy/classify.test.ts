@@ -133,6 +133,12 @@ describe('the classifier: arguments only make it stricter', () => {
     assert.equal(kind('query', { query: 'query A { a },mutation { deleteUser(id:1){id} }' }), 'mutation');
     assert.equal(kind('query', { query: 'query A { a } mutation@a{ deleteUser(id:1){id} }' }), 'mutation');
     assert.equal(kind('search', { command: 'git show --textconv HEAD' }), 'mutation');
+    assert.equal(kind('fetch', { url: 'https://x.test/a?_method=MKCOL' }), 'mutation');
+    assert.equal(kind('fetch', { url: 'https://x.test/a?_method=%44ELETE' }), 'mutation');
+    assert.equal(kind('fetch', { url: '//x/y?_method=DELETE' }), 'mutation');
+    assert.equal(kind('fetch', { method: 'UPDATEREDIRECTREF' }), 'mutation');
+    assert.equal(kind('get_items', { action: { name: 'delete', target: 'all' } }), 'mutation');
+    assert.equal(kind('fetch', { url: 'https://x.test/a?_method=GET' }), 'read-only');
     assert.equal(kind('extract_zip', {}), 'mutation');
     assert.equal(kind('download_report', {}), 'mutation');
     assert.equal(classifyCall('query', { sql: 'select 1;\nDROP TABLE t' }, undefined).risk, 'high');

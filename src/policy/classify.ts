@@ -166,6 +166,8 @@ export function classifyArgs(args: unknown): { risk: Risk; reasons: string[] } |
     if (Array.isArray(value)) for (const v of value) walk(v, key, depth + 1);
     else
       for (const [k, v] of Object.entries(value)) {
+        // An operation given as an object (`action: { name: "delete" }`): its words are the operation's.
+        if (OPERATION_FIELDS.test(key) && typeof v === 'string') inspectString(key, v, hit);
         // Aggregation stages that write (MongoDB `$out`, `$merge`).
         if (k === '$out' || k === '$merge') hit('high', `${k} writes a collection`);
         if (/^x-http-method(-override)?$/i.test(k) && typeof v === 'string' && v.trim().toUpperCase() !== 'GET') hit('high', `${k} is ${v.slice(0, 10)}`);
@@ -180,7 +182,7 @@ export function classifyArgs(args: unknown): { risk: Risk; reasons: string[] } |
 
 /** HTTP methods that change state (RFC 9110, WebDAV RFC 4918/3253/3744/5842, CalDAV RFC 4791), DELETE aside. */
 const HTTP_WRITE_METHODS = new Set(
-  'POST PUT PATCH MKCOL COPY MOVE LOCK UNLOCK PROPPATCH MKCALENDAR ACL BIND UNBIND REBIND LINK UNLINK PURGE MERGE UPDATE CHECKIN CHECKOUT UNCHECKOUT VERSION-CONTROL LABEL MKWORKSPACE MKACTIVITY BASELINE-CONTROL ORDERPATCH'.split(
+  'POST PUT PATCH MKCOL COPY MOVE LOCK UNLOCK PROPPATCH MKCALENDAR MKREDIRECTREF UPDATEREDIRECTREF ACL BIND UNBIND REBIND LINK UNLINK PURGE MERGE UPDATE CHECKIN CHECKOUT UNCHECKOUT VERSION-CONTROL LABEL MKWORKSPACE MKACTIVITY BASELINE-CONTROL ORDERPATCH'.split(
     ' ',
   ),
 );
@@ -201,7 +203,19 @@ function inspectString(key: string, value: string, hit: (r: Risk, why: string) =
       if (w) hit(DESTRUCTIVE.has(w) || OUTBOUND.has(w) ? 'high' : 'medium', `${field} "${value.slice(0, 40)}" says "${w}"`);
     }
   }
-  if (/^https?:\/\//i.test(value) && /[?&]_method=(delete|post|put|patch)\b/i.test(value)) hit('high', `${field} overrides the HTTP method (_method=)`);
+  // `?_method=DELETE` (Rails, Laravel and others), in any URL-like text, percent-encoded or not.
+  const override = /[?&]_method=([^&#\s]{1,40})/i.exec(value)?.[1];
+  if (override !== undefined) {
+    let m = override;
+    try {
+      m = decodeURIComponent(override);
+    } catch {
+      // not valid percent-encoding: judged as written
+    }
+    m = m.trim().toUpperCase();
+    if (m === 'DELETE') hit('high', `${field} overrides the HTTP method (_method=DELETE)`);
+    else if (HTTP_WRITE_METHODS.has(m)) hit('high', `${field} overrides the HTTP method (_method=${m.slice(0, 20)})`);
+  }
   // A GraphQL document with a mutation operation anywhere in it (`query Q {…} mutation M {…}`).
   // Commas count as white space in GraphQL; a directive may follow the keyword (`mutation@a{…}`).
   if (/^[\s,]*(query|mutation|subscription|fragment|\{)/i.test(value) && /(^|[},\s])mutation\b[\s,]*\w*[\s,]*[({@]/i.test(value))
