@@ -14,6 +14,8 @@ describe('what changed in a tool definition', () => {
   it('marks exactly the part that differs, with some context either side', () => {
     assert.equal(differingPart('"Echo"', '"Echo (v2)"'), '"Echo«»" → "Echo« (v2)»"');
     assert.equal(differingPart('abc', 'abc'), 'abc«» → abc«»');
-    assert.equal(differingPart('x'.repeat(100) + 'A' + 'y'.repeat(100), 'x'.repeat(100) + 'B' + 'y'.repeat(100), 3), '…xxx«A»yyy… → …xxx«B»yyy…');
+    const x = 'x'.repeat(100);
+    const y = 'y'.repeat(100);
+    assert.equal(differingPart(`${x}A${y}`, `${x}B${y}`, 3), '…xxx«A»yyy… → …xxx«B»yyy…');
   });
 });

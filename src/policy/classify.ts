@@ -10,12 +10,14 @@
  *   lowers a verdict only when the name holds no mutating word and the arguments reveal nothing.
  */
 import type { Classification, Risk, ToolAnnotations } from '../types.js';
+import { higher } from './rank.js';
+import { shellVerdict } from './shell.js';
+import { sqlLead, sqlVerdict } from './sql.js';
 import {
   AMBIGUOUS,
   CATEGORY_FIELDS,
   CONJUNCTIONS,
   DESTRUCTIVE,
-  GIT_READ,
   METHOD_FIELDS,
   MUTATING,
   OBJECT_NOUNS,
@@ -23,27 +25,18 @@ import {
   OUTBOUND,
   READ_NOUNS,
   READ_VERBS,
-  SHELL_DESTRUCTIVE,
   SHELL_FIELDS,
-  SHELL_READ,
-  SQL_DESTRUCTIVE,
   SQL_FIELDS,
-  SQL_LEADS,
-  SQL_MUTATING,
-  SQL_READ_LEADS,
-  SQL_SIDE_EFFECT_FUNCTIONS,
   WEAK_READ_VERBS,
 } from './words.js';
 
 export type { Classification };
+export { shellVerdict, sqlVerdict };
 
 /** The verdict on a name alone; `benign` when it is a mutation only because nothing says read-only. */
 export interface NameVerdict extends Classification {
   benign: boolean;
 }
-
-const RANK: Record<Risk, number> = { low: 0, medium: 1, high: 2 };
-const higher = (a: Risk, b: Risk): Risk => (RANK[a] >= RANK[b] ? a : b);
 
 /**
  * Splits a tool name into lower-case words: on `_ - . : /` and spaces, at camelCase humps and at digits
@@ -238,185 +231,6 @@ function inspectString(key: string, value: string, hit: (r: Risk, why: string) =
     if (destructive) hit('high', `${field} is "${value.slice(0, 40)}"`);
     else if (mutating) hit('medium', `${field} is "${value.slice(0, 40)}"`);
   } else if (OPERATION_FIELDS.test(key)) hit('medium', `${field} is free text too long to judge (over 100 characters): it can ask for anything`);
-}
-
-/**
- * How one SQL dialect reads the characters that hide text: `#` comments (MySQL; in Postgres `#` is XOR),
- * backslash escapes in every string (MySQL) or only in `E'…'` (Postgres), `--` a comment only before
- * whitespace (MySQL), `$tag$` quotes (Postgres; in MySQL `$x$` is an identifier).
- */
-interface Dialect {
-  hashComments: boolean;
-  backslashes: boolean;
-  dashNeedsSpace: boolean;
-  dollarQuotes: boolean;
-}
-
-/**
- * The dialects every SQL text is read in; the strictest verdict wins, so that text one database runs
- * cannot hide behind another's comment or quoting rules.
- */
-const DIALECTS: readonly Dialect[] = [
-  { hashComments: false, backslashes: false, dashNeedsSpace: false, dollarQuotes: true },
-  { hashComments: true, backslashes: true, dashNeedsSpace: true, dollarQuotes: false },
-  { hashComments: true, backslashes: false, dashNeedsSpace: false, dollarQuotes: true },
-];
-
-/**
- * SQL as a sequence of words, with string literals, quoted identifiers, comments and dollar-quoted bodies
- * removed in one left-to-right scan (so a `--` inside a string cannot hide what follows it), as `d` reads
- * them. MySQL's executable comments (`/*! … *​/`) are kept as code.
- */
-function sqlWords(text: string, d: Dialect = DIALECTS[0] as Dialect): string[] {
-  let out = '';
-  let i = 0;
-  const n = text.length;
-  while (i < n) {
-    const c = text[i] as string;
-    const next = text[i + 1];
-    if (c === '-' && next === '-' && (!d.dashNeedsSpace || /\s/.test(text[i + 2] ?? ' '))) {
-      while (i < n && text[i] !== '\n') i++;
-    } else if (c === '#' && d.hashComments) {
-      while (i < n && text[i] !== '\n') i++;
-    } else if (c === '/' && next === '*') {
-      if (text[i + 2] === '!') {
-        i += 3;
-        continue;
-      }
-      const close = text.indexOf('*/', i + 2);
-      i = close < 0 ? n : close + 2;
-    } else if (c === "'") {
-      const escapes = d.backslashes || (/[eE]/.test(text[i - 1] ?? '') && !/\w/.test(text[i - 2] ?? ''));
-      i++;
-      while (i < n) {
-        if (escapes && text[i] === '\\') i += 2;
-        else if (text[i] === "'" && text[i + 1] === "'") i += 2;
-        else if (text[i] === "'") break;
-        else i++;
-      }
-      i++;
-      out += ' x ';
-    } else if (c === '"' && d.backslashes) {
-      // MySQL (default mode) and Cypher read "…" as a string with backslash escapes.
-      i++;
-      while (i < n && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-      i++;
-      out += ' x ';
-    } else if (c === '"' || c === '`') {
-      const close = text.indexOf(c, i + 1);
-      i = close < 0 ? n : close + 1;
-      out += ' ident ';
-    } else if (c === '$' && d.dollarQuotes && !/[\p{L}\p{N}_$]/u.test(text[i - 1] ?? '')) {
-      const tag = /^\$([A-Za-z_]\w*)?\$/.exec(text.slice(i));
-      if (tag) {
-        const close = text.indexOf(tag[0], i + tag[0].length);
-        i = close < 0 ? n : close + tag[0].length;
-        out += ' x ';
-      } else {
-        out += c;
-        i++;
-      }
-    } else {
-      out += c;
-      i++;
-    }
-  }
-  return out.toLowerCase().match(/[a-z_][a-z_0-9]*/g) ?? [];
-}
-
-function sqlLead(text: string): boolean {
-  return SQL_LEADS.has(sqlWords(text.slice(0, 2000))[0] ?? '');
-}
-
-/**
- * Whether a text is SQL that changes state anywhere in it: DML, DDL, privileges, session writes, and
- * functions with effects (`pg_terminate_backend(…)`, `dblink_exec(…)`, `nextval(…)`). In a field named
- * for SQL (`strict`), a statement that does not open like a read (`SELECT`, `WITH`, `SHOW`, …) is a
- * mutation whatever it says; elsewhere text that does not open like SQL is not judged.
- */
-export function sqlVerdict(text: string, strict = false): { risk: Risk; why: string } | undefined {
-  let worst: { risk: Risk; why: string } | undefined;
-  for (const d of DIALECTS) {
-    const v = sqlVerdictIn(text, strict, d);
-    if (v && (!worst || higher(worst.risk, v.risk) !== worst.risk)) worst = v;
-    if (worst?.risk === 'high') break;
-  }
-  return worst;
-}
-
-function sqlVerdictIn(text: string, strict: boolean, d: Dialect): { risk: Risk; why: string } | undefined {
-  const words = sqlWords(text, d);
-  const first = words[0] ?? '';
-  if (!SQL_LEADS.has(first) && !strict) return undefined;
-  if (strict && words.length > 0 && !SQL_READ_LEADS.has(first) && !SQL_MUTATING.has(first))
-    return { risk: 'medium', why: `opens with ${first.toUpperCase()}, not a read` };
-  const found = words.filter((w) => SQL_MUTATING.has(w));
-  const destructive = found.find((w) => SQL_DESTRUCTIVE.has(w));
-  if (found.length > 0) return { risk: destructive ? 'high' : 'medium', why: `contains ${String(destructive ?? found[0]).toUpperCase()}` };
-  const fn = SQL_SIDE_EFFECT_FUNCTIONS.exec(words.join(' ').replace(/ \(/g, '('));
-  if (fn || SQL_SIDE_EFFECT_FUNCTIONS.test(text)) return { risk: 'high', why: `calls a function with effects (${(fn?.[1] ?? 'see text').slice(0, 40)})` };
-  if (first === 'pragma' && /=/.test(text)) return { risk: 'medium', why: 'sets a PRAGMA' };
-  return undefined;
-}
-
-/** Options of reading programs that write or run something. */
-const WRITING_OPTIONS = /^(-o|--output|--pre|--pre-glob|--hostname-bin|--compress-program|--exec|-exec|--ext-diff|--run|--fix|--write|-w)(=|$)|^-o./;
-
-/**
- * Whether a shell command changes anything: output redirected to a file, an environment assignment before
- * a command (`LD_PRELOAD=…`, `GIT_EXTERNAL_DIFF=…`), quoting too tangled to read (`\'`, `$'…'`, `#`), or
- * any program that is not a known reader used as a reader (in every segment: `;`, `&&`, `||`, `|`,
- * `$( )`, backquotes, new lines). Quotes around a program name do not hide it (`'rm' -rf ~`).
- */
-export function shellVerdict(command: string): { risk: Risk; why: string } | undefined {
-  if (/\\'|\$'|(^|\s)#/.test(command)) return { risk: 'medium', why: 'uses quoting or comments too tangled to read safely' };
-  // Redirections are looked for outside quotes; programs are read with the quotes taken off.
-  const unquoted = command.replace(/'[^']*('|$)/g, " '' ").replace(/"(?:\\.|[^"\\])*("|$)/g, ' "" ');
-  for (const m of unquoted.matchAll(/>[>|]?(&?)\s*([^\s&|;<>()]*)/g)) {
-    // `2>&1`, `>&2` duplicate a descriptor; `>/dev/null` discards: neither writes a file.
-    if ((m[1] === '&' && /^\d*-?$/.test(m[2] ?? '')) || m[2] === '/dev/null' || (m[2] === '' && m[1] !== '&')) continue;
-    return { risk: 'medium', why: 'redirects output to a file' };
-  }
-  const plain = command
-    .replace(/['"]/g, '')
-    .replace(/\d*[<>]>?&\d*-?/g, ' ')
-    .replace(/\d*>>?\s*\/dev\/null/g, ' ');
-  let verdict: { risk: Risk; why: string } | undefined;
-  const raise = (found: { risk: Risk; why: string }) => {
-    if (!verdict || RANK[found.risk] > RANK[verdict.risk]) verdict = found;
-  };
-  for (const segment of plain.split(/;|&&|\|\||\||\n|\$\(|`|\(|\)|&|<\(|>\(/)) {
-    const words = segment.trim().split(/\s+/).filter(Boolean);
-    if (words.length > 0 && /^\w+=/.test(words[0] as string)) raise({ risk: 'medium', why: `sets ${String(words[0]).split('=')[0]} for the command it runs` });
-    while (words.length > 0 && (/^\w+=/.test(words[0] as string) || ['time', 'nice', 'nohup', 'env', 'command', 'builtin'].includes(words[0] as string)))
-      words.shift();
-    const program = (words[0] ?? '').split('/').pop() ?? '';
-    if (!program) continue;
-    const args = words.slice(1);
-    if (program === 'git') {
-      let i = 0;
-      while (i < args.length && (args[i] as string).startsWith('-')) i += ['-C', '-c', '--git-dir', '--work-tree'].includes(args[i] as string) ? 2 : 1;
-      const sub = args[i] ?? '';
-      // `-c core.fsmonitor=…`, `-c core.pager=…`, `--config-env`, `--exec-path` make any subcommand run a program.
-      // So does a repository the call names (`-C dir`, `--git-dir`): its own config may set them.
-      const configured = args.slice(0, i).some((a) => /^(-c|--config-env|--exec-path|-C|--git-dir|--work-tree)/.test(a)) || args.includes('--textconv');
-      if (!GIT_READ.has(sub) || configured || args.some((a) => WRITING_OPTIONS.test(a)))
-        raise({ risk: 'medium', why: configured ? 'runs git with configuration that can run a program' : `runs git ${sub}`.trim() });
-    } else if (program === 'find' && args.some((w) => w === '-delete' || w.startsWith('-exec') || w === '-ok' || w.startsWith('-fprint') || w === '-fls')) {
-      raise({ risk: 'high', why: 'runs find with an action that writes or runs' });
-    } else if (program === 'sed' && args.some((w) => /^-[a-zA-Z]*i/.test(w) || w.startsWith('--in-place'))) {
-      raise({ risk: 'medium', why: 'edits files in place (sed -i)' });
-    } else if (SHELL_DESTRUCTIVE.has(program)) raise({ risk: 'high', why: `runs ${program}` });
-    else if (!SHELL_READ.has(program)) raise({ risk: 'medium', why: `runs ${program.slice(0, 40)}` });
-    else if (
-      args.some((a) => WRITING_OPTIONS.test(a)) ||
-      ((program === 'date' || program === 'hostname') && args.some((a) => !a.startsWith('+') && !a.startsWith('-'))) ||
-      (program === 'date' && args.some((a) => /^(-s|--set)/.test(a)))
-    )
-      raise({ risk: 'medium', why: `runs ${program} with an option that writes` });
-    else if (program === 'uniq' && args.filter((a) => !a.startsWith('-')).length >= 2) raise({ risk: 'medium', why: 'runs uniq with an output file' });
-  }
-  return verdict;
 }
 
 /**
