@@ -1,30 +1,28 @@
 /**
  * Taint tracking (the "Rule of Two": untrusted input plus a state change needs a person). The output of
  * untrusted-source tools (web fetch, inbox, scraper, search) is remembered per client session as
- * distinctive tokens: URLs, e-mail addresses, paths and long unbroken strings, normalised (lower case, no
- * trailing punctuation). A later mutation whose arguments carry one of them is forced to a person even when
- * a rule allows it, and the preview names the value and the call it came from.
+ * distinctive tokens: URLs, e-mail addresses, paths, IBANs, IP addresses and long unbroken strings,
+ * normalised (lower case, no trailing punctuation). A later mutation whose arguments carry one of them is
+ * forced to a person even when a rule allows it, and the preview names the value and the call it came from.
  *
- * Bounded: at most 500 tokens from one result and 5,000 per session, oldest evicted first, so one hostile
- * page cannot flush what earlier results left. Honest limit: paraphrased or re-encoded data is not
- * recognised; the un-laundered flow (a copied address, link or path) is.
+ * Every part of a result counts: text, structuredContent (keys and numbers too), resource contents and
+ * embedded resources, resource links, error messages. Binary image and audio data, and resource blobs whose
+ * type is not textual, are not read (an honest limit: text inside a picture is not recognised).
+ *
+ * Fails closed, never silently partial. Memory is bounded per class of token (no class can starve another)
+ * and nothing is ever evicted: when a result holds more than the memory keeps, or more text than the gate
+ * reads ({@link MAX_SCAN_CHARS}), the session is tainted AS A WHOLE, and every mutation needs a person until
+ * the session ends; the question says why. Arguments too large to check, in a session that has read
+ * untrusted data, are tainted too. Honest limit: paraphrased or re-encoded data is not recognised; the
+ * un-laundered flow (a copied address, link or path) is.
  */
+import { createHash } from 'node:crypto';
 import { globToRegExp } from '../policy/evaluate.js';
 
-const PER_RESULT = 500;
-const PER_SESSION = 5_000;
-
-/** Where a remembered token came from. */
-export interface TaintSource {
-  tool: string;
-  atMs: number;
-}
-
-/** A hit: the value in the arguments and where it came from. */
-export interface TaintHit {
-  value: string;
-  source: TaintSource;
-}
+/** Most tokens of one class a session remembers; one more taints the session as a whole. */
+export const MAX_TOKENS_PER_CLASS = 4_096;
+/** Most characters of one result (or of one call's arguments) the gate reads; more taints as a whole. */
+export const MAX_SCAN_CHARS = 4 * 1024 * 1024;
 
 // Case-insensitive: `HTTPS://EVIL.TEST/x` is the same URL as `https://evil.test/x` (tokens are lower-cased).
 // Every repeat is bounded (see INNER): an untrusted page of `a.a.a.…` must not cost the gate quadratic time.
@@ -46,10 +44,26 @@ const INNER =
   /[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}|(?:~|\.{1,2})?\/[\w.@%+-]{1,255}(?:\/[\w.@%+-]{1,255}){1,32}|\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b|\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[A-Za-z]:\\[^\s"'<>|*?]{1,255}/gi;
 const TRAILING = new Set('.,;:!?)]}\'"');
 
-/** Distinctive tokens of a text, normalised. */
-export function tokensOf(text: string): string[] {
-  const out = new Set<string>();
-  const add = (raw: string) => {
+/** Kinds of token, each with its own budget. */
+export type TokenClass = 'url' | 'email' | 'path' | 'windows-path' | 'iban' | 'ip' | 'long';
+
+/** The class of a normalised token, by its shape. */
+export function classOf(token: string): TokenClass {
+  if (token.startsWith('http://') || token.startsWith('https://')) return 'url';
+  if (token.includes('@')) return 'email';
+  if (/^[a-z]:\\/.test(token)) return 'windows-path';
+  if (/^(?:\d{1,3}\.){3}\d{1,3}$/.test(token)) return 'ip';
+  if (/^[a-z]{2}\d{2}[a-z0-9]{8,30}$/.test(token)) return 'iban';
+  if (/^[~./]/.test(token)) return 'path';
+  return 'long';
+}
+
+/**
+ * Calls `visit` with each distinctive token of a text, normalised, in order (repeats included); stops
+ * when `visit` returns false.
+ */
+function scanTokens(text: string, visit: (token: string) => boolean): boolean {
+  const add = (raw: string): boolean => {
     // Kept to their first 256 characters on both sides (memory, and what the log quotes), so a long
     // token still matches itself.
     // Trailing punctuation is stripped with a loop: a regex anchored at the end rescans a run of dots
@@ -57,64 +71,196 @@ export function tokensOf(text: string): string[] {
     let end = raw.length;
     while (end > 0 && TRAILING.has(raw[end - 1] as string)) end--;
     const t = raw.slice(0, end).replace(/\s+/g, '').slice(0, MAX_TOKEN_CHARS).toLowerCase();
-    if (t.length >= 6) out.add(t);
+    return t.length < 6 || visit(t);
   };
   for (const m of text.matchAll(TOKEN)) {
-    add(m[0]);
+    if (!add(m[0])) return false;
     // `GITHUB_TOKEN=ghp_…`: the value alone is the secret that was copied.
-    if (m[0].includes('=') && !m[0].includes('://')) for (const part of m[0].split('=')) if (part.length >= 24) add(part);
+    if (m[0].includes('=') && !m[0].includes('://')) for (const part of m[0].split('=')) if (part.length >= 24 && !add(part)) return false;
   }
-  for (const m of text.matchAll(INNER)) add(m[0]);
+  for (const m of text.matchAll(INNER)) if (!add(m[0])) return false;
+  return true;
+}
+
+/** Distinctive tokens of a text, normalised, each once. */
+export function tokensOf(text: string): string[] {
+  const out = new Set<string>();
+  scanTokens(text, (t) => {
+    out.add(t);
+    return true;
+  });
   return [...out];
 }
 
-/** Every string in a JSON value, joined (bounded). */
-function textOf(value: unknown, budget = { left: 1_000_000 }): string {
-  if (budget.left <= 0) return '';
-  if (typeof value === 'string') {
-    budget.left -= value.length;
-    return value;
-  }
-  if (typeof value !== 'object' || value === null) return '';
-  const parts: string[] = [];
-  for (const v of Array.isArray(value) ? value : Object.values(value)) parts.push(textOf(v, budget));
-  return parts.join('\n');
-}
+const TEXTUAL_MIME = /^text\/|[/+](?:json|xml|yaml|csv|html|javascript)\b|^application\/(?:x-www-form-urlencoded|sql|graphql)/i;
 
-/** One session's memory of untrusted tokens. */
-export class TaintMemory {
-  /** token → source; insertion order is age. */
-  private readonly tokens = new Map<string, TaintSource>();
-
-  constructor(private readonly now: () => number = Date.now) {}
-
-  /** Remembers the tokens of an untrusted tool's result. */
-  record(tool: string, result: unknown): void {
-    const seen = new Set<string>();
-    for (const t of tokensOf(textOf(result))) {
-      if (seen.size >= PER_RESULT) break;
-      if (seen.has(t)) continue;
-      seen.add(t);
-      this.tokens.delete(t);
-      this.tokens.set(t, { tool, atMs: this.now() });
-      while (this.tokens.size > PER_SESSION) {
-        const oldest = this.tokens.keys().next().value;
-        if (oldest === undefined) break;
-        this.tokens.delete(oldest);
+/**
+ * Every piece of text in a JSON value an agent can read: strings, object keys, numbers and booleans, at
+ * any depth (walked without recursion, so no nesting can overflow the stack). The base64 `data` of image
+ * and audio content is skipped; a resource `blob` is decoded when its mimeType is textual (or absent),
+ * else skipped.
+ * `visit` returns false to stop early.
+ * @returns false when the pieces went past `maxChars` (the rest was not visited), else true.
+ */
+function walkText(value: unknown, maxChars: number, visit: (text: string) => boolean): boolean {
+  let left = maxChars;
+  let stopped = false;
+  const stack: unknown[] = [value];
+  const take = (text: string): boolean => {
+    left -= text.length;
+    if (left < 0) return false;
+    if (!visit(text)) stopped = true;
+    return true;
+  };
+  while (stack.length > 0 && !stopped) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (!take(v)) return false;
+    } else if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') {
+      if (!take(String(v))) return false;
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push(v[i]);
+    } else if (typeof v === 'object' && v !== null) {
+      const o = v as Record<string, unknown>;
+      const binary = (o.type === 'image' || o.type === 'audio') && typeof o.data === 'string';
+      for (const [k, inner] of Object.entries(o).reverse()) {
+        if (!take(k)) return false;
+        if (binary && k === 'data') continue;
+        if (k === 'blob' && typeof inner === 'string') {
+          const mime = typeof o.mimeType === 'string' ? o.mimeType : '';
+          if (mime !== '' && !TEXTUAL_MIME.test(mime)) continue;
+          // Decoded text is at most three quarters of the base64 text: checked before decoding.
+          if (inner.length * 0.75 > left) return false;
+          stack.push(Buffer.from(inner, 'base64').toString('utf8'));
+          continue;
+        }
+        stack.push(inner);
       }
     }
+  }
+  return true;
+}
+
+/** Where a remembered token came from. */
+export interface TaintSource {
+  tool: string;
+  atMs: number;
+}
+
+/** A hit: the value in the arguments and where it came from. */
+export interface TaintHit {
+  value: string;
+  source: TaintSource;
+}
+
+/** Why a whole session is tainted: which result went past what the memory keeps, and how. */
+export interface WholeTaint {
+  source: TaintSource;
+  why: string;
+}
+
+/**
+ * What taint says about one call's arguments: `clean`; `hits` (remembered values it carries); `whole` (the
+ * session is tainted as a whole); `unchecked` (the arguments are too large to check, in a session that
+ * has read untrusted data).
+ */
+export type TaintCheck = { kind: 'clean' } | { kind: 'hits'; hits: TaintHit[] } | { kind: 'whole'; whole: WholeTaint } | { kind: 'unchecked'; why: string };
+
+const digest = (token: string): string => createHash('sha256').update(token).digest('base64url').slice(0, 22);
+
+/**
+ * One session's memory of untrusted tokens: a digest per token (never the token itself: bounded memory),
+ * at most {@link MAX_TOKENS_PER_CLASS} per class, never evicted.
+ */
+export class TaintMemory {
+  /** digest of a token → where it came from. */
+  private readonly tokens = new Map<string, TaintSource>();
+  private readonly perClass = new Map<TokenClass, number>();
+  private wholeTaint: WholeTaint | undefined;
+
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly limits: { perClass: number; scanChars: number } = { perClass: MAX_TOKENS_PER_CLASS, scanChars: MAX_SCAN_CHARS },
+  ) {}
+
+  /** Set once the session is tainted as a whole (it stays so until the session ends). */
+  get whole(): WholeTaint | undefined {
+    return this.wholeTaint;
+  }
+
+  /** Remembers the tokens of an untrusted tool's result (the whole result: every part counts). */
+  record(tool: string, result: unknown): void {
+    if (this.wholeTaint) return;
+    const source: TaintSource = { tool, atMs: this.now() };
+    let full: string | undefined;
+    const complete = walkText(result, this.limits.scanChars, (text) =>
+      scanTokens(text, (t) => {
+        const key = digest(t);
+        if (this.tokens.has(key)) {
+          this.tokens.set(key, source);
+          return true;
+        }
+        const cls = classOf(t);
+        const count = this.perClass.get(cls) ?? 0;
+        if (count >= this.limits.perClass) {
+          full = `its result held more ${cls === 'long' ? 'long strings' : `${cls}s`} than the ${this.limits.perClass} the gate remembers per session`;
+          return false;
+        }
+        this.perClass.set(cls, count + 1);
+        this.tokens.set(key, source);
+        return true;
+      }),
+    );
+    if (!complete) full ??= `its result held more than the ${this.limits.scanChars} characters the gate reads from one result`;
+    if (full) this.wholeTaint = { source, why: full };
   }
 
   /** The remembered tokens that a call's arguments carry (first few). */
   find(args: unknown): TaintHit[] {
-    if (this.tokens.size === 0) return [];
+    const c = this.check(args);
+    return c.kind === 'hits' ? c.hits : [];
+  }
+
+  /** What taint says about a call's arguments (see {@link TaintCheck}). */
+  check(args: unknown): TaintCheck {
+    if (this.wholeTaint) return { kind: 'whole', whole: this.wholeTaint };
+    if (this.tokens.size === 0) return { kind: 'clean' };
     const hits: TaintHit[] = [];
-    for (const t of new Set(tokensOf(textOf(args)))) {
-      const source = this.tokens.get(t);
-      if (source) hits.push({ value: t, source });
-      if (hits.length >= 5) break;
+    const seen = new Set<string>();
+    const complete = walkText(args, this.limits.scanChars, (text) =>
+      scanTokens(text, (t) => {
+        if (seen.has(t)) return true;
+        seen.add(t);
+        const source = this.tokens.get(digest(t));
+        if (source) hits.push({ value: t, source });
+        return hits.length < 5;
+      }),
+    );
+    if (hits.length > 0) return { kind: 'hits', hits };
+    if (!complete)
+      return { kind: 'unchecked', why: `its arguments hold more than the ${this.limits.scanChars} characters the gate checks against untrusted data` };
+    return { kind: 'clean' };
+  }
+}
+
+/**
+ * The taint line of a decision (`TAINTED: …`), shown first to the approver, or undefined when clean.
+ * Names the value and its source, or why the whole session is tainted.
+ */
+export function taintText(c: TaintCheck): string | undefined {
+  const rule = 'untrusted input plus a state change needs a person (Rule of Two)';
+  switch (c.kind) {
+    case 'clean':
+      return undefined;
+    case 'hits': {
+      const first = c.hits[0] as TaintHit;
+      const more = c.hits.length > 1 ? ` and ${c.hits.length - 1} more value${c.hits.length > 2 ? 's' : ''}` : '';
+      return `TAINTED: ${JSON.stringify(first.value)} came from ${first.source.tool} (an untrusted source)${more}; ${rule}`;
     }
-    return hits;
+    case 'whole':
+      return `TAINTED: this whole session, since ${c.whole.source.tool} (an untrusted source) was read: ${c.whole.why}, so every state change in this session needs a person until it ends; ${rule}`;
+    case 'unchecked':
+      return `TAINTED: this session has read untrusted data and ${c.why}; ${rule}`;
   }
 }
 
