@@ -4,7 +4,8 @@
  * several upstreams). Decisions read annotations from here, fetched by the gate itself, never from what
  * the client sends. Calls route through this table, never by splitting names on "__".
  */
-import { type Classification, classifyArgs, classifyName, combine, type NameVerdict, namespacePrefixes } from '../policy/classify.js';
+import { type Classification, classifyArgs, classifyName, combine, type NameVerdict, namespacePrefixes, type ToolCodeHints } from '../policy/classify.js';
+import { toolCodeHints } from '../policy/code/index.js';
 import type { ToolAnnotations } from '../types.js';
 import { definitionSha, type PinStatus, type ToolPins } from './pins.js';
 import { isPlainObject } from './raw.js';
@@ -30,13 +31,50 @@ export interface CatalogueTool {
   definitionSha: string;
 }
 
-/** The classifier's verdict on one call of a catalogued tool (name cached, arguments read per call). */
+/** Which fields of a tool hold code, computed once per definition object (a new listing makes new ones). */
+const codeHints = new WeakMap<object, ToolCodeHints>();
+
+/** The classifier's verdict on one call of a catalogued tool (name and code fields cached, arguments read per call). */
 export function classifyTool(tool: CatalogueTool, args: unknown): Classification {
-  return combine(tool.nameVerdict, args === undefined ? undefined : classifyArgs(args), tool.annotations);
+  let hints = codeHints.get(tool.upstreamDefinition);
+  if (!hints) {
+    hints = toolCodeHints(tool.upstreamDefinition, tool.upstream.name);
+    codeHints.set(tool.upstreamDefinition, hints);
+  }
+  return combine(tool.nameVerdict, args === undefined ? undefined : classifyArgs(args, hints), tool.annotations);
 }
 
-/** Largest number of tools/list pages fetched from one upstream (guards against a cursor loop). */
-const MAX_PAGES = 1000;
+/** Largest number of tools/list pages fetched from one upstream (guards against an endless cursor chain). */
+export const MAX_PAGES = 1000;
+
+/**
+ * Fetches every page of a paged list from one upstream (`tools/list` and the like), in order. Paging
+ * stops at once when the upstream answers with a cursor it gave before (any earlier one, not only the
+ * last: a cycle), and after `MAX_PAGES` pages; either is reported through `warn`, and the pages read so
+ * far are returned.
+ * @throws whatever the upstream request throws.
+ */
+export async function fetchAllPages(upstream: Upstream, method: string, key: string, warn: (message: string) => void): Promise<unknown[]> {
+  const items: unknown[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 1; ; page++) {
+    const result = await upstream.request(method, cursor === undefined ? undefined : { cursor });
+    if (Array.isArray(result[key])) items.push(...(result[key] as unknown[]));
+    cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
+    if (cursor === undefined) break;
+    if (seen.has(cursor)) {
+      warn(`upstream ${upstream.name}: ${method} gave a cursor it had given before (page ${page}); paging stopped there, with the items read so far`);
+      break;
+    }
+    if (page >= MAX_PAGES) {
+      warn(`upstream ${upstream.name}: ${method} has more than ${MAX_PAGES} pages; paging stopped there, with the items read so far`);
+      break;
+    }
+    seen.add(cursor);
+  }
+  return items;
+}
 
 /** Tools of all upstreams, by exposed name. */
 export class Catalogue {
@@ -52,8 +90,8 @@ export class Catalogue {
     private readonly warn: (message: string) => void,
     /** Pinned definitions; without them nothing is held for a changed definition (tests of other parts). */
     readonly pins?: ToolPins,
-    /** Told once per refresh about each tool whose definition differs from its pin, or that is new. */
-    private readonly onDefinition?: (upstream: Upstream, tool: string, how: 'changed' | 'new') => void,
+    /** Told about each tool whose definition differs from its pin, or that is new, once per distinct definition. */
+    private readonly onDefinition?: (upstream: Upstream, tool: string, how: 'changed' | 'new', sha256: string) => void,
   ) {}
 
   /** Where a tool stands against its pin (`pinned` when the gate keeps no pins). */
@@ -89,15 +127,20 @@ export class Catalogue {
     const generation = (this.started.get(upstream.name) ?? 0) + 1;
     this.started.set(upstream.name, generation);
     const tools: CatalogueTool[] = [];
+    let listed = false;
     try {
-      let cursor: string | undefined;
-      for (let page = 0; page < MAX_PAGES; page++) {
-        const result = await upstream.request('tools/list', cursor === undefined ? undefined : { cursor });
-        const list = Array.isArray(result.tools) ? result.tools : [];
-        for (const def of list) if (isPlainObject(def) && typeof def.name === 'string') tools.push(this.entry(upstream, def));
-        cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
-        if (cursor === undefined) break;
+      const names = new Set<string>();
+      for (const def of await fetchAllPages(upstream, 'tools/list', 'tools', this.warn)) {
+        if (!isPlainObject(def) || typeof def.name !== 'string') continue;
+        // A name listed twice: the first definition is the one used, so it is the one pinned.
+        if (names.has(def.name)) {
+          this.warn(`upstream ${upstream.name} lists the tool "${def.name}" more than once; the first definition is used`);
+          continue;
+        }
+        names.add(def.name);
+        tools.push(this.entry(upstream, def));
       }
+      listed = true;
     } catch (err) {
       this.warn(`upstream ${upstream.name}: cannot list its tools (${plainMessage(err)}); its tools are unavailable until it answers`);
       tools.length = 0;
@@ -107,13 +150,15 @@ export class Catalogue {
     // Namespace prefixes are a property of the whole list: names are judged once all pages are in.
     const prefixes = namespacePrefixes(tools.map((t) => t.upstreamTool));
     for (const t of tools) t.nameVerdict = classifyName(t.upstreamTool, prefixes);
-    if (this.pins && tools.length > 0) {
+    // The first successful listing pins, even an empty one; a failed one pins nothing.
+    if (this.pins && listed) {
       const { changed, added } = this.pins.observe(
         upstream.name,
         tools.map((t) => t.upstreamDefinition),
       );
-      for (const name of changed) this.onDefinition?.(upstream, name, 'changed');
-      for (const name of added) this.onDefinition?.(upstream, name, 'new');
+      const shaOf = (name: string) => tools.find((t) => t.upstreamTool === name)?.definitionSha ?? '';
+      for (const name of changed) this.onDefinition?.(upstream, name, 'changed', shaOf(name));
+      for (const name of added) this.onDefinition?.(upstream, name, 'new', shaOf(name));
     }
     this.byUpstream.set(upstream.name, tools);
     this.changed.delete(upstream.name);

@@ -2,6 +2,8 @@
  * The end of a gated call: running an approved call exactly once and reading it back, or answering that
  * a person has not decided yet. Shared by the live pipeline (gateway/call.ts) and by the replay of a
  * dry-run session (gateway/replay.ts), so that a replayed write is executed and logged the same way.
+ * A write that a rule allows (nobody is asked) is run by {@link executeAllowed}: logged as a write, on disk
+ * before it is sent, whatever `audit.reads` says. Every call goes upstream through gateway/tool-result.ts.
  */
 import type { Result } from '@modelcontextprotocol/sdk/types.js';
 import { oneLine } from '../confirm/visible.js';
@@ -10,6 +12,7 @@ import type { CallContext, PipelineDeps } from './call.js';
 import type { CatalogueTool } from './catalogue.js';
 import type { Hold } from './hold.js';
 import { runReadback } from './readback.js';
+import { callTool } from './tool-result.js';
 import { denialText, errorResult, unknownOutcomeText, withVerdict } from './verdict.js';
 import { describeUpstreamError } from './wire-error.js';
 
@@ -49,8 +52,17 @@ export async function logReceipt(
 /** Completes a verdict with the call's id and args_sha256. */
 export type VerdictOf = (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha?: string) => Verdict;
 
-/** Runs an approved (or denied) call: exactly the approved name and arguments, once, then reads it back. */
-export async function execute(
+/**
+ * Runs an approved (or denied) call: exactly the approved name and arguments, once, then reads it back.
+ * An approved call waits for every earlier execution of its tool, in any session, to finish, then checks
+ * the tool's block again (gateway/interlock.ts, docs/decisions/0007-interlock-scope.md).
+ */
+export function execute(deps: PipelineDeps, tool: CatalogueTool, call: ToolCall, ctx: CallContext, approval: Approval, verdictOf: VerdictOf): Promise<Result> {
+  if (approval.kind === 'denied') return executeNow(deps, tool, call, ctx, approval, verdictOf);
+  return deps.interlock.executing(tool.exposed, () => executeNow(deps, tool, call, ctx, approval, verdictOf));
+}
+
+async function executeNow(
   deps: PipelineDeps,
   tool: CatalogueTool,
   call: ToolCall,
@@ -66,6 +78,13 @@ export async function execute(
     return errorResult(denialText(tool.exposed, reason), v, tool.hasOutputSchema);
   };
   if (approval.kind === 'denied') return deny(approval.reason, approval.actor ? { denied_by: approval.actor } : {});
+  // Another session's execution may have blocked the tool while this call waited for its person.
+  const block = deps.interlock.blockOf(tool.exposed);
+  if (block) {
+    const reason = `${tool.exposed} was blocked while this call waited (${block.reason}); nothing was run. Call it again to ask a person to unlock it`;
+    await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution', reason: reason.slice(0, 300) }).catch(() => {});
+    return deny(reason, { blocked: true });
+  }
 
   // Only what was approved goes upstream: the name and the arguments (a retry's own _meta or extra params do not).
   const forward = { name: call.upstreamTool, arguments: call.args };
@@ -85,7 +104,7 @@ export async function execute(
   }
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(deps.executionTimeoutMs)]);
   try {
-    const result = await tool.upstream.request('tools/call', forward, { signal, onprogress: ctx.progress });
+    const result = await callTool(deps, tool, forward, { signal, onprogress: ctx.progress });
     const upstreamError = result.isError === true;
     await deps.audit.appendDurable({ event: 'executed', ...base, outcome: upstreamError ? 'upstream_error' : 'ok' });
     // Never report a write as done without checking it: read the target back when a rule says how.
@@ -139,6 +158,73 @@ export async function execute(
         blocked: true,
       },
       sha,
+    );
+    return errorResult(unknownOutcomeText(tool.exposed, reason), v, tool.hasOutputSchema);
+  }
+}
+
+/**
+ * Runs a call that a rule allows but that the classifier does not prove read-only: a write nobody is
+ * asked about. Its `call_received` and `decision` entries (naming the rule) are on disk already;
+ * `execution_started` is written before it is sent and `executed` (with the outcome) after, each durable.
+ * Exactly the logged arguments go upstream, once. The verdict (`approved_by: rule "…"`) travels in
+ * `_meta.lookfirst`. No person is asked, so nothing is blocked on an unclear outcome: the verdict says
+ * `retry_safe: false` and, when no answer came, that the effect is unknown.
+ * @returns the upstream's result with the verdict, or a denial when the log cannot be written first.
+ */
+export async function executeAllowed(
+  deps: PipelineDeps,
+  tool: CatalogueTool,
+  call: ToolCall,
+  ctx: CallContext,
+  rule: string,
+  verdictOf: VerdictOf,
+): Promise<Result> {
+  const base = { call_id: call.callId, tool: tool.exposed };
+  const by = `rule "${rule}"`;
+  if (ctx.signal.aborted) {
+    await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution' }).catch(() => {});
+    const reason = 'cancelled by the client';
+    return errorResult(denialText(tool.exposed, reason), verdictOf({ outcome: 'denied', reason, retry_safe: true }, call.argsSha256), tool.hasOutputSchema);
+  }
+  try {
+    await deps.audit.appendDurable({ event: 'execution_started', ...base });
+  } catch (err) {
+    const reason = `the audit log cannot be written (${(err as Error).message})`;
+    return errorResult(denialText(tool.exposed, reason), verdictOf({ outcome: 'denied', reason, retry_safe: true }, call.argsSha256), tool.hasOutputSchema);
+  }
+  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(deps.executionTimeoutMs)]);
+  try {
+    const result = await callTool(deps, tool, { name: call.upstreamTool, arguments: call.args }, { signal, onprogress: ctx.progress });
+    const upstreamError = result.isError === true;
+    let unlogged = '';
+    try {
+      await deps.audit.appendDurable({ event: 'executed', ...base, outcome: upstreamError ? 'upstream_error' : 'ok' });
+    } catch (err) {
+      unlogged = `; its outcome could not be written to the audit log (${(err as Error).message})`;
+    }
+    const v = verdictOf(
+      { outcome: 'executed', reason: `allowed by ${by}${unlogged}`, approved_by: by, upstream_error: upstreamError || undefined, retry_safe: false },
+      call.argsSha256,
+    );
+    return withVerdict(result, v, tool.hasOutputSchema);
+  } catch (err) {
+    const reason = ctx.signal.aborted
+      ? 'cancelled by the client during execution'
+      : signal.aborted
+        ? `no answer within execution.timeout_seconds (${deps.executionTimeoutMs / 1000} s)`
+        : describeUpstreamError(err);
+    await deps.audit.appendDurable({ event: 'execution_failed', ...base, outcome: 'unknown', reason }).catch(() => {});
+    const v = verdictOf(
+      {
+        outcome: 'executed',
+        reason: `allowed by ${by}; ${reason}`,
+        approved_by: by,
+        retry_safe: false,
+        readback: 'unclear',
+        readback_detail: `outcome unknown: ${reason}`,
+      },
+      call.argsSha256,
     );
     return errorResult(unknownOutcomeText(tool.exposed, reason), v, tool.hasOutputSchema);
   }

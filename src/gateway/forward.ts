@@ -1,11 +1,16 @@
 /**
  * Pass-through for everything besides tools: resources, resource templates, prompts, completions and
- * logging. With one upstream, requests and results go through raw, cursors included. With several, list
- * results are concatenated upstream by upstream behind a cursor of the gate's own ({upstream index,
- * upstream cursor}), prompt names get the `<upstream>__` prefix, and resource URIs are routed to the
- * upstream that listed them (else to each upstream in turn until one has the URI).
+ * logging. With one upstream, requests and results go through raw, except list cursors. List results are
+ * concatenated upstream by upstream behind a cursor of the gate's own ({upstream index, upstream cursor,
+ * short hashes of the upstream's cursors seen so far in this walk}); a cursor the upstream gave before
+ * in the same walk (a cycle) ends that upstream's pages at once, so a client that follows nextCursor
+ * always comes to an end. With several upstreams, prompt names get the `<upstream>__` prefix, and
+ * resource URIs are routed to the upstream that listed them (else to each upstream in turn until one has
+ * the URI).
  */
+import { createHash } from 'node:crypto';
 import type { Result, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_PAGES } from './catalogue.js';
 import { isPlainObject } from './raw.js';
 import type { ForwardOptions, Upstream } from './upstream.js';
 import { ErrorCode, WireError } from './wire-error.js';
@@ -17,7 +22,11 @@ export class Forwarder {
   private readonly uriOwner = new Map<string, Upstream>();
   private readonly promptOwner = new Map<string, { upstream: Upstream; name: string }>();
 
-  constructor(private readonly upstreams: readonly Upstream[]) {}
+  constructor(
+    private readonly upstreams: readonly Upstream[],
+    /** Operator messages (a cursor cycle that was cut). */
+    private readonly warn: (message: string) => void = () => {},
+  ) {}
 
   private get single(): Upstream | undefined {
     return this.upstreams.length === 1 ? this.upstreams[0] : undefined;
@@ -57,19 +66,16 @@ export class Forwarder {
 
   private async list(method: string, cap: Capability, key: string, params: Record<string, unknown> | undefined, opts: ForwardOptions): Promise<Result> {
     const one = this.single;
-    if (one) {
-      const result = await one.request(method, params, opts);
-      if (key === 'resources') this.remember(one, result[key]);
-      return result;
-    }
-    const sources = this.having(cap);
-    const { u, c } = decodeCursor(params?.cursor, sources.length);
+    const sources = one ? [one] : this.having(cap);
+    const { u, c, s } = decodeCursor(params?.cursor, sources.length);
     const upstream = sources[u];
     if (!upstream) return { [key]: [] };
-    const result = await upstream.request(method, c === undefined ? undefined : { cursor: c }, opts);
+    const { cursor: _cursor, ...others } = params ?? {};
+    const sent = c === undefined ? (one && Object.keys(others).length > 0 ? others : undefined) : { ...(one ? others : {}), cursor: c };
+    const result = await upstream.request(method, sent, opts);
     let items = Array.isArray(result[key]) ? (result[key] as unknown[]) : [];
     if (key === 'resources') this.remember(upstream, items);
-    if (key === 'prompts') {
+    if (key === 'prompts' && !one) {
       items = items.map((p) => {
         if (!isPlainObject(p) || typeof p.name !== 'string') return p;
         const exposed = `${upstream.name}__${p.name}`;
@@ -77,7 +83,14 @@ export class Forwarder {
         return { ...p, name: exposed };
       });
     }
-    const next = typeof result.nextCursor === 'string' ? encodeCursor(u, result.nextCursor) : u + 1 < sources.length ? encodeCursor(u + 1) : undefined;
+    let next: string | undefined;
+    if (typeof result.nextCursor === 'string') {
+      const h = cursorHash(result.nextCursor);
+      if (s.includes(h)) this.warn(`upstream ${upstream.name}: ${method} gave a cursor it had given before; its list ends there`);
+      else if (s.length >= MAX_PAGES) this.warn(`upstream ${upstream.name}: ${method} has more than ${MAX_PAGES} pages; its list ends there`);
+      else next = encodeCursor(u, result.nextCursor, [...s, h]);
+    }
+    if (next === undefined && u + 1 < sources.length) next = encodeCursor(u + 1);
     const { nextCursor: _drop, ...rest } = result;
     return next === undefined ? { ...rest, [key]: items } : { ...rest, [key]: items, nextCursor: next };
   }
@@ -157,16 +170,23 @@ export function unionCapabilities(upstreams: readonly Upstream[]): ServerCapabil
   return JSON.parse(JSON.stringify(caps)) as ServerCapabilities;
 }
 
-function encodeCursor(u: number, c?: string): string {
-  return Buffer.from(JSON.stringify(c === undefined ? { u } : { u, c }), 'utf8').toString('base64url');
+/** Short hash of an upstream cursor (64 bits, base64url): what the gate's cursor keeps of those seen. */
+function cursorHash(cursor: string): string {
+  return createHash('sha256').update(cursor, 'utf8').digest().subarray(0, 8).toString('base64url');
 }
 
-function decodeCursor(cursor: unknown, count: number): { u: number; c?: string } {
-  if (cursor === undefined) return { u: 0 };
+function encodeCursor(u: number, c?: string, s: string[] = []): string {
+  return Buffer.from(JSON.stringify(c === undefined ? { u } : { u, c, s }), 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: unknown, count: number): { u: number; c?: string; s: string[] } {
+  if (cursor === undefined) return { u: 0, s: [] };
   try {
-    const v = JSON.parse(Buffer.from(String(cursor), 'base64url').toString('utf8')) as { u?: unknown; c?: unknown };
-    if (typeof v.u === 'number' && Number.isInteger(v.u) && v.u >= 0 && v.u < count && (v.c === undefined || typeof v.c === 'string')) {
-      return v.c === undefined ? { u: v.u } : { u: v.u, c: v.c };
+    const v = JSON.parse(Buffer.from(String(cursor), 'base64url').toString('utf8')) as { u?: unknown; c?: unknown; s?: unknown };
+    const s = v.s === undefined ? [] : v.s;
+    const hashes = Array.isArray(s) && s.length <= MAX_PAGES && s.every((h) => typeof h === 'string' && /^[A-Za-z0-9_-]{11}$/.test(h));
+    if (typeof v.u === 'number' && Number.isInteger(v.u) && v.u >= 0 && v.u < count && (v.c === undefined || typeof v.c === 'string') && hashes) {
+      return v.c === undefined ? { u: v.u, s: [] } : { u: v.u, c: v.c, s: s as string[] };
     }
   } catch {
     // fall through to the error below

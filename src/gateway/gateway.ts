@@ -112,18 +112,15 @@ export class Gateway {
           reconnected: (u) => void this.onUpstreamNotification(u, { method: 'notifications/tools/list_changed' }),
         }),
     );
-    const reported = new Set<string>();
-    this.catalogue = new Catalogue(this.upstreams, opts.log, new ToolPins(`${opts.config.audit.logPath}.pins.json`), (u, tool, how) => {
-      // Every client tools/list re-reads the catalogue: say it once per tool and process.
-      const key = `${u.name}\u0000${tool}\u0000${how}`;
-      if (reported.has(key)) return;
-      reported.add(key);
+    // The catalogue reports each distinct definition once per process (gateway/pins.ts), so every later
+    // change is logged too, while repeated listings of the same one are not.
+    this.catalogue = new Catalogue(this.upstreams, opts.log, new ToolPins(`${opts.config.audit.logPath}.pins.json`), (u, tool, how, sha256) => {
       opts.log(
         `warning: the definition of ${u.name}'s tool "${tool}" ${how === 'new' ? 'is new since the upstream was pinned' : 'changed since it was pinned'}; its next call asks a person to accept it`,
       );
-      opts.audit.appendLater({ event: 'definition_changed', upstream: u.name, tool, how });
+      opts.audit.appendLater({ event: 'definition_changed', upstream: u.name, tool, how, sha256 });
     });
-    this.forwarder = new Forwarder(this.upstreams);
+    this.forwarder = new Forwarder(this.upstreams, opts.log);
     this.policy = compilePolicy(opts.config.rules);
     this.interlock = new Interlock(opts.audit.blockedAtOpen);
     for (const [tool, b] of this.interlock.list())
@@ -310,8 +307,10 @@ export class Gateway {
   /**
    * Builds the pipeline of one client session: its confirmation broker (in-client channels first, then
    * the gate's out-of-band channels) and its own holds.
+   * @param taint the session's taint memory: its own unless given (2026-07-28 HTTP sessions share their
+   *   principal's, whatever client name they claim: gateway/modern.ts).
    */
-  pipelineDeps(inClient: ConfirmChannel[], clientName: () => string): PipelineDeps {
+  pipelineDeps(inClient: ConfirmChannel[], clientName: () => string, taint: TaintMemory = new TaintMemory()): PipelineDeps {
     const broker = new ConfirmBroker({ inClient, outOfBand: this.opts.outOfBand ?? [], pending: this.opts.pending });
     return {
       catalogue: this.catalogue,
@@ -321,13 +320,13 @@ export class Gateway {
       clock: this.opts.clock,
       confirmTimeoutMs: this.opts.config.confirm.timeoutMs,
       executionTimeoutMs: this.opts.config.execution.timeoutMs,
-      interlock: this.interlock,
+      interlock: this.interlock.forSession(),
       logReads: this.opts.config.audit.reads,
       clientName,
       progressMs: this.opts.config.confirm.progressMs,
       holdMs: this.opts.config.confirm.holdMs,
       holds: auditedHolds(this.opts.audit, this.opts.pending),
-      taint: new TaintMemory(),
+      taint,
       untrusted: this.untrusted,
       dryRun: this.opts.config.dryRun,
       dryRunBudget: this.dryRunBudget,

@@ -5,6 +5,11 @@
  * beside the audit log (`<log>.pins.json`), so a restart is no escape. A tool whose definition differs
  * from its pin, or a tool that appears after the upstream was first pinned, is held whatever the rules
  * say until a person accepts the new definition (gateway/definitions.ts).
+ *
+ * The first successful listing pins, even an empty one: an upstream that lists nothing at first (still
+ * starting, or waiting to be trusted) gets no "first sight" later. Every further change seen within one
+ * process is reported, not only the first: `observe` reports a tool each time its definition differs
+ * from both its pin and the definition seen before (A→B, then B→C, are two reports).
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { canonicalJson, sha256Hex } from '../audit/canonical.js';
@@ -33,6 +38,8 @@ export type PinStatus = { kind: 'pinned' } | { kind: 'changed'; previous: Record
 /** The pins of one gate, by upstream and the upstream's tool name. */
 export class ToolPins {
   private pins: Record<string, Record<string, Pin>> = {};
+  /** Per upstream and tool: the SHA-256 of the definition seen last in this process (not persisted). */
+  private readonly seen = new Map<string, string>();
 
   /**
    * @param path the pins file; read now.
@@ -54,24 +61,38 @@ export class ToolPins {
   }
 
   /**
-   * Records what an upstream lists now. The first time an upstream is seen, every tool is pinned.
-   * @returns the tools whose definition differs from their pin, and the tools that are new.
+   * Records what an upstream lists now (a successful listing, possibly empty). The first time an upstream
+   * is seen, every tool is pinned, and an empty listing pins "no tools".
+   * @returns the tools whose definition differs from their pin, and the tools that are new, each only when
+   *   its definition differs from the one this process saw before (every distinct change is reported once).
    */
   observe(upstream: string, tools: readonly Record<string, unknown>[]): { changed: string[]; added: string[] } {
     const known = this.pins[upstream];
     if (!known) {
       this.pins[upstream] = Object.fromEntries(tools.map((t) => [String(t.name), { sha: definitionSha(t), definition: pinnedPart(t) }]));
       this.save();
+      for (const t of tools) this.seen.set(seenKey(upstream, String(t.name)), definitionSha(t));
       return { changed: [], added: [] };
     }
     const changed: string[] = [];
     const added: string[] = [];
     for (const t of tools) {
-      const pin = known[String(t.name)];
-      if (!pin) added.push(String(t.name));
-      else if (pin.sha !== definitionSha(t)) changed.push(String(t.name));
+      const name = String(t.name);
+      const sha = definitionSha(t);
+      const key = seenKey(upstream, name);
+      const before = this.seen.get(key);
+      this.seen.set(key, sha);
+      const pin = known[name];
+      if (pin?.sha === sha || before === sha) continue;
+      if (!pin) added.push(name);
+      else changed.push(name);
     }
     return { changed, added };
+  }
+
+  /** True once an upstream has been pinned (a successful listing, even an empty one). */
+  has(upstream: string): boolean {
+    return this.pins[upstream] !== undefined;
   }
 
   /** Where a tool stands; `sha` is its current definition's. */
@@ -103,4 +124,8 @@ export class ToolPins {
     writeFileSync(tmp, `${JSON.stringify({ v: 1, upstreams: this.pins }, null, 1)}\n`, { mode: 0o600 });
     renameSync(tmp, this.path);
   }
+}
+
+function seenKey(upstream: string, tool: string): string {
+  return `${upstream}\u0000${tool}`;
 }

@@ -25,6 +25,8 @@ export async function unlock(
   verdictOf: (v: Omit<Verdict, 'call_id' | 'args_sha256'>, sha?: string) => Verdict,
 ): Promise<Result> {
   const base = { call_id: call.callId, tool: call.tool };
+  // The block as it stands while the person is asked: only this one is lifted by the answer.
+  const asked = deps.interlock.blockOf(call.tool);
   const since = new Date(block.sinceMs).toISOString();
   const summary = `UNLOCK ${call.tool}: blocked since ${since} because ${block.reason} (call ${block.callId}). Approving unlocks the tool; it does not run this call.`;
   const approval = await askPerson(deps, ctx, { call, summary, deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs, purpose: 'unlock', risk: 'high' });
@@ -47,16 +49,28 @@ export async function unlock(
     const v = verdictOf({ outcome: 'denied', reason, retry_safe: false, blocked: true }, call.argsSha256);
     return errorResult(`lookfirst: NOT executed: ${reason}. Look in the target system, then approve the unlock request.`, v, tool.hasOutputSchema);
   }
-  try {
-    await deps.audit.appendDurable({ event: 'execution_unblocked', ...base, blocked_call: block.callId, actor: approval.actor });
-  } catch (err) {
-    const v = verdictOf(
-      { outcome: 'denied', reason: `the audit log cannot be written (${(err as Error).message})`, retry_safe: true, blocked: true },
-      call.argsSha256,
-    );
-    return errorResult(`lookfirst: ${call.tool} stays blocked: ${v.reason}`, v, tool.hasOutputSchema);
-  }
-  deps.interlock.unblock(call.tool);
+  // In the gate-wide execution order: an unlock approved for an earlier block never lifts a newer one
+  // (another session's execution may have blocked the tool again while this question was open).
+  const refused = await deps.interlock.executing(call.tool, async () => {
+    const current = deps.interlock.blockOf(call.tool);
+    if (current && current !== asked) {
+      const reason = `${call.tool} was blocked again (call ${current.callId}: ${current.reason}) while this unlock was asked; the unlock was for the earlier block and lifts nothing`;
+      const v = verdictOf({ outcome: 'denied', reason, retry_safe: false, blocked: true }, call.argsSha256);
+      return errorResult(`lookfirst: NOT executed: ${reason}. Call again to ask a person to unlock the new block.`, v, tool.hasOutputSchema);
+    }
+    try {
+      await deps.audit.appendDurable({ event: 'execution_unblocked', ...base, blocked_call: block.callId, actor: approval.actor });
+    } catch (err) {
+      const v = verdictOf(
+        { outcome: 'denied', reason: `the audit log cannot be written (${(err as Error).message})`, retry_safe: true, blocked: true },
+        call.argsSha256,
+      );
+      return errorResult(`lookfirst: ${call.tool} stays blocked: ${v.reason}`, v, tool.hasOutputSchema);
+    }
+    deps.interlock.unblock(call.tool, current?.callId);
+    return undefined;
+  });
+  if (refused) return refused;
   const v = verdictOf({ outcome: 'unblocked', reason: `unlocked by ${approval.actor}`, approved_by: approval.actor, blocked: false }, call.argsSha256);
   return notExecutedResult(tool, `lookfirst: ${call.tool} is unlocked. The call that asked was not run: call it again to run it under the normal policy.`, v);
 }
