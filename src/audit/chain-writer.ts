@@ -12,10 +12,11 @@ import { createPublicKey } from 'node:crypto';
 import { appendFileSync, closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { LookfirstError } from '../errors.js';
 import { sha256Hex } from './canonical.js';
-import { type AuditFields, encodeEntry, GENESIS_PREV, verifyEntrySignature } from './entry.js';
+import { type AuditFields, encodeEntry, GENESIS_PREV } from './entry.js';
 import { releaseLock, takeLock } from './lock.js';
-import { CompactTree, EMPTY_ROOT, leafHash } from './merkle.js';
-import { formatCheckpoint, type NoteSigner, openNote, parseCheckpoint, signNote } from './note.js';
+import { CompactTree, leafHash } from './merkle.js';
+import { formatCheckpoint, type NoteSigner, signNote } from './note.js';
+import { type AppendProblem, checkBeforeAppend } from './verify/append-check.js';
 
 /** Extension line carrying the hash-chain tip inside the checkpoint. */
 export const CHAIN_EXTENSION = 'lookfirst-chain';
@@ -44,7 +45,7 @@ export class ChainWriter {
   private fd: number;
   private seq = 0;
   private prev = GENESIS_PREV;
-  private readonly tree = new CompactTree();
+  private tree = new CompactTree();
   private headSize = -1;
   private closed = false;
   private readonly paths: ReturnType<typeof sidecarPaths>;
@@ -169,58 +170,30 @@ export class ChainWriter {
     this.headSize = this.seq;
   }
 
-  /** Replays the log to restore seq, chain tip and tree; quarantines a torn last line. */
+  /**
+   * Checks the log as checkBeforeAppend does (the same check promote holds a replayed log to), restores
+   * seq, chain tip and tree from it, and quarantines a torn last line.
+   * @throws LookfirstError `AUDIT_LOG_UNREADABLE` naming the line, or the head, that does not check out.
+   */
   private recover(): void {
     const path = this.opts.logPath;
     if (!existsSync(path)) return;
     let data: Buffer;
+    let headNote: string | undefined;
     try {
       data = readFileSync(path);
+      headNote = existsSync(this.paths.head) ? readFileSync(this.paths.head, 'utf8') : undefined;
     } catch (err) {
       throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot read ${path}: ${(err as Error).message}`);
     }
-    const end = data.lastIndexOf(0x0a) + 1;
-    const head = this.readHead();
-    const verifierKey = createPublicKey(this.opts.signer.key);
-    let rootAtHead: Buffer | undefined;
-    let tipAtHead: string | undefined;
-    // Line by line over the bytes: a log larger than the biggest string Node can hold still replays.
-    for (let start = 0; start < end; ) {
-      const nl = data.indexOf(0x0a, start);
-      const bytes = data.subarray(start, nl);
-      start = nl + 1;
-      const line = this.seq + 1;
-      let entry: { seq?: unknown; prev?: unknown; event?: unknown; tool?: unknown; call_id?: unknown; reason?: unknown; ts?: unknown };
-      try {
-        entry = JSON.parse(bytes.toString('utf8'));
-      } catch {
-        throw damaged(path, line, 'is not JSON');
-      }
-      if (entry.seq !== this.seq || entry.prev !== this.prev) throw damaged(path, line, 'does not continue the hash chain');
-      this.prev = sha256Hex(bytes);
-      this.tree.appendLeafHash(leafHash(bytes));
-      this.seq++;
-      this.replayInterlock(entry);
-      if (head && this.seq === head.size) [rootAtHead, tipAtHead] = [this.tree.root(), this.prev];
-      // Entries the head does not cover yet are vouched for by their signatures alone: check them.
-      if (head && this.seq > head.size && !verifyEntrySignature(entry as Record<string, unknown>, verifierKey)) {
-        throw damaged(path, line, "is not signed by this gate's key");
-      }
-    }
-    if (head) {
-      // The head was signed by this gate: a log that no longer matches it was cut or rewritten since.
-      if (head.size > this.seq)
-        throw damaged(path, this.seq + 1, `ends after ${this.seq} entries, but its signed head records ${head.size}: entries were removed`);
-      const root = head.size === 0 ? EMPTY_ROOT : rootAtHead;
-      const tip = head.size === 0 ? GENESIS_PREV : tipAtHead;
-      if (!root?.equals(head.root) || tip !== head.chain) throw damaged(path, head.size, 'does not match its signed head');
-    } else if (this.seq > 0) {
-      // Without its head, a cut at the end cannot be seen: re-signing now would launder it.
-      throw new LookfirstError(
-        'AUDIT_LOG_UNREADABLE',
-        `${path} has ${this.seq} entries but no signed head (${this.paths.head}): it was deleted, or the gate crashed before writing it. Run lookfirst verify-log; to start afresh, move the log aside (keep it as evidence).`,
-      );
-    }
+    const signer = this.opts.signer;
+    const verifier = { name: signer.name, keyId: signer.keyId, key: createPublicKey(signer.key) };
+    const checked = checkBeforeAppend(data, headNote, verifier, (entry) => this.replayInterlock(entry));
+    if (!checked.ok) throw appendRefused(path, this.paths.head, checked.problem);
+    this.seq = checked.size;
+    this.prev = checked.tip;
+    this.tree = checked.tree;
+    const end = checked.end;
     if (end < data.length) {
       const torn = data.subarray(end);
       appendFileSync(this.paths.quarantine, Buffer.concat([torn, Buffer.from('\n')]), { mode: 0o600 });
@@ -234,26 +207,6 @@ export class ChainWriter {
       this.opts.warn(`audit: ${path} ended in a torn line (${torn.length} bytes, likely a crash mid-write); moved it to ${this.paths.quarantine}`);
     }
     this.headSize = -1;
-  }
-
-  /**
-   * The existing head, checked against this gate's own key.
-   * @throws LookfirstError `AUDIT_LOG_UNREADABLE` when the head is not a checkpoint signed by this key.
-   */
-  private readHead(): { size: number; root: Buffer; chain: string | undefined } | undefined {
-    if (!existsSync(this.paths.head)) return undefined;
-    const signer = this.opts.signer;
-    const verifier = { name: signer.name, keyId: signer.keyId, key: createPublicKey(signer.key) };
-    const opened = openNote(readFileSync(this.paths.head, 'utf8'), verifier);
-    const cp = opened.ok ? parseCheckpoint(opened.text) : undefined;
-    if (!cp) {
-      throw new LookfirstError(
-        'AUDIT_LOG_UNREADABLE',
-        `${this.paths.head} is not a head signed by this gate's key (${opened.ok ? 'not a checkpoint' : opened.reason}). Run lookfirst verify-log; the gate will not append to a log it cannot vouch for.`,
-      );
-    }
-    const chain = cp.extensions.find((e) => e.startsWith(`${CHAIN_EXTENSION} `))?.slice(CHAIN_EXTENSION.length + 1);
-    return { size: cp.size, root: cp.root, chain };
   }
 }
 
@@ -274,5 +227,20 @@ function damaged(path: string, line: number, what: string): LookfirstError {
   return new LookfirstError(
     'AUDIT_LOG_UNREADABLE',
     `${path} line ${line} ${what}; the log is damaged. Run lookfirst verify-log to see what changed; the gate will not append to a broken chain.`,
+  );
+}
+
+/** The error for a log checkBeforeAppend refused, saying what to do next. */
+function appendRefused(path: string, headPath: string, problem: AppendProblem): LookfirstError {
+  if (problem.kind === 'line') return damaged(path, problem.line, problem.what);
+  if (problem.kind === 'head')
+    return new LookfirstError(
+      'AUDIT_LOG_UNREADABLE',
+      `${headPath} is not a head signed by this gate's key (${problem.detail}). Run lookfirst verify-log; the gate will not append to a log it cannot vouch for.`,
+    );
+  // Without its head, a cut at the end cannot be seen: re-signing now would launder it.
+  return new LookfirstError(
+    'AUDIT_LOG_UNREADABLE',
+    `${path} has ${problem.size} entries but no signed head (${headPath}): it was deleted, or the gate crashed before writing it. Run lookfirst verify-log; to start afresh, move the log aside (keep it as evidence).`,
   );
 }

@@ -11,6 +11,7 @@
  */
 import { type KeyObject, sign, verify } from 'node:crypto';
 import { canonicalJson } from './canonical.js';
+import { decodeBase64Canonical } from './verify/encoding.js';
 
 /** Format version written in every entry. */
 export const ENTRY_VERSION = 1;
@@ -71,12 +72,15 @@ export function encodeEntry(fields: AuditFields, seq: number, ts: number, prev: 
   return canonicalJson({ ...body, sig });
 }
 
-/** Checks an entry's signature against a public key. Pure; false for anything malformed. */
+/**
+ * Checks an entry's signature against a public key. Pure; false for anything malformed, and for a `sig`
+ * that is not the canonical base64 of its 64 bytes (changed padding or unused bits would otherwise verify).
+ */
 export function verifyEntrySignature(entry: Record<string, unknown>, key: KeyObject): boolean {
   const { sig, ...body } = entry;
   if (typeof sig !== 'string') return false;
-  const bytes = Buffer.from(sig, 'base64');
-  if (bytes.length !== 64) return false;
+  const bytes = decodeBase64Canonical(sig);
+  if (bytes?.length !== 64) return false;
   try {
     return verify(null, Buffer.from(canonicalJson(body), 'utf8'), key, bytes);
   } catch {

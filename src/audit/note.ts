@@ -10,6 +10,7 @@
  */
 import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import { sha256 } from './canonical.js';
+import { decodeBase64Canonical } from './verify/encoding.js';
 
 const ALG_ED25519 = 0x01;
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -101,7 +102,8 @@ export type NoteCheck = { ok: true; text: string } | { ok: false; reason: string
 
 /**
  * Opens a signed note and checks it against one verifier. Pure.
- * Returns `ok: false` (never throws) for malformed notes, unknown signers, and bad signatures.
+ * Returns `ok: false` (never throws) for malformed notes, unknown signers, bad signatures, and a signature
+ * by the verifier's name whose base64 is not canonical.
  */
 export function openNote(note: string, verifier: NoteVerifier): NoteCheck {
   const split = note.lastIndexOf('\n\n');
@@ -112,7 +114,9 @@ export function openNote(note: string, verifier: NoteVerifier): NoteCheck {
     const m = /^\u2014 (\S+) (\S+)$/u.exec(line);
     if (!m) return { ok: false, reason: `malformed signature line: ${line.slice(0, 60)}` };
     if (m[1] !== verifier.name) continue;
-    const blob = Buffer.from(m[2]!, 'base64');
+    // Only the canonical base64 counts: a signature with its padding or unused bits changed is not the one signed.
+    const blob = decodeBase64Canonical(m[2]!);
+    if (!blob) return { ok: false, reason: `signature by ${verifier.name} is not in canonical base64` };
     if (blob.length !== 68 || !blob.subarray(0, 4).equals(verifier.keyId)) continue;
     if (verify(null, Buffer.from(text, 'utf8'), verifier.key, blob.subarray(4))) return { ok: true, text };
     return { ok: false, reason: `signature by ${verifier.name} does not verify` };

@@ -1,0 +1,127 @@
+/**
+ * The heads a log is checked against (C2SP checkpoints in signed notes), and who signed them: a log or
+ * head under a key other than the configured one is named with both key ids, with how to tell a wrong
+ * key in the config from a forgery. Pure.
+ * @see https://c2sp.org/signed-note
+ * @see https://c2sp.org/tlog-checkpoint
+ */
+import { GENESIS_PREV } from '../entry.js';
+import { CompactTree } from '../merkle.js';
+import { type NoteVerifier, openNote, parseCheckpoint } from '../note.js';
+import { decodeBase64Canonical } from './encoding.js';
+import type { HeadInput, Item, Problem } from './types.js';
+
+/** Extension line name carrying the chain tip in a lookfirst checkpoint. */
+const CHAIN_EXTENSION = 'lookfirst-chain';
+
+/** A signer named in a note: its key name and 8-hex-digit key id ("?" when the signature is unreadable). */
+export interface NoteSigner {
+  name: string;
+  keyId: string;
+}
+
+/** The signature lines of a note, as name and key id. Pure; malformed lines are left out. */
+export function noteSigners(note: string): NoteSigner[] {
+  const split = note.lastIndexOf('\n\n');
+  if (split < 0) return [];
+  return [...note.slice(split + 2).matchAll(/^\u2014 (\S+) (\S+)$/gmu)].map((m) => {
+    const blob = decodeBase64Canonical(m[2]!);
+    return { name: m[1]!, keyId: blob && blob.length === 68 ? blob.subarray(0, 4).toString('hex') : '?' };
+  });
+}
+
+/** "name (key id xxxxxxxx)". */
+export function describeKey(k: { name: string; keyId: string | Buffer }): string {
+  return `${k.name} (key id ${typeof k.keyId === 'string' ? k.keyId : k.keyId.toString('hex')})`;
+}
+
+const isConfigured = (s: NoteSigner, v: NoteVerifier) => s.name === v.name && s.keyId === v.keyId.toString('hex');
+
+/** How to tell a wrong public key in the config from a forgery, for a log or head signed by `other`. */
+function wrongKeyOrForgery(other: string): string {
+  return (
+    `A wrong key or a forgery? A key's name is a fingerprint of its public key. If ${other} is a key you hold (the audit.pub beside the audit.key that wrote this log), ` +
+    `the config points at the wrong public key: set audit.pub to that file, or run with the config that wrote the log, and verify again. ` +
+    'If no key you hold has that id, someone signed this log with their own key: treat it as forged.'
+  );
+}
+
+/**
+ * Not one entry verifies under the configured key: the log is not vouched for by the key the user trusts.
+ * That is tampering (exit 2) whatever the cause; the message names the configured key and the key the
+ * heads name, and says how to tell a wrong-key mistake from a forgery.
+ * @returns the problem, or undefined when some entry verifies (or there is none).
+ */
+export function keyMismatch(items: Item[], heads: HeadInput[], verifier: NoteVerifier): Problem | undefined {
+  if (items.length === 0 || items.some((i) => i.signed)) return undefined;
+  const signers = heads.flatMap((h) => noteSigners(h.note));
+  const others = [...new Set(signers.filter((s) => !isConfigured(s, verifier)).map(describeKey))];
+  const configured = describeKey(verifier);
+  let why: string;
+  if (signers.some((s) => isConfigured(s, verifier)))
+    why = 'yet the head names the configured key: the entries were replaced after it was signed. This is a forgery, not a wrong key.';
+  else if (others.length > 0) why = `the head is signed by ${others.join(', ')}. ${wrongKeyOrForgery(others.join(', '))}`;
+  else
+    why =
+      'and no head names the key that did sign it. If another key pair of yours wrote this log, verify with its audit.pub; if none did, treat the log as forged.';
+  return { kind: 'key', line: 1, message: `no entry of the log verifies with the configured public key ${configured}; ${why}` };
+}
+
+/** The size a head records, when it opens under the key. */
+export function headSizeOf(head: HeadInput, verifier: NoteVerifier): number | undefined {
+  const opened = openNote(head.note, verifier);
+  return opened.ok ? parseCheckpoint(opened.text)?.size : undefined;
+}
+
+/** Checks one head: signature, origin, size against the log, Merkle root and chain tip over its prefix. */
+export function checkHead(head: HeadInput, items: Item[], verifier: NoteVerifier, problems: Problem[], warnings: string[]): void {
+  const opened = openNote(head.note, verifier);
+  if (!opened.ok) {
+    const others = [
+      ...new Set(
+        noteSigners(head.note)
+          .filter((s) => !isConfigured(s, verifier))
+          .map(describeKey),
+      ),
+    ];
+    const signedByOther = others.length > 0 && !noteSigners(head.note).some((s) => isConfigured(s, verifier));
+    problems.push({
+      kind: signedByOther ? 'key' : 'head',
+      line: 0,
+      message: signedByOther
+        ? `${head.label}: signed by ${others.join(', ')}, not by the configured public key ${describeKey(verifier)}. ${wrongKeyOrForgery(others.join(', '))}`
+        : `${head.label}: ${opened.reason}`,
+    });
+    return;
+  }
+  const cp = parseCheckpoint(opened.text);
+  if (!cp) {
+    problems.push({ kind: 'head', line: 0, message: `${head.label}: signed, but not a checkpoint` });
+    return;
+  }
+  if (cp.origin !== verifier.name)
+    problems.push({ kind: 'head', line: 0, message: `${head.label}: origin "${cp.origin}" is not this log's key name "${verifier.name}"` });
+  // A loop, not Math.max(...spread): a log of a few hundred thousand entries would overflow the stack.
+  let maxSeq = -1;
+  for (const i of items) if (i.signed && i.kind !== 'inserted' && i.seq !== undefined && i.seq > maxSeq) maxSeq = i.seq;
+  if (items.length < cp.size || maxSeq + 1 < cp.size) {
+    const held = Math.min(items.length, maxSeq + 1);
+    problems.push({
+      kind: 'truncated',
+      line: items.length + 1,
+      message: `log truncated: ${head.label} records ${cp.size} entries, the log ends after ${held}`,
+    });
+    return;
+  }
+  const tree = new CompactTree();
+  for (const item of items.slice(0, cp.size)) tree.appendLeafHash(item.leaf);
+  const chain = cp.extensions.find((e) => e.startsWith(`${CHAIN_EXTENSION} `))?.slice(CHAIN_EXTENSION.length + 1);
+  const tip = cp.size > 0 ? items[cp.size - 1]!.hash : GENESIS_PREV;
+  const lineProblems = problems.some((p) => p.kind !== 'head' && p.kind !== 'key' && p.line <= cp.size);
+  if (!tree.root().equals(cp.root) && !lineProblems) {
+    problems.push({ kind: 'head', line: 0, message: `${head.label}: Merkle root over the first ${cp.size} entries does not match` });
+  } else if (chain !== tip && !lineProblems) {
+    problems.push({ kind: 'head', line: cp.size, message: `${head.label}: chain hash of entry #${cp.size - 1} does not match` });
+  }
+  if (items.length > cp.size) warnings.push(`${head.label} covers ${cp.size} of ${items.length} entries; the rest are checked by signature and chain only`);
+}
