@@ -1,8 +1,9 @@
 /**
  * The gate's pipeline for one `tools/call`: look up → decide → (confirm) → execute → audit.
  *
- * An allowed read is forwarded raw and its audit entry is written behind it (never waits for disk).
- * Anything else is a gated call: its arguments are fixed by canonical JSON and SHA-256 once, every step is
+ * A read (allowed, and proven read-only by the classifier) is forwarded raw and its audit entry is
+ * written behind it (never waits for disk). Anything else is a gated call, a write that a rule allows
+ * included: its arguments are fixed by canonical JSON and SHA-256 once, every step is
  * on disk before the next proceeds, a denial never reaches the upstream, and exactly the arguments that
  * were approved are sent, once. Any doubt (unknown tool, bad arguments, audit failure, cancellation)
  * means the call is not executed.
@@ -21,13 +22,13 @@ import { type Catalogue, type CatalogueTool, classifyTool } from './catalogue.js
 import { acceptDefinition } from './definitions.js';
 import { diffPreview } from './diff-preview.js';
 import { answerDryRun, type DryRunBudget, recordsInDryRun } from './dry-run.js';
-import { execute, logReceipt, pendingResult } from './execute.js';
+import { execute, executeAllowed, logReceipt, pendingResult } from './execute.js';
 import type { Holds } from './hold.js';
 import type { Interlock } from './interlock.js';
 import { askInClient, canAskInClient, carriesAnswer, type InClientRound, redeemAnswer } from './mrtr.js';
 import { isPlainObject } from './raw.js';
 import { forwardRead } from './read.js';
-import type { TaintHit, TaintMemory } from './taint.js';
+import { type TaintMemory, taintText } from './taint.js';
 import { unlock } from './unlock.js';
 import type { ForwardOptions } from './upstream.js';
 import { denialText, errorResult } from './verdict.js';
@@ -101,11 +102,11 @@ export async function handleToolCall(deps: PipelineDeps, params: Record<string, 
   if (decision.action === 'allow' && !decision.rule && deps.catalogue.isChanged(tool.upstream)) {
     decision = { action: 'confirm', reason: 'the upstream changed its tools and they are being re-read' };
   }
-  // Rule of Two: untrusted data flowing into a state change needs a person, whatever a rule says.
-  const hits = decision.classification?.kind === 'mutation' && decision.action !== 'deny' ? deps.taint.find(params.arguments) : [];
-  if (hits.length > 0) {
-    const first = hits[0] as TaintHit;
-    const taint = `TAINTED: ${JSON.stringify(first.value)} came from ${first.source.tool} (an untrusted source)${hits.length > 1 ? ` and ${hits.length - 1} more value${hits.length > 2 ? 's' : ''}` : ''}; untrusted input plus a state change needs a person (Rule of Two)`;
+  // Rule of Two: untrusted data flowing into a state change needs a person, whatever a rule says; so does
+  // any state change once the session is tainted as a whole (gateway/taint.ts). Anything the classifier
+  // does not prove read-only is a state change.
+  const taint = decision.classification?.kind !== 'read-only' && decision.action !== 'deny' ? taintText(deps.taint.check(params.arguments)) : undefined;
+  if (taint) {
     decision = {
       ...decision,
       action: 'confirm',
@@ -116,7 +117,9 @@ export async function handleToolCall(deps: PipelineDeps, params: Record<string, 
   // A dry run forwards only what passes as a read on definitions that are not being re-read (a rule
   // that allows a tool does not make it a read); everything else is recorded, never executed.
   const recorded = deps.dryRun && (recordsInDryRun(decision) || deps.catalogue.isChanged(tool.upstream));
-  if (decision.action === 'allow' && !recorded) return forwardRead(deps, tool, params, ctx, decision.reason);
+  // Only a call the classifier proves read-only is a read: a write that a rule allows is a gated call,
+  // on disk before it is sent (executeAllowed), whatever audit.reads says.
+  if (decision.action === 'allow' && decision.classification?.kind === 'read-only' && !recorded) return forwardRead(deps, tool, params, ctx, decision.reason);
   // One call of a tool at a time, confirmation and execution included; other tools are not held up.
   const chosen = tool;
   return deps.interlock.exclusive(tool.exposed, () => gated(deps, chosen, params, ctx, decision));
@@ -167,8 +170,8 @@ async function gated(
     const v = verdictOf({ outcome: 'denied', reason, retry_safe: true, ...extra }, sha);
     return errorResult(denialText(tool.exposed, reason), v, tool.hasOutputSchema);
   };
-  // A 2026-07-28 call that comes back with the answer to its approval question.
-  if (carriesAnswer(ctx.mrtr)) {
+  // A 2026-07-28 call that comes back with the answer to its approval question (an allowed call asked none).
+  if (decision.action !== 'allow' && carriesAnswer(ctx.mrtr)) {
     const answered = await answeredInClient(deps, tool, call, ctx.mrtr, decision);
     if (!answered.ok) return deny(answered.reason);
     callId = answered.callId;
@@ -193,6 +196,8 @@ async function gated(
   if (deps.dryRun) return answerDryRun(deps, tool, call, decision, plain);
   const block = deps.interlock.blockOf(tool.exposed);
   if (block) return unlock(deps, tool, call, block, ctx, verdictOf);
+  // A write that a rule allows: nobody is asked; its receipt and decision are on disk already.
+  if (decision.action === 'allow') return executeAllowed(deps, tool, call, ctx, decision.rule ?? decision.reason, verdictOf);
 
   // A file write or edit shows what it would change (read through the upstream's own read tool).
   const diff = retried ? undefined : await diffPreview({ catalogue: deps.catalogue, policy: deps.policy, timeoutMs: deps.executionTimeoutMs }, tool, call.args);

@@ -3,8 +3,11 @@
  * upstream's response goes back with only its id changed. It skips the SDK's server and client request
  * machinery, which on a trivial call costs more than the gate's whole decision (measured: bench/).
  *
- * Only the simplest case takes it: the client is initialized, the tool is in the catalogue, the decision is
- * `allow`, the upstream is connected, and the call asks for no progress notifications. Everything else
+ * Only the simplest case takes it: the client is initialized, the tool is in the catalogue and pinned, the
+ * decision is `allow` AND the classifier proves the call read-only (a write that a rule allows is logged
+ * as a write before it is sent: gateway/execute.ts), the tool is not an untrusted source (its answer must
+ * be remembered for taint, which only gateway/tool-result.ts does), the upstream is connected, and the call
+ * asks for no progress notifications. Everything else
  * (writes, unknown tools, progress) goes the SDK path through call.ts, with the same decision. The fast
  * path keeps the SDK path's promises: cancellation reaches the upstream under the upstream's id and a late
  * answer is dropped (BR-02); a lost connection or a timeout answers with a JSON-RPC error; the read is
@@ -51,7 +54,7 @@ export class FastPath {
     if (!tool?.upstream.connected || this.deps.catalogue.isChanged(tool.upstream)) return false;
     if (this.deps.catalogue.pinStatus(tool).kind !== 'pinned') return false;
     const decision = decide(this.deps.policy, tool.exposed, classifyTool(tool, params.arguments));
-    // Only reads: a mutation a rule allows is checked for taint on the SDK path.
+    // Only proven reads of trusted tools: a write a rule allows is a gated call; an untrusted answer is remembered.
     if (decision.action !== 'allow' || decision.classification?.kind !== 'read-only' || this.deps.untrusted(tool.exposed)) return false;
 
     const forward = tool.exposed === tool.upstreamTool ? params : { ...params, name: tool.upstreamTool };

@@ -8,7 +8,10 @@
  * Sessions: the protocol has none, but holds, retries and request states need one. On stdio the
  * connection is the session. Over HTTP it is the principal (the bearer token, or "anyone on loopback")
  * together with the client name the request claims; two clients with different names never share holds.
- * A claimed identity (name, version) that changes within a session is logged and warned about.
+ * Taint memory is the principal's, never a claimed name's: every session of a principal shares one, so a
+ * client that claims a new name keeps what it read from untrusted sources (gateway/taint.ts). A claimed
+ * identity (name, version) that changes for a principal is logged (`client_identity_changed`) and warned
+ * about.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Notification, Result } from '@modelcontextprotocol/sdk/types.js';
@@ -20,12 +23,23 @@ import { unionCapabilities } from './forward.js';
 import type { Gateway, Session } from './gateway.js';
 import { isPlainObject } from './raw.js';
 import { RequestStates } from './request-state.js';
+import { TaintMemory } from './taint.js';
 import { toWireError } from './wire-error.js';
 
 /** Most 2026-07-28 HTTP sessions (principal × client name) kept at once; the least recent is closed first. */
 const MAX_SESSIONS = 256;
 /** A 2026-07-28 HTTP session with no request for this long is closed, in ms. */
 const SESSION_IDLE_MS = 30 * 60_000;
+
+/** Most `client_identity_changed` entries written for one principal; past it, one more says so. */
+const MAX_IDENTITY_CHANGES_LOGGED = 100;
+
+/** What belongs to a principal whatever name it claims: its taint memory and the identity it last claimed. */
+interface Principal {
+  taint: TaintMemory;
+  client?: { name: string; version: string };
+  changesLogged: number;
+}
 
 /** One 2026-07-28 session: the gate's session plus the identity it was first seen with. */
 interface ModernSession {
@@ -53,6 +67,8 @@ export interface ModernFrontOptions {
 export class ModernFront {
   private readonly states: RequestStates;
   private readonly sessions = new Map<string, ModernSession>();
+  /** Per principal (stdio, the bearer token's digest, or anyone on loopback): kept while the gate runs. */
+  private readonly principals = new Map<string, Principal>();
   /** Hides tokens in session keys (the key travels, signed but readable, in request states). */
   private readonly salt = randomBytes(16);
 
@@ -159,7 +175,9 @@ export class ModernFront {
     const client = isPlainObject(info)
       ? { name: oneLine(String(info.name ?? 'client')).slice(0, 100), version: oneLine(String(info.version ?? '')).slice(0, 40) }
       : undefined;
-    // On stdio the connection is the session; over HTTP the claimed name is part of it.
+    const owner = this.principalFor(principal, client);
+    // On stdio the connection is the session; over HTTP the claimed name is part of it (holds), but not
+    // of the taint memory, which is the principal's.
     const key =
       principal === 'stdio'
         ? 'stdio'
@@ -178,7 +196,7 @@ export class ModernFront {
         deps: undefined as never,
         detach: () => {},
       };
-      created.deps = this.opts.gateway.pipelineDeps([], () => created.client?.name ?? 'client');
+      created.deps = this.opts.gateway.pipelineDeps([], () => created.client?.name ?? 'client', owner.taint);
       created.session = {
         ready: true,
         activeIds: new Set(),
@@ -191,17 +209,41 @@ export class ModernFront {
       created.detach = this.opts.gateway.attach(created.session);
       this.sessions.set(key, created);
       s = created;
-    } else if (client && s.client && (client.name !== s.client.name || client.version !== s.client.version)) {
-      const from = `${s.client.name} ${s.client.version}`.trim();
-      const to = `${client.name} ${client.version}`.trim();
-      this.opts.log(`warning: the client of a 2026-07-28 session now claims to be "${to}" (was "${from}"); approvals show the new name`);
-      this.opts.audit.appendLater({ event: 'client_identity_changed', from, to });
-      s.client = client;
-    } else if (client && !s.client) s.client = client;
+    } else if (client) s.client = client;
     s.lastSeenMs = Date.now();
     this.sessions.delete(key);
     this.sessions.set(key, s);
     return s;
+  }
+
+  /**
+   * The principal's state, created on first sight; a claimed identity other than the one it claimed last
+   * is logged (at most {@link MAX_IDENTITY_CHANGES_LOGGED} times per principal, then once more to say so).
+   */
+  private principalFor(principal: string, client: { name: string; version: string } | undefined): Principal {
+    let p = this.principals.get(principal);
+    if (!p) {
+      p = { taint: new TaintMemory(), changesLogged: 0 };
+      this.principals.set(principal, p);
+    }
+    if (client && p.client && (client.name !== p.client.name || client.version !== p.client.version)) {
+      const from = `${p.client.name} ${p.client.version}`.trim();
+      const to = `${client.name} ${client.version}`.trim();
+      if (p.changesLogged < MAX_IDENTITY_CHANGES_LOGGED) {
+        this.opts.log(
+          `warning: the client of a 2026-07-28 session now claims to be "${to}" (was "${from}"); approvals show the new name, and it keeps the taint memory of the same principal`,
+        );
+        this.opts.audit.appendLater({ event: 'client_identity_changed', from, to });
+      } else if (p.changesLogged === MAX_IDENTITY_CHANGES_LOGGED) {
+        this.opts.log(
+          `warning: a 2026-07-28 principal changed its claimed client identity ${MAX_IDENTITY_CHANGES_LOGGED} times; further changes are not logged`,
+        );
+        this.opts.audit.appendLater({ event: 'client_identity_changed', from, to, further_changes_not_logged: true });
+      }
+      p.changesLogged++;
+    }
+    if (client) p.client = client;
+    return p;
   }
 
   /**

@@ -1,11 +1,13 @@
 /**
  * An allowed read on the SDK path (the fast path, gateway/fast-path.ts, takes the simplest ones raw):
  * forwarded as the client sent it, its audit entry written behind it (never waits for disk), and, for an
- * untrusted-source tool, its result remembered for taint (gateway/taint.ts).
+ * untrusted-source tool, its result remembered for taint (gateway/tool-result.ts). Only a call the
+ * classifier proves read-only comes here: a write that a rule allows is a gated call (gateway/call.ts).
  */
 import type { Result } from '@modelcontextprotocol/sdk/types.js';
 import type { CallContext, PipelineDeps } from './call.js';
 import type { CatalogueTool } from './catalogue.js';
+import { callTool } from './tool-result.js';
 import { ErrorCode, WireError } from './wire-error.js';
 
 /**
@@ -16,9 +18,8 @@ export async function forwardRead(deps: PipelineDeps, tool: CatalogueTool, param
   const forward = tool.exposed === tool.upstreamTool ? params : { ...params, name: tool.upstreamTool };
   let isError: boolean | string = false;
   try {
-    const result = await tool.upstream.request('tools/call', forward, { signal: ctx.signal, onprogress: ctx.progress });
+    const result = await callTool(deps, tool, forward, { signal: ctx.signal, onprogress: ctx.progress });
     isError = result.isError === true;
-    if (deps.untrusted(tool.exposed)) deps.taint.record(tool.exposed, { content: result.content, structuredContent: result.structuredContent });
     return result;
   } catch (err) {
     isError = (err as Error).message;

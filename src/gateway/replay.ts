@@ -3,7 +3,9 @@
  * pipeline: the tool's definition must still be the pinned one (else a person accepts it first), a deny
  * rule wins, a blocked tool stays blocked, and every replayed call needs an approval: a person's on the
  * configured channels, or the operator's blanket `--yes`, which never covers a call that untrusted data
- * flowed into (Rule of Two). It is then executed once and read back exactly like a live call. Its
+ * flowed into (Rule of Two): during the dry run, or from what an earlier replay of this promote returned
+ * (replays remember untrusted results like a live session: gateway/tool-result.ts). It is then executed
+ * once and read back exactly like a live call. Its
  * `call_received` entry names the recorded call in `replay_of`, which is how a second promote knows not
  * to send it again (audit/ledger.ts).
  */
@@ -18,6 +20,7 @@ import { type CatalogueTool, classifyTool } from './catalogue.js';
 import { acceptDefinition, type DefinitionDoubt } from './definitions.js';
 import { diffPreview } from './diff-preview.js';
 import { execute, logReceipt } from './execute.js';
+import { taintText } from './taint.js';
 import { unlock } from './unlock.js';
 import { VERDICT_KEY } from './verdict.js';
 
@@ -82,14 +85,12 @@ async function replayDecided(
   const call = recordedCall(tool, rec);
   const base = { call_id: call.callId, tool: tool.exposed };
   const action = decision.action === 'deny' ? 'deny' : 'confirm';
+  // Untrusted data this promote's earlier replays returned counts as in a live session; a read needs no person.
+  const live = decision.classification?.kind !== 'read-only' ? taintText(deps.taint.check(rec.args)) : undefined;
+  const taint = rec.taint ?? live;
+  const why = live ? `taint: ${live.slice(9)}` : `a replayed call is approved one by one (${decision.reason})`;
   try {
-    await logReceipt(
-      deps,
-      call,
-      'lookfirst promote',
-      { ...decision, action, reason: action === 'deny' ? decision.reason : `a replayed call is approved one by one (${decision.reason})` },
-      { replay_of: rec.callId },
-    );
+    await logReceipt(deps, call, 'lookfirst promote', { ...decision, action, reason: action === 'deny' ? decision.reason : why }, { replay_of: rec.callId });
   } catch (err) {
     return denied(call.callId, call.argsSha256, `the audit log cannot be written (${(err as Error).message})`);
   }
@@ -103,7 +104,7 @@ async function replayDecided(
   }
 
   let approval: Approval;
-  if (opts.yes && !rec.taint) {
+  if (opts.yes && !taint) {
     approval = { kind: 'approved', ...opts.yes };
     try {
       await deps.audit.appendDurable({
@@ -119,7 +120,7 @@ async function replayDecided(
       return denied(call.callId, call.argsSha256, `the audit log cannot be written (${(err as Error).message})`);
     }
   } else {
-    const { summary } = summaryOf(call, rec.taint);
+    const { summary } = summaryOf(call, taint);
     const diff = await diffPreview({ catalogue: deps.catalogue, policy: deps.policy, timeoutMs: deps.executionTimeoutMs }, tool, call.args);
     const request = {
       call,

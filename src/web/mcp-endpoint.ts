@@ -98,7 +98,11 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
   let allowed = allowedHosts(opts.host, opts.port, opts.publicUrl);
   const modernHandler = opts.modern
     ? createMcpHandler(
-        opts.modern.factory((ctx) => opts.modern?.principalOf(ctx.requestInfo?.headers.get('authorization') ?? 'anyone on loopback') ?? ''),
+        // The principal is what was authenticated: the checked bearer token, else anyone on loopback (an
+        // unchecked Authorization header is a claim, and must not buy a fresh taint memory).
+        opts.modern.factory(
+          (ctx) => opts.modern?.principalOf(opts.token === undefined ? 'anyone on loopback' : (ctx.requestInfo?.headers.get('authorization') ?? '')) ?? '',
+        ),
         { legacy: 'reject', onerror: (err) => opts.log(`MCP endpoint (2026-07-28): ${err.message}`) },
       )
     : undefined;

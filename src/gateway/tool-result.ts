@@ -1,0 +1,47 @@
+/**
+ * The one way a client's `tools/call` reaches an upstream and its answer comes back: every path that
+ * returns an upstream's result to a client (an allowed read, a rule-allowed write, an approved call, a call
+ * run after an unlock or an in-client answer, a dry run's read, a promote replay) calls {@link callTool},
+ * so none can forget taint. The result of an untrusted-source tool is remembered whole (content,
+ * structuredContent, resource contents, embedded resources, links), and so is the error an untrusted
+ * upstream answers with, since its message reaches the agent too.
+ *
+ * The raw read fast path (gateway/fast-path.ts) never takes an untrusted-source tool, so its answers
+ * never need remembering. Calls the gate makes for itself (a diff preview's read, a read-back) are not
+ * returned to the client and do not come here.
+ */
+import type { Result } from '@modelcontextprotocol/sdk/types.js';
+import type { CatalogueTool } from './catalogue.js';
+import type { TaintMemory } from './taint.js';
+import type { ForwardOptions } from './upstream.js';
+
+/** What the exit needs: the session's taint memory and which tools are untrusted sources. */
+export interface ResultDeps {
+  taint: TaintMemory;
+  untrusted: (tool: string) => boolean;
+}
+
+/**
+ * Sends one `tools/call` to the tool's upstream and remembers an untrusted source's answer.
+ * @param params the params as they go upstream (name and arguments).
+ * @throws the upstream's error, or a timeout, unchanged (remembered first when the tool is untrusted).
+ */
+export async function callTool(deps: ResultDeps, tool: CatalogueTool, params: Record<string, unknown>, opts: ForwardOptions): Promise<Result> {
+  try {
+    const result = await tool.upstream.request('tools/call', params, opts);
+    rememberResult(deps, tool.exposed, result);
+    return result;
+  } catch (err) {
+    const e = err as { message?: unknown; data?: unknown };
+    rememberResult(deps, tool.exposed, { error: { message: e?.message, data: e?.data } });
+    throw err;
+  }
+}
+
+/**
+ * Remembers what an untrusted-source tool returned (the whole of it) in the session's taint memory;
+ * nothing for other tools.
+ */
+export function rememberResult(deps: ResultDeps, tool: string, result: unknown): void {
+  if (deps.untrusted(tool)) deps.taint.record(tool, result);
+}
