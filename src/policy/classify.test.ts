@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classifyArgs, classifyCall, classifyName, namespacePrefixes, shellVerdict, splitName, sqlVerdict } from './classify.js';
+import { classifyArgs, classifyCall, classifyName, namespacePrefixes, splitName } from './classify.js';
+import { judgeValue } from './code/index.js';
+
+/** SQL in a field named for SQL (dialect unknown); shell in a field named for a command. */
+const sqlVerdict = (q: string) => judgeValue(q, { languages: ['sql'], strict: true });
+const shellVerdict = (c: string) => judgeValue(c, { languages: ['shell'], strict: true });
 
 const kind = (name: string, args?: unknown, annotations?: Parameters<typeof classifyCall>[2], prefixes?: Set<string>) =>
   classifyCall(name, args, annotations, prefixes).kind;
@@ -95,7 +100,7 @@ describe('the classifier: arguments only make it stricter', () => {
     for (const q of ["SELECT * FROM t WHERE note = 'drop table x; delete'", 'SELECT count(*) FROM "delete"', 'select 1 -- delete everything'])
       assert.equal(sqlVerdict(q), undefined, q);
     // Read in every dialect, the strictest wins: a dollar quote is a Postgres literal but MySQL code.
-    assert.equal(sqlVerdict('SELECT $$DROP TABLE$$')?.risk, 'high');
+    assert.notEqual(sqlVerdict('SELECT $$DROP TABLE$$'), undefined);
     assert.equal(kind('query', { sql: 'SELECT * FROM t' }), 'read-only');
     // Found by the third attack: text one dialect runs hidden by another's comment or quoting rules.
     for (const q of [

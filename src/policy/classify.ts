@@ -3,16 +3,16 @@
  *
  * - Name (policy/words.ts): split into words; deny wins (any mutating word anywhere makes a mutation);
  *   read-only only when clearly so; unknown means mutation.
- * - Arguments only make a verdict stricter: an HTTP method field, SQL that mutates anywhere in it, a shell
- *   command that redirects or runs anything but a known reader, an operation field naming a mutation.
+ * - Arguments only make a verdict stricter: an HTTP method field, an operation field naming a mutation,
+ *   and code (SQL, GraphQL, Cypher, shell), which is read-only only when a real parser proves it
+ *   (policy/code/index.ts).
  * - Annotations are the upstream's untrusted hints, applied asymmetrically: whatever says "more dangerous"
  *   is believed (`destructiveHint: true` → high; `readOnlyHint: false` → mutation); `readOnlyHint: true`
  *   lowers a verdict only when the name holds no mutating word and the arguments reveal nothing.
  */
 import type { Classification, Risk, ToolAnnotations } from '../types.js';
+import { judgeValue, nameHint, type ToolCodeHints } from './code/index.js';
 import { higher } from './rank.js';
-import { shellVerdict } from './shell.js';
-import { sqlLead, sqlVerdict } from './sql.js';
 import {
   AMBIGUOUS,
   CATEGORY_FIELDS,
@@ -25,13 +25,10 @@ import {
   OUTBOUND,
   READ_NOUNS,
   READ_VERBS,
-  SHELL_FIELDS,
-  SQL_FIELDS,
   WEAK_READ_VERBS,
 } from './words.js';
 
-export type { Classification };
-export { shellVerdict, sqlVerdict };
+export type { Classification, ToolCodeHints };
 
 /** The verdict on a name alone; `benign` when it is a mutation only because nothing says read-only. */
 export interface NameVerdict extends Classification {
@@ -127,7 +124,7 @@ const MAX_NODES = 10_000;
 const MAX_DEPTH = 32;
 
 /** A stricter verdict the arguments force, if any. */
-export function classifyArgs(args: unknown): { risk: Risk; reasons: string[] } | undefined {
+export function classifyArgs(args: unknown, hints?: ToolCodeHints): { risk: Risk; reasons: string[] } | undefined {
   let risk: Risk | undefined;
   const reasons: string[] = [];
   const hit = (r: Risk, why: string) => {
@@ -143,7 +140,7 @@ export function classifyArgs(args: unknown): { risk: Risk; reasons: string[] } |
       return;
     }
     if (typeof value === 'string') {
-      inspectString(key, value, hit);
+      inspectString(key, value, hit, hints);
       // JSON carried in a string (`options: '{"method":"DELETE"}'`) is read like the arguments around it.
       const t = value.trim();
       if ((t.startsWith('{') || t.startsWith('[')) && t.length <= 100_000) {
@@ -160,7 +157,7 @@ export function classifyArgs(args: unknown): { risk: Risk; reasons: string[] } |
     else
       for (const [k, v] of Object.entries(value)) {
         // An operation given as an object (`action: { name: "delete" }`): its words are the operation's.
-        if (OPERATION_FIELDS.test(key) && typeof v === 'string') inspectString(key, v, hit);
+        if (OPERATION_FIELDS.test(key) && typeof v === 'string') inspectString(key, v, hit, hints);
         // Aggregation stages that write (MongoDB `$out`, `$merge`).
         if (k === '$out' || k === '$merge') hit('high', `${k} writes a collection`);
         if (/^x-http-method(-override)?$/i.test(k) && typeof v === 'string' && v.trim().toUpperCase() !== 'GET') hit('high', `${k} is ${v.slice(0, 10)}`);
@@ -180,10 +177,7 @@ const HTTP_WRITE_METHODS = new Set(
   ),
 );
 
-/** Words that make SQL of a text that opens with an SQL keyword (natural language rarely has them). */
-const SQL_SHAPE = /;|\(|\b(from|into|set|table|where|values|returning|database|schema|index|view|privileges|backend|detach|node|nodes)\b/i;
-
-function inspectString(key: string, value: string, hit: (r: Risk, why: string) => void): void {
+function inspectString(key: string, value: string, hit: (r: Risk, why: string) => void, hints: ToolCodeHints | undefined): void {
   const field = key || 'argument';
   if (METHOD_FIELDS.test(key) && value.length <= 200) {
     const m = value.trim().toUpperCase();
@@ -209,19 +203,9 @@ function inspectString(key: string, value: string, hit: (r: Risk, why: string) =
     if (m === 'DELETE') hit('high', `${field} overrides the HTTP method (_method=DELETE)`);
     else if (HTTP_WRITE_METHODS.has(m)) hit('high', `${field} overrides the HTTP method (_method=${m.slice(0, 20)})`);
   }
-  // A GraphQL document with a mutation operation anywhere in it (`query Q {…} mutation M {…}`).
-  // Commas count as white space in GraphQL; a directive may follow the keyword (`mutation@a{…}`).
-  if (/^[\s,]*(query|mutation|subscription|fragment|\{)/i.test(value) && /(^|[},\s])mutation\b[\s,]*\w*[\s,]*[({@]/i.test(value))
-    hit('high', `${field} is a GraphQL mutation`);
-  const sqlField = /sql|statement|stmt/i.test(key);
-  if (sqlField || (SQL_FIELDS.test(key) && SQL_SHAPE.test(value)) || (SQL_SHAPE.test(value) && sqlLead(value))) {
-    const sql = sqlVerdict(value, sqlField);
-    if (sql) hit(sql.risk, `${field} is SQL that ${sql.why}`);
-  }
-  if (SHELL_FIELDS.test(key)) {
-    const sh = shellVerdict(value);
-    if (sh) hit(sh.risk, `${field} ${sh.why}`);
-  }
+  // Code (SQL, GraphQL, Cypher, shell) is read-only only when a real parser proves it (policy/code).
+  const code = judgeValue(value, hints?.properties.get(key) ?? nameHint(key, hints?.tool));
+  if (code) hit(code.risk, `${field} holds code: ${code.why}`);
   if ((OPERATION_FIELDS.test(key) || CATEGORY_FIELDS.test(key)) && value.length <= 100) {
     const words = splitName(value);
     // A category (`type: "PushEvent"`) names a kind of thing; only a bare verb there is an operation.
@@ -237,9 +221,16 @@ function inspectString(key: string, value: string, hit: (r: Risk, why: string) =
  * Classifies one call: name, then arguments, then annotations as described above.
  * @param name the upstream's name of the tool (without the gate's `<upstream>__` prefix).
  * @param prefixes namespace prefixes of the tool's upstream (namespacePrefixes).
+ * @param hints which of the tool's fields hold code, from its definition (code/fields.ts toolCodeHints).
  */
-export function classifyCall(name: string, args: unknown, annotations: ToolAnnotations | undefined, prefixes: ReadonlySet<string> = new Set()): Classification {
-  return combine(classifyName(name, prefixes), args === undefined ? undefined : classifyArgs(args), annotations);
+export function classifyCall(
+  name: string,
+  args: unknown,
+  annotations: ToolAnnotations | undefined,
+  prefixes: ReadonlySet<string> = new Set(),
+  hints?: ToolCodeHints,
+): Classification {
+  return combine(classifyName(name, prefixes), args === undefined ? undefined : classifyArgs(args, hints), annotations);
 }
 
 /** Applies argument findings and annotations to a name verdict (split out so a name verdict can be cached). */

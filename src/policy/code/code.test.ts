@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { parseSync } from 'libpg-query';
+import { classifyCall } from '../classify.js';
+import { judgeGraphql, judgeShell, judgeSql, judgeValue, nameHint, toolCodeHints } from './index.js';
+import { PURE_SQL_FUNCTIONS } from './sql-functions.js';
+
+const kindOf = (name: string, args: Record<string, unknown>, definition: Record<string, unknown> = {}) =>
+  classifyCall(name, args, { readOnlyHint: true }, new Set(), toolCodeHints({ name, ...definition })).kind;
+
+describe('which values are code', () => {
+  it('takes fields named for code as code, and their last word decides', () => {
+    assert.deepEqual(nameHint('sql', undefined)?.languages, ['sql']);
+    assert.deepEqual(nameHint('sqlQuery', undefined), { languages: ['sql'], strict: true });
+    assert.deepEqual(nameHint('commands', undefined)?.languages, ['shell']);
+    assert.equal(nameHint('commandId', undefined), undefined, 'an id of a command is not a command');
+    assert.equal(nameHint('query', undefined)?.strict, false, 'a query is text unless something names its language');
+    assert.equal(nameHint('query', { languages: ['cypher'], strict: false })?.strict, true);
+  });
+
+  it('reads the inputSchema: a property described as code in a language is code', () => {
+    const hints = toolCodeHints({
+      name: 'lookup',
+      inputSchema: {
+        type: 'object',
+        properties: { q: { type: 'string', description: 'A PostgreSQL query to run' }, table: { type: 'string', description: 'PostgreSQL table name' } },
+      },
+    });
+    assert.deepEqual(hints.properties.get('q'), { languages: ['sql'], strict: true, dialects: ['postgresql'] });
+    assert.equal(hints.properties.has('table'), false, 'naming the language without a kind of code is not enough');
+    assert.equal(
+      kindOf('lookup', { q: 'not sql' }, { inputSchema: { type: 'object', properties: { q: { type: 'string', description: 'A PostgreSQL query to run' } } } }),
+      'mutation',
+    );
+  });
+
+  it('a value in a field named for code that no parser accepts is a mutation, and the reason says so', () => {
+    const v = classifyCall('read_query', { sql: 'SELEC * FRM t' }, undefined);
+    assert.equal(v.kind, 'mutation');
+    assert.match(v.reasons.join(' '), /sql holds code: not readable as SQL/);
+  });
+
+  it('leaves text that no parser accepts as text in other fields (search queries, codes)', () => {
+    assert.equal(kindOf('search_docs', { query: 'delete my account instructions' }), 'read-only');
+    assert.equal(kindOf('get_rate', { code: 'EUR' }), 'read-only');
+    assert.equal(kindOf('brave_web_search', { query: 'select the best laptop 2026' }), 'read-only');
+  });
+
+  it('judges any string a parser accepts, whatever its field', () => {
+    assert.equal(kindOf('get_report', { text: 'DELETE FROM audit' }), 'mutation');
+    assert.equal(kindOf('get_report', { note: '/* x */ TRUNCATE users' }), 'mutation');
+    assert.equal(kindOf('fetch_data', { body: '# read only\nmutation { deleteUser(id: 1) { id } }' }), 'mutation');
+    assert.equal(kindOf('fetch_data', { body: 'query { viewer { login } }' }), 'read-only');
+  });
+
+  it('uses the dialect a tool names, and holds dialect-sensitive text when none is named', () => {
+    assert.equal(judgeSql('SELECT "Name" FROM "Users" WHERE x #> \'{a}\' IS NULL', ['postgresql']).kind, 'read');
+    assert.equal(judgeSql("SELECT 1--1 INTO OUTFILE '/tmp/pwn'").kind, 'write');
+    assert.equal(judgeSql("SELECT 1--1 INTO OUTFILE '/tmp/pwn'", ['mysql']).kind, 'write', 'node-sql-parser lexes -- unlike MySQL');
+    assert.equal(judgeSql('SELECT 1 DELETE FROM t').kind, 'write', 'an alias in PostgreSQL, a second statement elsewhere');
+    assert.equal(kindOf('query', { query: 'SELECT "Name" FROM "Users"' }, { description: 'Run SQL against Postgres' }), 'read-only');
+  });
+});
+
+describe("SQL, judged by PostgreSQL's parser and node-sql-parser", () => {
+  it('names the statement kind of a mutation', () => {
+    assert.match(String((judgeSql('TRUNCATE users') as { why: string }).why), /TRUNCATE/);
+    assert.match(String((judgeSql('GRANT admin TO mallory') as { why: string }).why), /GRANT ROLE/);
+    assert.match(String((judgeSql("COPY users TO '/tmp/x'") as { why: string }).why), /COPY/);
+    assert.match(String((judgeSql('SELECT my_fn()') as { why: string }).why), /my_fn/);
+  });
+
+  it('any function outside the allow-list is a mutation, quoted, commented or qualified', () => {
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[a-z_][a-z0-9_]{0,20}$/).filter((n) => !PURE_SQL_FUNCTIONS.has(n)),
+        fc.constantFrom('%s(1)', '"%s"(1)', '%s/**/(1)', 'public.%s(1)', 'pg_catalog.%s(1)', '%s (1)'),
+        (name, shape) => {
+          const call = shape.replace('%s', name);
+          const j = judgeSql(`SELECT ${call}`, ['postgresql']);
+          // Either the parser refuses it (a reserved word) or it is judged a write; never a read.
+          return j.kind !== 'read';
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('no statement the PostgreSQL parser calls a write is judged read-only', () => {
+    const pieces = [
+      'SELECT 1',
+      'SELECT * FROM t',
+      'TRUNCATE t',
+      'DROP TABLE t',
+      'INSERT INTO t VALUES (1)',
+      'UPDATE t SET a = 1',
+      'DELETE FROM t',
+      'GRANT x TO y',
+      'VACUUM',
+      'SET a = 1',
+      'COPY t TO STDOUT',
+      'LISTEN c',
+      'CHECKPOINT',
+      'DISCARD ALL',
+      'CREATE VIEW v AS SELECT 1',
+      'WITH a AS (UPDATE t SET x = 1 RETURNING 1) SELECT 1',
+      'SELECT 1 FOR SHARE',
+      'EXPLAIN ANALYZE SELECT 1',
+      'SHOW x',
+      'VALUES (1)',
+    ];
+    const glue = fc.constantFrom(';', '; ', ';\n', ' ;/* c */ ', ';-- c\n');
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 4 }), glue, (stmts, sep) => {
+        const text = stmts.join(sep);
+        const parsed = parseSync(text) as { stmts: { stmt: Record<string, unknown> }[] };
+        const kinds = parsed.stmts.map((s) => Object.keys(s.stmt)[0]);
+        const writes = kinds.some((k) => k !== 'SelectStmt' && k !== 'VariableShowStmt' && k !== 'ExplainStmt') || /ANALYZE|UPDATE|SHARE/.test(text);
+        return writes ? judgeSql(text).kind === 'write' : judgeSql(text).kind === 'read';
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe('GraphQL, judged by the graphql parser', () => {
+  it('is read-only only when every operation is a query', () => {
+    const op = fc.constantFrom(
+      'query A { a }',
+      '{ b }',
+      'mutation M { del(id: 1) { id } }',
+      'subscription S { s }',
+      'fragment F on T { x }',
+      'query { c ...F }',
+    );
+    const pad = fc.constantFrom(' ', '\n', ',', '\n# mutation {}\n', ' #x\n');
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 4 }), pad, (ops, sep) => {
+        // Operations must be named when there are several; keep the document valid by naming each one.
+        let n = 0;
+        const doc = ops
+          .map((o) =>
+            ops.length > 1 && o.startsWith('{') ? `query Q${n++} ${o}` : o.replace(/^(query|mutation|subscription) (\w)/, (_m, k, c) => `${k} ${c}${n++}`),
+          )
+          .join(sep);
+        const j = judgeGraphql(doc);
+        const writes = ops.some((o) => /^(mutation|subscription)/.test(o));
+        return j.kind === 'unparsed' || (writes ? j.kind === 'write' : j.kind === 'read');
+      }),
+      { numRuns: 300 },
+    );
+    assert.equal(judgeGraphql('query { a ').kind, 'unparsed');
+    assert.equal(judgeValue('query { a ', { languages: ['graphql'], strict: true })?.risk, 'medium');
+  });
+});
+
+describe("shell, judged on mvdan/sh's syntax tree", () => {
+  const readers = ['ls -la', 'cat f', 'grep -n x f', 'wc -l', 'git log --oneline', 'head -5', 'sort -u', "sed -n '1p'"];
+  const writers = [
+    'rm -rf x',
+    'touch x',
+    'ls > out',
+    'sort -o out f',
+    'git push',
+    'curl -X POST u',
+    'eval ls',
+    'X=1 ls',
+    'echo $(date)',
+    'cat <(rm x)',
+    'tee f',
+  ];
+  const ops = [' | ', ' && ', ' || ', '; ', '\n', ' & '];
+
+  it('a command is read-only only when every command anywhere in it reads', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({ cmd: fc.constantFrom(...readers, ...writers), wrap: fc.constantFrom('%s', '(%s)', '{ %s; }', 'echo "$(%s)"', 'if true; then %s; fi') }),
+          { minLength: 1, maxLength: 4 },
+        ),
+        fc.constantFrom(...ops),
+        (parts, op) => {
+          const text = parts.map((p) => p.wrap.replace('%s', p.cmd)).join(op);
+          const writes = parts.some((p) => writers.includes(p.cmd) || p.wrap.includes('$('));
+          const j = judgeShell(text);
+          return writes ? j.kind === 'write' : j.kind === 'read';
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('quotes and escapes do not hide a program', () => {
+    for (const c of ["'r''m' -rf ~", 'r\\m x', '"rm" x', '\\rm x', "$'rm' x", 'command rm x', 'env rm x', 'nice -n 5 rm x', 'time rm x'])
+      assert.equal(judgeShell(c).kind, 'write', c);
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * Shell commands in arguments, judged on the syntax tree of a real shell parser (mvdan/sh, as the npm
+ * package mvdan-sh; see docs/decisions/0007-code-in-arguments.md for why not sh-syntax). Pure.
+ *
+ * Read-only only when every command anywhere in the tree (pipelines, lists, subshells, blocks, loops,
+ * command and process substitutions) is a known reader with options known only to read
+ * (shell-programs.ts), every word it runs with is plain text, and there is:
+ * - no redirection to a file (`>`, `>>`, `>|`, `&>`, `<>`, `>&file`; `/dev/null` and descriptor
+ *   duplication are fine);
+ * - no `eval`, `exec`, `source`, function definition, `declare`/`export`/`local`, coprocess or alias;
+ * - no `xargs` or `find -exec` of a program that is not such a reader;
+ * - no assignment before or between commands other than locale and display settings (`PAGER=`,
+ *   `GIT_*`, `LD_PRELOAD`, `PATH=` change what runs);
+ * - no variable, substitution or ANSI-C quoting in any word a command runs with: a value unknown
+ *   until run time can be a program or an option that writes.
+ */
+import mvdan, { type ShNode } from 'mvdan-sh';
+import type { Risk } from '../../types.js';
+import { RANK } from '../rank.js';
+import { judgeArgv } from './shell-programs.js';
+import { type CodeJudgement, MAX_CODE_CHARS } from './verdict.js';
+
+const { syntax } = mvdan;
+const parser = syntax.NewParser(syntax.Variant(syntax.LangBash));
+
+/** Redirect operators (mvdan/sh RedirOperator values) that open a file for writing: > >> <> >| &> &>>. */
+const WRITE_REDIRECTS = new Set([54, 55, 57, 60, 64, 65]);
+/** `>&word` and `<&word`: a descriptor copy when the word is a number or `-`, else (bash) a file. */
+const DUP_REDIRECTS = new Set([58, 59]);
+/** Files that writing to changes nothing. */
+const HARMLESS_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
+/** Variables an assignment may set: locale and display only. */
+const HARMLESS_VARIABLES = /^(LC_[A-Z]+|LANG|LANGUAGE|TZ|COLUMNS|LINES|NO_COLOR|TERM)$/;
+/** Nodes that define, export or start something besides a command. */
+const WRITING_NODES: Record<string, string> = {
+  FuncDecl: 'defines a function (a later command name may run it)',
+  DeclClause: 'declares or exports a variable',
+  CoprocClause: 'starts a coprocess',
+};
+
+/**
+ * The text a command receives for a word (quotes removed, backslash escapes applied as bash does), or
+ * undefined when any part of it is known only at run time.
+ */
+function literal(word: ShNode): string | undefined {
+  let out = '';
+  for (const part of (word.Parts as ShNode[] | undefined) ?? []) {
+    const t = syntax.NodeType(part);
+    if (t === 'Lit') out += String(part.Value).replace(/\\\n/g, '').replace(/\\(.)/gs, '$1');
+    else if (t === 'SglQuoted' && !part.Dollar) out += String(part.Value);
+    else if (t === 'DblQuoted' && !part.Dollar) {
+      for (const inner of (part.Parts as ShNode[] | undefined) ?? []) {
+        if (syntax.NodeType(inner) !== 'Lit') return undefined;
+        out += String(inner.Value)
+          .replace(/\\\n/g, '')
+          .replace(/\\([$`"\\])/g, '$1');
+      }
+    } else return undefined;
+  }
+  return out;
+}
+
+/** Judges a shell command (bash syntax). */
+export function judgeShell(text: string): CodeJudgement {
+  if (text.length > MAX_CODE_CHARS) return { kind: 'write', risk: 'medium', why: `a command longer than ${MAX_CODE_CHARS} characters is not read` };
+  let file: ShNode;
+  try {
+    file = parser.Parse(text, 'command');
+  } catch (e) {
+    const message = (e as { Text?: unknown; message?: unknown })?.Text ?? (e as { message?: unknown })?.message ?? 'a syntax error';
+    return { kind: 'unparsed', why: `shell: ${String(message).slice(0, 120)}` };
+  }
+  let worst: { risk: Risk; why: string } | undefined;
+  const raise = (risk: Risk, why: string) => {
+    if (!worst || RANK[risk] > RANK[worst.risk]) worst = { risk, why };
+  };
+  syntax.Walk(file, (node) => {
+    if (!node || worst?.risk === 'high') return false;
+    const type = syntax.NodeType(node);
+    const writing = WRITING_NODES[type];
+    if (writing) raise('medium', writing);
+    else if (type === 'Redirect') judgeRedirect(node, raise);
+    else if (type === 'CallExpr') judgeCall(node, raise);
+    return true;
+  });
+  return worst ? { kind: 'write', ...(worst as { risk: Risk; why: string }) } : { kind: 'read', language: 'shell' };
+}
+
+function judgeRedirect(node: ShNode, raise: (risk: Risk, why: string) => void): void {
+  const op = Number(node.Op);
+  const target = node.Word ? literal(node.Word as ShNode) : undefined;
+  if (WRITE_REDIRECTS.has(op)) {
+    if (target === undefined || !HARMLESS_TARGETS.has(target))
+      raise('medium', `redirects output to a file (${target?.slice(0, 60) ?? 'a name known only at run time'})`);
+  } else if (DUP_REDIRECTS.has(op) && (target === undefined || !/^(\d+-?|-)$/.test(target)) && !(target && HARMLESS_TARGETS.has(target))) {
+    raise('medium', `redirects output to a file (${target?.slice(0, 60) ?? 'a name known only at run time'})`);
+  }
+}
+
+function judgeCall(node: ShNode, raise: (risk: Risk, why: string) => void): void {
+  for (const a of (node.Assigns as ShNode[] | undefined) ?? []) {
+    const name = String((a.Name as ShNode | undefined)?.Value ?? '');
+    if (!HARMLESS_VARIABLES.test(name)) raise('medium', `sets ${name.slice(0, 40) || 'a variable'}, which can change what a command runs`);
+  }
+  const argv: string[] = [];
+  for (const w of (node.Args as ShNode[] | undefined) ?? []) {
+    const text = literal(w);
+    if (text === undefined) {
+      raise(
+        'medium',
+        argv.length === 0
+          ? 'runs a command whose name is known only at run time'
+          : `runs ${argv[0]} with an argument known only at run time (a variable or substitution)`,
+      );
+      return;
+    }
+    argv.push(text);
+  }
+  if (argv.length === 0) return;
+  // Wrappers that run the rest of the line as a command.
+  while (argv.length > 1 && ['command', 'nice', 'time', 'env'].includes(argv[0] as string)) {
+    const wrapper = argv.shift() as string;
+    if (wrapper === 'env' || wrapper === 'nice') {
+      while (argv.length > 0 && ((argv[0] as string).startsWith('-') || /^\w+=/.test(argv[0] as string))) {
+        const a = argv.shift() as string;
+        if (wrapper === 'env' && (a.startsWith('-') || !HARMLESS_VARIABLES.test(a.split('=')[0] as string))) {
+          raise('medium', `runs env ${a.split('=')[0]?.slice(0, 40)}`);
+          return;
+        }
+        if (wrapper === 'nice' && a === '-n') argv.shift();
+      }
+    } else if (wrapper === 'command' && argv[0]?.startsWith('-')) {
+      raise('medium', `runs command ${argv[0]}`);
+      return;
+    }
+  }
+  const verdict = judgeArgv(argv);
+  if (verdict) raise(verdict.risk, verdict.why);
+}
