@@ -2,7 +2,7 @@
  * The webhook channel against a real HTTPS receiver whose certificate comes from a CA made in the test
  * (trusted through ca_file only). Approve and deny work; a wrong token, a token of another call, a wrong
  * hash are refused (403) and execute nothing; a used decision replayed, or a decision after the timeout,
- * gets 409; a receiver that is down or not trusted sends the call to the next channel, or denies it.
+ * gets 409 saying which, and is logged (rate-limited); a call nobody decided is told so; a receiver that is down or not trusted sends the call to the next channel, or denies it.
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { WebhookPreview } from '../src/confirm/channels/webhook.js';
-import { FS_SERVER, NODE, runCli, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { auditEntries, FS_SERVER, NODE, runCli, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
 import { makePki, type TestPki } from './tls.js';
 import { pageAddress, pendingCall, decide as webDecide } from './web-page.js';
 
@@ -100,9 +100,16 @@ describe('webhook channel', () => {
     assert.equal(v?.outcome, 'executed');
     assert.equal(v?.approved_by, 'webhook:oncall-bot');
     assert.equal(readFileSync(path, 'utf8'), 'from the hook\u202e!');
-    // Replaying the used decision changes nothing.
-    assert.equal((await answer(p, { decision: 'approve', actor: 'oncall-bot', args_sha256: p.args_sha256, token: p.token })).status, 409);
+    // Replaying the used decision changes nothing, says so, and is logged beside its 409.
+    const replayed = await answer(p, { decision: 'deny', actor: 'oncall-bot', args_sha256: p.args_sha256, token: p.token });
+    assert.equal(replayed.status, 409);
+    assert.match(replayed.body, /replayed: the call was already approved by webhook:oncall-bot/);
     await agent.close();
+    const refused = auditEntries(dir).filter((e) => e.event === 'web_refused');
+    assert.ok(
+      refused.some((e) => String(e.reason).includes(p.call_id) && /replayed/.test(String(e.reason))),
+      JSON.stringify(refused),
+    );
     const approval = readFileSync(join(dir, 'audit.jsonl'), 'utf8')
       .split('\n')
       .find((l) => l.includes('"event":"approval"'))!;
@@ -151,10 +158,41 @@ describe('webhook channel', () => {
     const path = join(data, 'late.txt');
     const result = agent.call('write_file', { path, content: 'late' });
     const p = await receiver.next((x) => x.arguments.path === path);
-    assert.equal(verdictOf(await result)?.outcome, 'denied');
-    assert.equal((await answer(p, { decision: 'approve', actor: 'slow', args_sha256: p.args_sha256, token: p.token })).status, 409);
+    const v = verdictOf(await result);
+    assert.equal(v?.outcome, 'denied');
+    assert.match(String(v?.reason), /nobody decided before the confirmation timeout/, 'told what happened');
+    assert.doesNotMatch(String(v?.reason), /lapsed/, 'nobody approved, so no approval lapsed');
+    const late = await answer(p, { decision: 'approve', actor: 'slow', args_sha256: p.args_sha256, token: p.token });
+    assert.equal(late.status, 409);
+    assert.match(late.body, /too late: nobody decided before the confirmation timeout/);
     await agent.close();
     assert.equal(existsSync(path), false);
+    const refused = auditEntries(dir).filter((e) => e.event === 'web_refused');
+    assert.ok(
+      refused.some((e) => String(e.reason).includes(p.call_id) && /too late/.test(String(e.reason))),
+      JSON.stringify(refused),
+    );
+    assert.equal(auditEntries(dir).filter((e) => e.event === 'approval_lapsed').length, 0);
+  });
+
+  it('logs a flood of replayed decisions rate-limited: one entry, then the count left out', async () => {
+    const dir = tmp();
+    const { data, config } = gateConfig(dir, webhookYaml());
+    const agent = await startAgent(config);
+    const path = join(data, 'flood.txt');
+    const result = agent.call('write_file', { path, content: 'once' });
+    const p = await receiver.next((x) => x.arguments.path === path);
+    const body = { decision: 'approve', actor: 'bot', args_sha256: p.args_sha256, token: p.token };
+    assert.equal((await answer(p, body)).status, 200);
+    assert.equal(verdictOf(await result)?.outcome, 'executed');
+    const statuses = await Promise.all(Array.from({ length: 50 }, () => answer(p, body).then((r) => r.status)));
+    assert.deepEqual(new Set(statuses), new Set([409]));
+    await agent.close();
+    const refused = auditEntries(dir).filter((e) => e.event === 'web_refused');
+    assert.ok(refused.length >= 1 && refused.length < 50, `rate-limited: ${refused.length} entries for 50 replays`);
+    const counted = refused.reduce((n, e) => n + (Number(e.suppressed) > 0 ? Number(e.suppressed) : 1), 0);
+    assert.equal(counted, 50, 'every replay is counted');
+    assert.equal(readFileSync(path, 'utf8'), 'once');
   });
 
   it('denies at once when the receiver is down and no other channel exists, saying why', async () => {

@@ -8,7 +8,7 @@
  */
 import type { Approval } from '../types.js';
 import type { ApprovalRequest, ChannelAnswer, ConfirmChannel, OutOfBandChannel } from './channel.js';
-import type { PendingApprovals } from './pending.js';
+import { CONFIRM_TIMEOUT, type PendingApprovals } from './pending.js';
 
 /** What to tell the user when no channel could ask: only the fixes that would have helped this call. */
 export function hintFor(skipped: readonly string[]): string {
@@ -63,7 +63,7 @@ export class ConfirmBroker {
     // A referenced timer (AbortSignal.timeout is unreferenced): a call waiting for a person keeps the
     // process alive until its deadline, and the timer is cleared as soon as the call is decided.
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), Math.max(0, req.deadlineMs - Date.now()));
+    const timer = setTimeout(() => timeout.abort(CONFIRM_TIMEOUT), Math.max(0, req.deadlineMs - Date.now()));
     try {
       return await this.askUntil(req, signal, AbortSignal.any([signal, timeout.signal]), hooks);
     } finally {

@@ -52,6 +52,16 @@ export interface HistoryItem {
 /** Outcome of a decision attempt: `ok`, or why it was refused and whether the call exists at all. */
 export type DecideResult = { ok: true } | { ok: false; reason: string; status: 'gone' | 'mismatch' };
 
+/**
+ * How a call that no longer waits ended, as a late decision is told: `decided` (a replayed or second
+ * decision), `timed out` (nobody decided in time), `withdrawn` (the client cancelled or went away, or no
+ * channel could show it).
+ */
+export type EndedHow = { kind: 'decided'; by: string; approved: boolean } | { kind: 'timed out' } | { kind: 'withdrawn'; reason: string };
+
+/** The abort reason the broker gives when the confirmation timeout passes (tells a timeout from a cancel). */
+export const CONFIRM_TIMEOUT = 'confirm.timeout_seconds';
+
 /** A change the page streams: the full state is cheap to resend and never goes out of order. */
 export type PendingListener = () => void;
 
@@ -61,12 +71,15 @@ interface Entry {
 }
 
 const HISTORY_SIZE = 50;
+/** How many ended calls are remembered, so that a late decision about them is told (and logged) why. */
+const ENDED_SIZE = 1000;
 
 /** The queue of calls waiting for an out-of-band decision. */
 export class PendingApprovals {
   private readonly items = new Map<string, Entry>();
   private readonly past: HistoryItem[] = [];
   private readonly listeners = new Set<PendingListener>();
+  private readonly endedHow = new Map<string, EndedHow>();
 
   /** Calls waiting now, oldest first. */
   list(): PendingView[] {
@@ -81,6 +94,17 @@ export class PendingApprovals {
   /** The pending call with this id, if any. */
   get(callId: string): PendingView | undefined {
     return this.items.get(callId)?.view;
+  }
+
+  /** How a call that is no longer pending ended, when it ended recently in this process. */
+  ended(callId: string): EndedHow | undefined {
+    return this.endedHow.get(callId);
+  }
+
+  private remember(callId: string, how: EndedHow): void {
+    this.endedHow.delete(callId);
+    this.endedHow.set(callId, how);
+    if (this.endedHow.size > ENDED_SIZE) this.endedHow.delete(this.endedHow.keys().next().value as string);
   }
 
   /** Calls `fn` after every change (arrival, decision, withdrawal, outcome); returns an unsubscribe. */
@@ -100,6 +124,7 @@ export class PendingApprovals {
     if (entry.view.argsSha256 !== argsSha256)
       return { ok: false, status: 'mismatch', reason: 'the arguments named are not the arguments held; reload and look again' };
     this.items.delete(callId);
+    this.remember(callId, { kind: 'decided', by: who.actor, approved: approve });
     entry.settle(
       approve
         ? { kind: 'approved', ...who }
@@ -118,12 +143,22 @@ export class PendingApprovals {
     const answer = new Promise<ChannelAnswer>((resolve) => {
       settleRef = resolve;
     });
-    const finish = (a: ChannelAnswer) => {
+    const finish = (a: ChannelAnswer, how: EndedHow) => {
       if (this.items.get(call.callId)?.settle !== settle) return;
       this.items.delete(call.callId);
+      this.remember(call.callId, how);
       settle(a);
     };
-    const onAbort = () => finish({ kind: 'denied', channel: channels.join('+'), reason: 'withdrawn: timeout or client cancellation' });
+    const onAbort = () =>
+      signal.reason === CONFIRM_TIMEOUT
+        ? finish(
+            { kind: 'denied', channel: channels.join('+'), reason: 'nobody decided before the confirmation timeout (confirm.timeout_seconds)' },
+            { kind: 'timed out' },
+          )
+        : finish(
+            { kind: 'denied', channel: channels.join('+'), reason: 'withdrawn: the client cancelled the call' },
+            { kind: 'withdrawn', reason: 'the client cancelled the call or went away' },
+          );
     const settle = (a: ChannelAnswer) => {
       signal.removeEventListener('abort', onAbort);
       settleRef(a);
@@ -154,7 +189,7 @@ export class PendingApprovals {
       signal.addEventListener('abort', onAbort, { once: true });
       this.emit();
     }
-    return { answer, withdraw: (reason) => finish({ kind: 'unavailable', reason }) };
+    return { answer, withdraw: (reason) => finish({ kind: 'unavailable', reason }, { kind: 'withdrawn', reason }) };
   }
 
   /** Removes a channel from a pending call's list (it could not show the call). */

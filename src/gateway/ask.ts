@@ -47,6 +47,7 @@ export type ApprovalWait =
   | { kind: 'decided'; approval: Approval }
   | { kind: 'pending'; hold: Hold }
   | { kind: 'cancelled'; approval: Approval }
+  /** Approved, but the approval expired before this request could claim it: nothing runs. */
   | { kind: 'lapsed' };
 
 /**
@@ -69,6 +70,7 @@ export async function awaitApproval(deps: PipelineDeps, ctx: CallContext, req: A
   }
   const approval = await hold.decided;
   // A decision counts only while its hold is open: one that lapsed (or whose session closed) meanwhile runs nothing.
-  if (!(await deps.holds.take(hold))) return { kind: 'lapsed' };
+  // Only an approval can lapse: a denial (nobody decided in time included) is told as it is.
+  if (!(await deps.holds.take(hold))) return approval.kind === 'approved' ? { kind: 'lapsed' } : { kind: 'decided', approval };
   return { kind: 'decided', approval };
 }

@@ -2,13 +2,15 @@
  * Where a webhook receiver answers: `POST /decision/<call_id>` with a JSON body
  * `{ "decision": "approve"|"deny", "actor": "...", "args_sha256": "...", "token": "..." }`.
  * The token must be HMAC-SHA256(secret, call_id) and the hash the one held, else 403 and nothing
- * executes; a call that is no longer waiting (decided, timed out, withdrawn, unknown) gets 409. A decision
+ * executes; a call that is no longer waiting (decided, timed out, withdrawn, unknown) gets 409 saying
+ * which, and that late or replayed decision is reported to `onRefused` (the gate logs it, rate-limited,
+ * as it logs the 403s): a receiver whose people decide too late, or a replay, shows in the log. A decision
  * is taken only for calls that were delivered to the webhook receiver. The actor (required) is as the
  * receiver reports it (trust `shared-secret`).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { checkWebhookToken } from '../confirm/channels/webhook.js';
-import type { PendingApprovals } from '../confirm/pending.js';
+import type { EndedHow, PendingApprovals } from '../confirm/pending.js';
 import { close, isJson, listen, parseJsonObject, readBody, safeName, sendJson } from './http.js';
 
 /** Options of the decision endpoint. */
@@ -61,8 +63,9 @@ export async function startWebhookEndpoint(opts: WebhookEndpointOptions): Promis
     // The token is checked before anything about the call is revealed, even whether it exists.
     if (!checkWebhookToken(opts.secret, callId, body.token)) return refuse(res, 403, `webhook decision for ${callId.slice(0, 40)}: missing or wrong token`);
     if (body.decision !== 'approve' && body.decision !== 'deny') return sendJson(res, 400, { error: 'decision must be "approve" or "deny"' });
+    const late = (how: EndedHow | undefined) => refuse(res, 409, `webhook decision for ${callId.slice(0, 40)}: ${lateReason(how)}`);
     const view = opts.pending.get(callId);
-    if (!view) return sendJson(res, 409, { error: 'this call is no longer waiting (decided, timed out, or withdrawn)' });
+    if (!view) return late(opts.pending.ended(callId));
     if (!view.channels.includes('webhook')) return refuse(res, 403, `webhook decision for ${callId.slice(0, 40)}: the call was not sent to the webhook`);
     if (body.args_sha256 !== view.argsSha256) return refuse(res, 403, `webhook decision for ${callId.slice(0, 40)}: args_sha256 does not match the held call`);
     const actor = safeName(typeof body.actor === 'string' ? body.actor : '');
@@ -74,8 +77,17 @@ export async function startWebhookEndpoint(opts: WebhookEndpointOptions): Promis
       trust: 'shared-secret',
       comment,
     });
-    if (!result.ok) return sendJson(res, result.status === 'gone' ? 409 : 403, { error: result.reason });
+    if (!result.ok)
+      return result.status === 'gone' ? late(opts.pending.ended(callId)) : refuse(res, 403, `webhook decision for ${callId.slice(0, 40)}: ${result.reason}`);
     sendJson(res, 200, { ok: true, decision: body.decision });
+  }
+
+  /** Why a decision came too late, in words for the receiver and the log (no secrets, no arguments). */
+  function lateReason(how: EndedHow | undefined): string {
+    if (!how) return 'no such call is waiting (decided, timed out or withdrawn, or from before the gate restarted); nothing was run';
+    if (how.kind === 'decided') return `replayed: the call was already ${how.approved ? 'approved' : 'denied'} by ${how.by}; this decision changes nothing`;
+    if (how.kind === 'timed out') return 'too late: nobody decided before the confirmation timeout (confirm.timeout_seconds), so nothing was run';
+    return `too late: the call was withdrawn (${how.reason}); nothing was run`;
   }
 
   const port = await listen(server, opts.host, opts.port, 'webhook decision endpoint', 'confirm.webhook.listen_port');
