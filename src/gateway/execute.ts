@@ -172,7 +172,12 @@ async function executeNow(
  * `retry_safe: false` and, when no answer came, that the effect is unknown.
  * @returns the upstream's result with the verdict, or a denial when the log cannot be written first.
  */
-export async function executeAllowed(
+export function executeAllowed(deps: PipelineDeps, tool: CatalogueTool, call: ToolCall, ctx: CallContext, rule: string, verdictOf: VerdictOf): Promise<Result> {
+  // Like an approved call: after every earlier execution of the tool, in any session, and not on a block.
+  return deps.interlock.executing(tool.exposed, () => executeAllowedNow(deps, tool, call, ctx, rule, verdictOf));
+}
+
+async function executeAllowedNow(
   deps: PipelineDeps,
   tool: CatalogueTool,
   call: ToolCall,
@@ -182,16 +187,22 @@ export async function executeAllowed(
 ): Promise<Result> {
   const base = { call_id: call.callId, tool: tool.exposed };
   const by = `rule "${rule}"`;
+  const deny = (reason: string, extra: Partial<Verdict> = {}) =>
+    errorResult(denialText(tool.exposed, reason), verdictOf({ outcome: 'denied', reason, retry_safe: true, ...extra }, call.argsSha256), tool.hasOutputSchema);
   if (ctx.signal.aborted) {
     await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution' }).catch(() => {});
-    const reason = 'cancelled by the client';
-    return errorResult(denialText(tool.exposed, reason), verdictOf({ outcome: 'denied', reason, retry_safe: true }, call.argsSha256), tool.hasOutputSchema);
+    return deny('cancelled by the client');
+  }
+  const block = deps.interlock.blockOf(tool.exposed);
+  if (block) {
+    const reason = `${tool.exposed} was blocked while this call waited (${block.reason}); nothing was run. Call it again to ask a person to unlock it`;
+    await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution', reason: reason.slice(0, 300) }).catch(() => {});
+    return deny(reason, { blocked: true });
   }
   try {
     await deps.audit.appendDurable({ event: 'execution_started', ...base });
   } catch (err) {
-    const reason = `the audit log cannot be written (${(err as Error).message})`;
-    return errorResult(denialText(tool.exposed, reason), verdictOf({ outcome: 'denied', reason, retry_safe: true }, call.argsSha256), tool.hasOutputSchema);
+    return deny(`the audit log cannot be written (${(err as Error).message})`);
   }
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(deps.executionTimeoutMs)]);
   try {
