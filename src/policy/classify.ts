@@ -11,7 +11,7 @@
  *   lowers a verdict only when the name holds no mutating word and the arguments reveal nothing.
  */
 import type { Classification, Risk, ToolAnnotations } from '../types.js';
-import { judgeValue, nameHint, type ToolCodeHints } from './code/index.js';
+import { CODE_BUDGET_CHARS, type CodeBudget, judgeValue, nameHint, type ToolCodeHints } from './code/index.js';
 import { higher } from './rank.js';
 import {
   AMBIGUOUS,
@@ -133,6 +133,7 @@ export function classifyArgs(args: unknown, hints?: ToolCodeHints): { risk: Risk
   };
   let nodes = 0;
   let deep = false;
+  const budget: CodeBudget = { chars: CODE_BUDGET_CHARS };
   const walk = (value: unknown, key: string, depth: number): void => {
     if (++nodes > MAX_NODES) return;
     if (depth > MAX_DEPTH) {
@@ -140,7 +141,7 @@ export function classifyArgs(args: unknown, hints?: ToolCodeHints): { risk: Risk
       return;
     }
     if (typeof value === 'string') {
-      inspectString(key, value, hit, hints);
+      inspectString(key, value, hit, hints, budget);
       // JSON carried in a string (`options: '{"method":"DELETE"}'`) is read like the arguments around it.
       const t = value.trim();
       if ((t.startsWith('{') || t.startsWith('[')) && t.length <= 100_000) {
@@ -157,7 +158,7 @@ export function classifyArgs(args: unknown, hints?: ToolCodeHints): { risk: Risk
     else
       for (const [k, v] of Object.entries(value)) {
         // An operation given as an object (`action: { name: "delete" }`): its words are the operation's.
-        if (OPERATION_FIELDS.test(key) && typeof v === 'string') inspectString(key, v, hit, hints);
+        if (OPERATION_FIELDS.test(key) && typeof v === 'string') inspectString(key, v, hit, hints, budget);
         // Aggregation stages that write (MongoDB `$out`, `$merge`).
         if (k === '$out' || k === '$merge') hit('high', `${k} writes a collection`);
         if (/^x-http-method(-override)?$/i.test(k) && typeof v === 'string' && v.trim().toUpperCase() !== 'GET') hit('high', `${k} is ${v.slice(0, 10)}`);
@@ -177,7 +178,7 @@ const HTTP_WRITE_METHODS = new Set(
   ),
 );
 
-function inspectString(key: string, value: string, hit: (r: Risk, why: string) => void, hints: ToolCodeHints | undefined): void {
+function inspectString(key: string, value: string, hit: (r: Risk, why: string) => void, hints: ToolCodeHints | undefined, budget: CodeBudget): void {
   const field = key || 'argument';
   if (METHOD_FIELDS.test(key) && value.length <= 200) {
     const m = value.trim().toUpperCase();
@@ -204,7 +205,7 @@ function inspectString(key: string, value: string, hit: (r: Risk, why: string) =
     else if (HTTP_WRITE_METHODS.has(m)) hit('high', `${field} overrides the HTTP method (_method=${m.slice(0, 20)})`);
   }
   // Code (SQL, GraphQL, Cypher, shell) is read-only only when a real parser proves it (policy/code).
-  const code = judgeValue(value, hints?.properties.get(key) ?? nameHint(key, hints?.tool));
+  const code = judgeValue(value, hints?.properties.get(key) ?? nameHint(key, hints?.tool), budget);
   if (code) hit(code.risk, `${field} holds code: ${code.why}`);
   if ((OPERATION_FIELDS.test(key) || CATEGORY_FIELDS.test(key)) && value.length <= 100) {
     const words = splitName(value);

@@ -196,3 +196,19 @@ describe("shell, judged on mvdan/sh's syntax tree", () => {
       assert.equal(judgeShell(c).kind, 'write', c);
   });
 });
+
+describe('bounds on the work one call can cause', () => {
+  it('a call whose code exceeds the parsing budget is a mutation, however harmless each part', () => {
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`q${i}`, `SELECT ${'1, '.repeat(1000)}${i}`]));
+    const v = classifyCall('get_rows', many, { readOnlyHint: true });
+    assert.equal(v.kind, 'mutation');
+    assert.match(v.reasons.join(' '), /more code than the gate reads/);
+  });
+
+  it('long SQL in an unnamed dialect, and shell nested past the stack, are mutations, not crashes', () => {
+    assert.equal(judgeSql(`SELECT ${'lower(x), '.repeat(600)}1`).kind, 'write');
+    assert.equal(judgeSql(`SELECT ${'lower(x), '.repeat(600)}1`, ['postgresql']).kind, 'read');
+    assert.equal(judgeShell(Array.from({ length: 5000 }, () => 'ls').join(' && ')).kind, 'write');
+    assert.notEqual(judgeShell(`${'('.repeat(3000)}ls${')'.repeat(3000)}`).kind, 'read');
+  });
+});

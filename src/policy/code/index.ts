@@ -47,14 +47,40 @@ function judgeIn(language: CodeLanguage, text: string, hint: CodeHint | undefine
 }
 
 /**
+ * How much code one call may make the gate parse (characters, summed over values and languages):
+ * parsing is synchronous, so without a bound one call full of SQL-looking strings could stall the gate.
+ */
+export const CODE_BUDGET_CHARS = 64_000;
+
+/** What is left of one call's parsing budget; create one per call with `{ chars: CODE_BUDGET_CHARS }`. */
+export interface CodeBudget {
+  chars: number;
+}
+
+/**
  * Judges one string argument.
  * @param hint what the field's name or the tool's schema says of it; undefined for a plain field.
+ * @param budget the call's parsing budget, spent here; once spent, any further code is a mutation.
  * @returns a mutation's risk and reason, or undefined when the value only reads or is not code.
  */
-export function judgeValue(text: string, hint: CodeHint | undefined): { risk: Risk; why: string } | undefined {
+export function judgeValue(
+  text: string,
+  hint: CodeHint | undefined,
+  budget: CodeBudget = { chars: CODE_BUDGET_CHARS },
+): { risk: Risk; why: string } | undefined {
   let verdict: CodeJudgement | undefined;
   const unparsed: string[] = [];
   const ask = (language: CodeLanguage) => {
+    budget.chars -= text.length;
+    if (budget.chars < 0) {
+      const spent: CodeJudgement = {
+        kind: 'write',
+        risk: 'medium',
+        why: `the call carries more code than the gate reads in one call (${CODE_BUDGET_CHARS} characters)`,
+      };
+      verdict = verdict ? stricter(verdict, spent) : spent;
+      return;
+    }
     const j = judgeIn(language, text, hint);
     if (j.kind === 'unparsed') unparsed.push(j.why);
     else verdict = verdict ? stricter(verdict, j) : j;

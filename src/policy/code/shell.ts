@@ -74,15 +74,20 @@ export function judgeShell(text: string): CodeJudgement {
   const raise = (risk: Risk, why: string) => {
     if (!worst || RANK[risk] > RANK[worst.risk]) worst = { risk, why };
   };
-  syntax.Walk(file, (node) => {
-    if (!node || worst?.risk === 'high') return false;
-    const type = syntax.NodeType(node);
-    const writing = WRITING_NODES[type];
-    if (writing) raise('medium', writing);
-    else if (type === 'Redirect') judgeRedirect(node, raise);
-    else if (type === 'CallExpr') judgeCall(node, raise);
-    return true;
-  });
+  try {
+    syntax.Walk(file, (node) => {
+      if (!node || worst?.risk === 'high') return false;
+      const type = syntax.NodeType(node);
+      const writing = WRITING_NODES[type];
+      if (writing) raise('medium', writing);
+      else if (type === 'Redirect') judgeRedirect(node, raise);
+      else if (type === 'CallExpr') judgeCall(node, raise);
+      return true;
+    });
+  } catch {
+    // The walk recurses: a command nested thousands deep overflows the stack. Not read means not read-only.
+    return { kind: 'write', risk: 'medium', why: 'a command nested too deeply to read' };
+  }
   return worst ? { kind: 'write', ...(worst as { risk: Risk; why: string }) } : { kind: 'read', language: 'shell' };
 }
 

@@ -25,9 +25,10 @@ const nsp = new sqlParser.Parser();
 /**
  * The dialects asked when a tool does not say which one it speaks. SQL Server, BigQuery and Snowflake
  * are asked only when named: node-sql-parser reads many other dialects' statements as SQL Server
- * variable assignments, which would hold every such read for a person.
+ * variable assignments, which would hold every such read for a person. MariaDB's grammar is MySQL's
+ * for everything the judge looks at; it is asked when named (each parse costs about a millisecond).
  */
-export const ALL_DIALECTS: readonly SqlDialect[] = ['postgresql', 'mysql', 'mariadb', 'sqlite'];
+export const ALL_DIALECTS: readonly SqlDialect[] = ['postgresql', 'mysql', 'sqlite'];
 
 /**
  * Keywords that open a writing statement. A read in one dialect that holds one of them as a keyword
@@ -48,6 +49,12 @@ function holdsWriteKeyword(text: string): boolean {
     return true;
   }
 }
+
+/**
+ * Longest SQL that node-sql-parser reads (characters): its PEG parser takes seconds on tens of kilobytes,
+ * which a hostile agent could use to stall the gate. PostgreSQL's parser reads up to MAX_CODE_CHARS.
+ */
+const MAX_OTHER_DIALECT_CHARS = 4_000;
 
 /** Tokens that different SQL dialects (or node-sql-parser and the MySQL server) read differently. */
 const DIALECT_SENSITIVE = /[\\#$`]|--(?![ \t\r\n\f\v]|$)|\/\*/;
@@ -88,6 +95,11 @@ export function judgeSql(text: string, dialects: readonly SqlDialect[] = ALL_DIA
   let worst: CodeJudgement | undefined;
   let refused = 0;
   for (const d of dialects) {
+    if (d !== 'postgresql' && text.length > MAX_OTHER_DIALECT_CHARS)
+      return write(
+        'medium',
+        `SQL longer than ${MAX_OTHER_DIALECT_CHARS} characters is read only by PostgreSQL's parser; name the dialect (PostgreSQL) in the tool description, or have a person look`,
+      );
     const j = d === 'postgresql' ? judgePostgres(text) : judgeOther(text, d);
     if (j.kind === 'unparsed') {
       refused++;
