@@ -1,6 +1,6 @@
 /**
  * Shell commands in arguments, judged on the syntax tree of a real shell parser (mvdan/sh, as the npm
- * package mvdan-sh; see docs/decisions/0007-code-in-arguments.md for why not sh-syntax). Pure.
+ * package mvdan-sh; see docs/decisions/0008-code-in-arguments.md for why not sh-syntax). Pure.
  *
  * Read-only only when every command anywhere in the tree (pipelines, lists, subshells, blocks, loops,
  * command and process substitutions) is a known reader with options known only to read
