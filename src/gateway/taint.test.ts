@@ -139,6 +139,15 @@ describe('taint memory', () => {
     assert.equal(m.find({ v: 'pic@evil.test' }).length, 0, 'binary image data is not read');
   });
 
+  it('finds a value copied in its encoded form, or planted encoded: percent-escapes and HTML character references', () => {
+    const m = new TaintMemory();
+    m.record('fetch', '<a href="mailto:attacker&#64;evil.test">write</a> or https://pay.example/?to=payee%40evil.test');
+    assert.ok(m.find({ to: 'attacker@evil.test' }).length > 0);
+    assert.ok(m.find({ to: 'payee@evil.test' }).length > 0);
+    assert.ok(m.find({ url: 'https://x.example/send?to=attacker%40evil.test' }).length > 0);
+    assert.ok(m.find({ html: 'to attacker&commat;evil.test' }).length > 0);
+  });
+
   it('walks a result nested 200,000 deep without overflowing the stack', () => {
     let deep: unknown = 'deep@evil.test';
     for (let i = 0; i < 200_000; i++) deep = [deep];

@@ -2,7 +2,8 @@
  * Taint tracking (the "Rule of Two": untrusted input plus a state change needs a person). The output of
  * untrusted-source tools (web fetch, inbox, scraper, search) is remembered per client session as
  * distinctive tokens: URLs, e-mail addresses, paths, IBANs, IP addresses and long unbroken strings,
- * normalised (lower case, no trailing punctuation). A later mutation whose arguments carry one of them is
+ * normalised (lower case, no trailing punctuation), in the text as written and as decoded (percent-escapes,
+ * HTML character references). A later mutation whose arguments carry one of them is
  * forced to a person even when a rule allows it, and the preview names the value and the call it came from.
  *
  * Every part of a result counts: text, structuredContent (keys and numbers too), resource contents and
@@ -80,6 +81,38 @@ function scanTokens(text: string, visit: (token: string) => boolean): boolean {
   }
   for (const m of text.matchAll(INNER)) if (!add(m[0])) return false;
   return true;
+}
+
+const ENTITIES: Record<string, string> = { commat: '@', period: '.', sol: '/', colon: ':', amp: '&', num: '#', percnt: '%' };
+
+/**
+ * The text as a reader would see it once decoded: percent-escapes (`attacker%40evil.test`) and HTML
+ * character references (`&#64;`, `&commat;`) replaced; undefined when there is nothing to decode. Linear.
+ */
+function decoded(text: string): string | undefined {
+  let out = text;
+  if (out.includes('%'))
+    out = out.replace(/(?:%[0-9a-f]{2}){1,64}/gi, (m) => {
+      try {
+        return decodeURIComponent(m);
+      } catch {
+        return m;
+      }
+    });
+  if (out.includes('&'))
+    out = out.replace(/&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|([a-z]{2,6}));/gi, (m, dec?: string, hex?: string, name?: string) => {
+      const code = dec !== undefined ? Number(dec) : hex !== undefined ? Number.parseInt(hex, 16) : undefined;
+      if (code !== undefined) return code <= 0x10ffff ? String.fromCodePoint(code) : m;
+      return ENTITIES[(name ?? '').toLowerCase()] ?? m;
+    });
+  return out === text ? undefined : out;
+}
+
+/** Scans a text and, when it differs, its decoded form (see {@link decoded}). */
+function scanAll(text: string, visit: (token: string) => boolean): boolean {
+  if (!scanTokens(text, visit)) return false;
+  const d = decoded(text);
+  return d === undefined || scanTokens(d, visit);
 }
 
 /** Distinctive tokens of a text, normalised, each once. */
@@ -194,7 +227,7 @@ export class TaintMemory {
     const source: TaintSource = { tool, atMs: this.now() };
     let full: string | undefined;
     const complete = walkText(result, this.limits.scanChars, (text) =>
-      scanTokens(text, (t) => {
+      scanAll(text, (t) => {
         const key = digest(t);
         if (this.tokens.has(key)) {
           this.tokens.set(key, source);
@@ -228,7 +261,7 @@ export class TaintMemory {
     const hits: TaintHit[] = [];
     const seen = new Set<string>();
     const complete = walkText(args, this.limits.scanChars, (text) =>
-      scanTokens(text, (t) => {
+      scanAll(text, (t) => {
         if (seen.has(t)) return true;
         seen.add(t);
         const source = this.tokens.get(digest(t));

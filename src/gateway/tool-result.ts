@@ -3,8 +3,8 @@
  * returns an upstream's result to a client (an allowed read, a rule-allowed write, an approved call, a call
  * run after an unlock or an in-client answer, a dry run's read, a promote replay) calls {@link callTool},
  * so none can forget taint. The result of an untrusted-source tool is remembered whole (content,
- * structuredContent, resource contents, embedded resources, links), and so is the error an untrusted
- * upstream answers with, since its message reaches the agent too.
+ * structuredContent, resource contents, embedded resources, links), and so are the error an untrusted
+ * upstream answers with and the progress messages it sends during the call, since they reach the agent too.
  *
  * The raw read fast path (gateway/fast-path.ts) never takes an untrusted-source tool, so its answers
  * never need remembering. Calls the gate makes for itself (a diff preview's read, a read-back) are not
@@ -27,8 +27,17 @@ export interface ResultDeps {
  * @throws the upstream's error, or a timeout, unchanged (remembered first when the tool is untrusted).
  */
 export async function callTool(deps: ResultDeps, tool: CatalogueTool, params: Record<string, unknown>, opts: ForwardOptions): Promise<Result> {
+  // Progress messages reach the client too: an untrusted tool's are remembered before they are relayed.
+  const relay = opts.onprogress;
+  const onprogress =
+    relay && deps.untrusted(tool.exposed)
+      ? (p: Record<string, unknown>) => {
+          rememberResult(deps, tool.exposed, p);
+          relay(p);
+        }
+      : relay;
   try {
-    const result = await tool.upstream.request('tools/call', params, opts);
+    const result = await tool.upstream.request('tools/call', params, { ...opts, onprogress });
     rememberResult(deps, tool.exposed, result);
     return result;
   } catch (err) {
