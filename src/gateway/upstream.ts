@@ -3,6 +3,10 @@
  * start and, after a crash, lazily reconnected (at most once a second). A request that was in flight when
  * the connection died fails with ConnectionClosed and is never re-sent: replaying a write is worse than
  * reporting that its outcome is unknown.
+ *
+ * A Streamable HTTP upstream that ended the session (it restarted: HTTP 404 for the old session id) did
+ * not take the request, so the gate opens one new session and sends that request once more on it,
+ * transparently; the dead id is never sent again (gateway/transport/http-session.ts), and stderr says so.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -10,6 +14,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, Notification, Result, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamConfig } from '../config/load.js';
 import { isPlainObject, RAW_RESULT } from './raw.js';
+import { countSends, isSessionEnded, SessionGuard } from './transport/http-session.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './transport/lines.js';
 import { ChildProcessTransport } from './transport/stdio-client.js';
 import { ErrorCode, plainMessage, WireError } from './wire-error.js';
@@ -27,6 +32,14 @@ export interface ForwardOptions {
 
 /** The upstream's answer to a raw request: its JSON-RPC response as sent, or why none will come. */
 export type RawReply = { kind: 'response'; message: Record<string, unknown> } | { kind: 'failed'; error: WireError };
+
+interface RawPending {
+  reply: (r: RawReply) => void;
+  timer: NodeJS.Timeout;
+  /** The connection it was sent on, and whether the send finished (the upstream has it). */
+  via: Transport;
+  delivered?: boolean;
+}
 
 /** Events an upstream reports to the gateway. */
 export interface UpstreamEvents {
@@ -47,7 +60,13 @@ export class Upstream {
   private shuttingDown = false;
   private everConnected = false;
   private transportInUse: Transport | undefined;
-  private readonly raw = new Map<string, { reply: (r: RawReply) => void; timer: NodeJS.Timeout }>();
+  private readonly raw = new Map<string, RawPending>();
+  /** Raw requests waiting for a new session, to be sent once more (their session ended). */
+  private readonly resending = new Map<string, RawPending>();
+  /** HTTP upstreams: the session ids the server ended, never sent again. */
+  private readonly sessions: SessionGuard | undefined;
+  /** Per HTTP connection: resolves when none of its sends is in progress. */
+  private readonly idleOf = new WeakMap<Client, () => Promise<void>>();
   private nextRawId = 1;
   /** Lines on stdout that were not JSON-RPC (dropped, counted). */
   noiseLines = 0;
@@ -55,7 +74,9 @@ export class Upstream {
   constructor(
     readonly config: UpstreamConfig,
     private readonly events: UpstreamEvents,
-  ) {}
+  ) {
+    if (config.kind === 'http') this.sessions = new SessionGuard();
+  }
 
   get name(): string {
     return this.config.name;
@@ -99,12 +120,15 @@ export class Upstream {
     // Elicitation and sampling are declared so that an upstream may ask the client during a call; the
     // gateway relays such a question to the one client that has a call in flight here, or refuses it.
     const client = new Client({ name: 'lookfirst', version: '0.1.0' }, { capabilities: { elicitation: { form: {} }, sampling: {} } });
+    const transport = this.transport();
     client.fallbackNotificationHandler = async (n) => this.events.notification(this, n);
     client.fallbackRequestHandler = async (req, extra) => {
       if (!this.events.request) throw new WireError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`);
       return this.events.request(this, req.method, isPlainObject(req.params) ? req.params : undefined, extra.signal);
     };
     client.onerror = (err) => {
+      // A session the server ended is said once, in words, when the gate opens the next one (retire()).
+      if (isSessionEnded(err, this.sessions, this.sessionIdOf(transport))) return;
       // Non-protocol lines on a stdio upstream's stdout (version banners, log lines) land here.
       if (err instanceof SyntaxError) {
         this.noiseLines++;
@@ -114,15 +138,16 @@ export class Upstream {
       }
     };
     client.onclose = () => {
-      this.failRaw(new WireError(ErrorCode.ConnectionClosed, `upstream "${this.name}" closed the connection`));
+      // Only this connection's raw requests: a retired one's were failed by retire(), and by now raw
+      // requests may be waiting on the next connection.
       if (this.client === client) {
+        this.failRaw(new WireError(ErrorCode.ConnectionClosed, `upstream "${this.name}" closed the connection`));
         this.client = undefined;
         this.transportInUse = undefined;
         this.lastError = 'the connection closed';
         this.events.log(`upstream ${this.name}: connection closed; it will be reconnected on next use`);
       }
     };
-    const transport = this.transport();
     try {
       await client.connect(transport, { timeout: this.config.timeoutMs });
     } catch (err) {
@@ -133,6 +158,7 @@ export class Upstream {
     this.lastError = '';
     this.client = client;
     this.transportInUse = transport;
+    if (transport instanceof StreamableHTTPClientTransport) this.idleOf.set(client, countSends(transport).idle);
     if (this.everConnected) queueMicrotask(() => this.events.reconnected?.(this));
     this.everConnected = true;
     // Responses to raw requests (ids the gate minted, strings the SDK never uses) bypass the SDK client.
@@ -165,17 +191,47 @@ export class Upstream {
       this.cancelRaw(id, 'Request timed out');
       reply({ kind: 'failed', error: new WireError(ErrorCode.RequestTimeout, `upstream "${this.name}" did not answer within ${this.config.timeoutMs} ms`) });
     }, this.config.timeoutMs);
-    this.raw.set(id, { reply, timer });
-    transport.send({ jsonrpc: '2.0', id, method, params } as JSONRPCMessage).catch((err: Error) => {
-      if (!this.raw.delete(id)) return;
+    const pending: RawPending = { reply, timer, via: transport };
+    this.raw.set(id, pending);
+    const message = { jsonrpc: '2.0', id, method, params } as JSONRPCMessage;
+    const fail = (err: Error) => {
       clearTimeout(timer);
-      reply({ kind: 'failed', error: new WireError(ErrorCode.ConnectionClosed, `cannot send to upstream "${this.name}": ${err.message}`) });
+      reply({ kind: 'failed', error: new WireError(ErrorCode.ConnectionClosed, `cannot send to upstream "${this.name}": ${plainMessage(err)}`) });
+    };
+    const client = this.client;
+    const delivered = () => {
+      pending.delivered = true;
+    };
+    transport.send(message).then(delivered, (err: Error) => {
+      if (this.raw.get(id) !== pending) return;
+      this.raw.delete(id);
+      if (!isSessionEnded(err, this.sessions, this.sessionIdOf(transport))) return fail(err);
+      // Not taken: sent once more on a new session (unless it is withdrawn or times out meanwhile).
+      this.resending.set(id, pending);
+      this.retire(client);
+      this.connect()
+        .then(() => {
+          if (this.resending.get(id) !== pending) return;
+          this.resending.delete(id);
+          const fresh = this.transportInUse;
+          if (!fresh) throw new Error('the new session closed at once');
+          pending.via = fresh;
+          this.raw.set(id, pending);
+          return fresh.send(message).then(delivered);
+        })
+        .catch((again: Error) => {
+          if (this.resending.get(id) !== pending && this.raw.get(id) !== pending) return;
+          this.resending.delete(id);
+          this.raw.delete(id);
+          fail(again);
+        });
     });
     return id;
   }
 
   /** Withdraws a raw request: forwards `notifications/cancelled` with the upstream id; a late answer is dropped. */
   cancelRaw(id: string, reason: string): void {
+    if (this.resending.delete(id)) return;
     const pending = this.raw.get(id);
     if (!pending) return;
     this.raw.delete(id);
@@ -183,8 +239,9 @@ export class Upstream {
     void this.transportInUse?.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } } as JSONRPCMessage).catch(() => {});
   }
 
-  private failRaw(error: WireError): void {
+  private failRaw(error: WireError, only: (p: RawPending) => boolean = () => true): void {
     for (const [id, p] of this.raw) {
+      if (!only(p)) continue;
       clearTimeout(p.timer);
       this.raw.delete(id);
       p.reply({ kind: 'failed', error });
@@ -193,7 +250,7 @@ export class Upstream {
 
   private transport(): Transport {
     const c = this.config;
-    if (c.kind === 'http') return new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: c.headers } });
+    if (c.kind === 'http') return new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: c.headers }, fetch: this.sessions?.fetch });
     return new ChildProcessTransport({
       command: c.command,
       args: c.args,
@@ -214,6 +271,47 @@ export class Upstream {
    */
   async request(method: string, params: Record<string, unknown> | undefined, opts: ForwardOptions = {}): Promise<Result> {
     const client = this.client ?? (await this.connect());
+    const transport = this.transportInUse;
+    try {
+      return await this.send(client, method, params, opts);
+    } catch (err) {
+      if (!isSessionEnded(err, this.sessions, this.sessionIdOf(transport))) throw err;
+      // The server ended the session and did not take the request: once more, on one new session.
+      this.retire(client);
+      return this.send(await this.connect(), method, params, opts);
+    }
+  }
+
+  /**
+   * Leaves a session the server ended: the next use opens a new one (one, however many requests saw the
+   * old one die). Requests still waiting on the old session fail with ConnectionClosed (outcome unknown).
+   */
+  private retire(client: Client | undefined): void {
+    if (!client || this.client !== client) return;
+    this.client = undefined;
+    this.transportInUse = undefined;
+    this.lastError = '';
+    this.events.log(
+      `upstream ${this.name}: the server ended the gate's session (it answered 404 for it: it restarted, or dropped the session); a new session is opened and the request that found out is sent once more on it; the old session id is never sent again`,
+    );
+    // Closed once its sends have settled; then what it delivered will never be answered: those fail.
+    const old = client.transport;
+    void (this.idleOf.get(client)?.() ?? Promise.resolve())
+      .then(() => {
+        this.failRaw(
+          new WireError(ErrorCode.ConnectionClosed, `upstream "${this.name}" ended the session while the request was in flight`),
+          (p) => p.via === old && p.delivered === true,
+        );
+        return client.close();
+      })
+      .catch(() => {});
+  }
+
+  private sessionIdOf(transport: Transport | undefined): string | undefined {
+    return transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined;
+  }
+
+  private send(client: Client, method: string, params: Record<string, unknown> | undefined, opts: ForwardOptions): Promise<Result> {
     return client.request({ method, params } as never, RAW_RESULT, {
       signal: opts.signal,
       timeout: this.config.timeoutMs,
@@ -237,6 +335,7 @@ export class Upstream {
     const c = this.client;
     this.client = undefined;
     this.transportInUse = undefined;
+    this.failRaw(new WireError(ErrorCode.ConnectionClosed, `upstream "${this.name}" was closed (the gate is stopping)`));
     await c?.close().catch(() => {});
   }
 }
