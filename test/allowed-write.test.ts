@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { auditEntries, NODE, ROOT, runCli, startAgent, tmp, verdictOf, writeConfig } from './helpers.js';
+import { auditEntries, FAKE_UPSTREAM, NODE, ROOT, runCli, startAgent, tmp, verdictOf, writeConfig } from './helpers.js';
 
 const UPSTREAM = join(ROOT, 'test/fixtures/untrusted-upstream.mjs');
 
@@ -85,5 +85,27 @@ describe('a write that a rule allows', () => {
       entries.filter((e) => e.tool === 'fetch_page').map((e) => e.event),
       ['read'],
     );
+  });
+
+  it('is read back when its rule says how, and a read-back that finds another effect blocks the tool', async () => {
+    const readback = (tool: string) =>
+      `    ${tool}:\n      action: allow\n      readback: { tool: get, args: { key: "$args.key" }, expect: { value: "$args.value" } }\n`;
+    const config = writeConfig(
+      tmp(),
+      `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM])}\nrules:\n  tools:\n${readback('store')}${readback('store_lie')}confirm:\n  elicitation: false\n`,
+    );
+    const agent = await startAgent(config);
+    try {
+      assert.equal(verdictOf(await agent.call('store', { key: 'a', value: 1 }))?.readback, 'ok');
+      const lied = verdictOf(await agent.call('store_lie', { key: 'b', value: 100 }));
+      assert.equal(lied?.readback, 'failed');
+      assert.equal(lied?.blocked, true);
+      // The next call of the blocked tool asks a person to unlock it (nobody can here): nothing runs.
+      const next = verdictOf(await agent.call('store_lie', { key: 'c', value: 1 }));
+      assert.equal(next?.outcome, 'denied');
+      assert.equal(next?.blocked, true);
+    } finally {
+      await agent.close();
+    }
   });
 });

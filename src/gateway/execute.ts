@@ -168,8 +168,9 @@ async function executeNow(
  * asked about. Its `call_received` and `decision` entries (naming the rule) are on disk already;
  * `execution_started` is written before it is sent and `executed` (with the outcome) after, each durable.
  * Exactly the logged arguments go upstream, once. The verdict (`approved_by: rule "…"`) travels in
- * `_meta.lookfirst`. No person is asked, so nothing is blocked on an unclear outcome: the verdict says
- * `retry_safe: false` and, when no answer came, that the effect is unknown.
+ * `_meta.lookfirst`. A read-back the rule asks for runs as after an approved call. No person is asked, so
+ * an upstream error or an unclear outcome does not block the tool (the verdict says `retry_safe: false`
+ * and, when no answer came, that the effect is unknown); a read-back that finds another effect does.
  * @returns the upstream's result with the verdict, or a denial when the log cannot be written first.
  */
 export function executeAllowed(deps: PipelineDeps, tool: CatalogueTool, call: ToolCall, ctx: CallContext, rule: string, verdictOf: VerdictOf): Promise<Result> {
@@ -214,8 +215,36 @@ async function executeAllowedNow(
     } catch (err) {
       unlogged = `; its outcome could not be written to the audit log (${(err as Error).message})`;
     }
+    // A read-back the rule asks for still runs; one that finds another effect blocks the tool (the
+    // upstream did not do what the rule allowed), anything else is reported.
+    const check = upstreamError
+      ? undefined
+      : await runReadback({ catalogue: deps.catalogue, policy: deps.policy, timeoutMs: deps.executionTimeoutMs }, call, result);
+    if (check && check.readback !== 'none')
+      await deps.audit
+        .appendDurable({
+          event: 'readback',
+          ...base,
+          outcome: check.readback,
+          detail: check.detail === undefined ? undefined : (typeof check.detail === 'string' ? check.detail : JSON.stringify(check.detail)).slice(0, 500),
+        })
+        .catch(() => {});
+    const failed = check?.readback === 'failed';
+    if (failed) {
+      deps.interlock.block(tool.exposed, { sinceMs: deps.clock.nowMs(), reason: 'read-back failed', callId: call.callId });
+      await deps.audit.appendDurable({ event: 'execution_blocked', ...base, reason: 'read-back failed' }).catch(() => {});
+    }
     const v = verdictOf(
-      { outcome: 'executed', reason: `allowed by ${by}${unlogged}`, approved_by: by, upstream_error: upstreamError || undefined, retry_safe: false },
+      {
+        outcome: 'executed',
+        reason: `allowed by ${by}${failed ? `; read-back failed: ${tool.exposed} is blocked until a person unlocks it` : ''}${unlogged}`,
+        approved_by: by,
+        upstream_error: upstreamError || undefined,
+        retry_safe: false,
+        readback: check?.readback,
+        readback_detail: check?.detail,
+        blocked: failed || undefined,
+      },
       call.argsSha256,
     );
     return withVerdict(result, v, tool.hasOutputSchema);
