@@ -7,16 +7,20 @@
  * `X-Lookfirst-CSRF`, from a same-origin page, naming a pending call and its args_sha256, else 403 and
  * nothing changes. No CORS header is ever sent; nothing can frame the page; the script writes text
  * nodes only. Refusals are reported to `onRefused` (the gate logs them).
+ * The key never leaves this process on a command line: the browser is opened through a launch file
+ * (launch-file.ts). A tab left open across a gate restart holds a key the new gate does not know: its
+ * event stream is refused (403), and the page says the gate restarted and where the new address is.
  * Who decided: with `identityHeader` (set by an authenticating proxy) the actor is `web:<header value>`,
  * trust `authenticated`; otherwise `web:<name typed on the page>`, trust `self-declared`.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PendingApprovals } from '../confirm/pending.js';
 import type { Decider } from '../types.js';
 import { allowedHosts, checkCsrf, checkHost, checkSameOrigin, type GuardResult } from './guards.js';
 import { close, header, isJson, listen, parseJsonObject, readBody, safeName, send, sendJson } from './http.js';
+import { createListener, type ListenerLimits } from './listener.js';
 import { pageState } from './state.js';
 import { shellPage } from './views.js';
 
@@ -41,7 +45,22 @@ export interface WebAppOptions {
   /** Address the proxy serves the page at: its host and origin are accepted too. */
   publicUrl?: string;
   onRefused?: (reason: string, req: IncomingMessage) => void;
+  /** Overrides of the connection limits (tests use short timeouts). */
+  limits?: Partial<ListenerLimits>;
+  /** How an open tab reconnects after losing the gate, and when it stops trying (tests use short times). */
+  reconnect?: Partial<ReconnectSettings>;
 }
+
+/** How an open page reconnects to its event stream (ms). */
+export interface ReconnectSettings {
+  /** Wait between attempts. */
+  retryMs: number;
+  /** After this long without the gate, the page stops and says the gate stopped or moved. */
+  giveUpMs: number;
+}
+
+/** Retry every 2 s; give up after a minute. */
+export const DEFAULT_RECONNECT: Readonly<ReconnectSettings> = { retryMs: 2_000, giveUpMs: 60_000 };
 
 /** A running approval page. */
 export interface WebApp {
@@ -92,9 +111,10 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
     for (const s of streams) s.write(': keep-alive\n\n');
   }, KEEPALIVE_MS).unref();
 
-  const server = createServer((req, res) => {
+  const reconnect = { ...DEFAULT_RECONNECT, ...opts.reconnect };
+  const server = createListener((req, res) => {
     handle(req, res).catch((err) => sendJson(res, 500, { error: `internal error: ${(err as Error).message}` }, headers));
-  });
+  }, opts.limits);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const host = checkHost(req.headers.host, allowed);
@@ -114,12 +134,13 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
       if (!identity)
         return refuse(res, req, { ok: false, reason: `no ${opts.identityHeader} header: the page is served only through the authenticating proxy` });
     }
-    if (req.method === 'GET' && path === '/') return send(res, 200, shellPage(csrf, identity), 'text/html; charset=utf-8', headers);
+    if (req.method === 'GET' && path === '/')
+      return send(res, 200, shellPage(csrf, identity, `${reconnect.retryMs},${reconnect.giveUpMs}`), 'text/html; charset=utf-8', headers);
     if (req.method === 'GET' && path === '/state.json') return sendJson(res, 200, JSON.parse(state()), headers);
     if (req.method === 'GET' && path === '/events') {
       if (streams.size >= MAX_STREAMS) return sendJson(res, 503, { error: `too many open pages (${MAX_STREAMS}); close some tabs` }, headers);
       res.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-frame-options': 'DENY' });
-      res.write(`retry: 2000\nevent: state\ndata: ${state()}\n\n`);
+      res.write(`retry: ${reconnect.retryMs}\nevent: state\ndata: ${state()}\n\n`);
       streams.add(res);
       req.on('close', () => streams.delete(res));
       return;

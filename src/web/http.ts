@@ -5,6 +5,8 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { LookfirstError } from '../errors.js';
+import { readBounded } from './budget.js';
+import { responseOf } from './listener.js';
 
 /** Largest request body accepted (bytes). */
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -19,9 +21,13 @@ export const BASE_HEADERS = {
   'cross-origin-resource-policy': 'same-origin',
 } as const;
 
-/** Sends a complete response (no-op when headers went out already). */
+/** Statuses after which the connection is closed: a refused client does not keep a socket. */
+const CLOSING = new Set([400, 401, 403, 408, 413, 415, 429, 503]);
+
+/** Sends a complete response (no-op when headers went out already); a refusal closes the connection after it. */
 export function send(res: ServerResponse, status: number, body: string, type: string, extra: Record<string, string> = {}): void {
   if (res.headersSent) return;
+  if (CLOSING.has(status)) res.shouldKeepAlive = false;
   res.writeHead(status, { ...BASE_HEADERS, 'content-type': type, ...extra });
   res.end(body);
 }
@@ -31,21 +37,19 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, ext
   send(res, status, JSON.stringify(body), 'application/json; charset=utf-8', extra);
 }
 
-/** Reads the whole body; `undefined` when it is larger than MAX_BODY_BYTES (the request is then dropped). */
-export function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve(undefined);
-        req.destroy();
-      } else chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+/**
+ * Reads the whole body (at most MAX_BODY_BYTES, within the process-wide budget of budget.ts).
+ * @returns the text; `undefined` when the body is too large or the budget is spent (the request is then
+ *   dropped; with a listener's request the caller's answer goes out and the connection closes after it).
+ */
+export async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const res = responseOf(req);
+  if (!res) {
+    req.destroy();
+    return undefined;
+  }
+  const r = await readBounded(req, res, MAX_BODY_BYTES);
+  return r.ok ? r.body.toString('utf8') : undefined;
 }
 
 /** Parses a JSON object body; a string saying what is wrong otherwise. */
@@ -63,9 +67,6 @@ export function isJson(req: IncomingMessage): boolean {
   return (header(req, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
-/** Most connections a listener holds at once: a flood of idle sockets cannot use up file descriptors. */
-export const MAX_CONNECTIONS = 256;
-
 /** One header's value (the first when repeated). */
 export function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
@@ -73,7 +74,8 @@ export function header(req: IncomingMessage, name: string): string | undefined {
 }
 
 /**
- * Listens on host:port.
+ * Listens on host:port. Make the server with `createListener` (listener.ts): it carries the connection
+ * limits every listener of the gate shares.
  * @param setting the config key to name in the error, e.g. `confirm.web.port`.
  * @throws LookfirstError `WEB_UNAVAILABLE` when the address is taken or cannot be bound.
  */
@@ -90,11 +92,6 @@ export async function listen(server: Server, host: string, port: number, what: s
         ),
       );
     });
-    server.maxConnections = MAX_CONNECTIONS;
-    // A client that trickles its headers or body (slowloris) is cut off instead of holding a connection.
-    // Only receiving the request is bounded: a response may take as long as a person takes to decide.
-    server.headersTimeout = 10_000;
-    server.requestTimeout = 60_000;
     server.listen(port, host, () => resolve());
   });
   const addr = server.address();

@@ -2,13 +2,17 @@
  * The gate over Streamable HTTP (MCP spec 2025-11-25, basic/transports): one endpoint, `/mcp`, one MCP
  * session per client (`Mcp-Session-Id`), each an isolated gateway session: its request ids and held
  * approvals are its own. Before anything reaches MCP: Host must be this endpoint's own address and
- * Origin, when sent, its own origin (DNS rebinding, as on the approval page); with a token, every request
- * needs `Authorization: Bearer <token>` (else 401, nothing runs). Upstream legs are independent: the
+ * Origin, when sent, its own origin (DNS rebinding, as on the approval page); with tokens, every request
+ * needs `Authorization: Bearer <one of them>` (else 401, nothing runs). Upstream legs are independent: the
  * client's session id never goes upstream, each upstream has its own session.
+ * Limits: connections as every listener (listener.ts: idle sockets closed and evicted first); bodies within
+ * MAX_MESSAGE_BYTES each and the process-wide budget (budget.ts: 413, 503); sessions per principal (each
+ * token is one), per remote address and in all (session-table.ts: a principal at its cap gives up its own
+ * oldest idle session, nobody else's). A session is used only by the principal that opened it.
  * The token authenticates; it does not encrypt. Beyond this host, put TLS in front.
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -16,21 +20,25 @@ import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server'
 import type { Gateway } from '../gateway/gateway.js';
 import type { ModernFront } from '../gateway/modern.js';
 import { MAX_MESSAGE_BYTES } from '../gateway/upstream.js';
+import { readBounded } from './budget.js';
 import { allowedHosts, checkHost, checkSameOrigin } from './guards.js';
 import { close, header, listen, sendJson } from './http.js';
+import { createListener, type ListenerLimits } from './listener.js';
+import { DEFAULT_SESSION_CAPS, type SessionCaps, SessionTable } from './session-table.js';
 
-/** Most MCP sessions at once. */
-const MAX_SESSIONS = 256;
 /** A session with no request for this long is closed (a client that left without DELETE), in ms. */
-export const SESSION_IDLE_MS = 30 * 60_000;
+export const SESSION_IDLE_MS = DEFAULT_SESSION_CAPS.idleMs;
 
 /** Options of the MCP endpoint. */
 export interface McpEndpointOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
-  /** Bearer token every request must carry; undefined only on loopback. */
-  token?: string;
+  /**
+   * Bearer tokens, one per principal: every request must carry one of them; empty or undefined only on
+   * loopback (everyone is then one principal). Sessions and their caps belong to the token's principal.
+   */
+  tokens?: readonly string[];
   /** Address clients use when it is not host:port (behind a TLS proxy): its host and origin are accepted too. */
   publicUrl?: string;
   gateway: Gateway;
@@ -38,6 +46,10 @@ export interface McpEndpointOptions {
   modern?: ModernFront;
   onRefused?: (reason: string) => void;
   log: (line: string) => void;
+  /** Overrides of the connection limits (tests use short timeouts). */
+  limits?: Partial<ListenerLimits>;
+  /** Overrides of the session caps (tests use small ones). */
+  sessionCaps?: Partial<SessionCaps>;
 }
 
 /** A running endpoint. */
@@ -52,26 +64,14 @@ function rpcError(res: ServerResponse, status: number, code: number, message: st
   sendJson(res, status, { jsonrpc: '2.0', id: null, error: { code, message } }, extra);
 }
 
-function readJson(req: IncomingMessage): Promise<{ ok: true; body: unknown } | { ok: false; status: number; message: string }> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_MESSAGE_BYTES) {
-        resolve({ ok: false, status: 413, message: `message larger than ${MAX_MESSAGE_BYTES} bytes` });
-        req.destroy();
-      } else chunks.push(c);
-    });
-    req.on('end', () => {
-      try {
-        resolve({ ok: true, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      } catch {
-        resolve({ ok: false, status: 400, message: 'Parse error: the body is not JSON' });
-      }
-    });
-    req.on('error', () => resolve({ ok: false, status: 400, message: 'the request body could not be read' }));
-  });
+async function readJson(req: IncomingMessage, res: ServerResponse): Promise<{ ok: true; body: unknown } | { ok: false; status: number; message: string }> {
+  const r = await readBounded(req, res, MAX_MESSAGE_BYTES);
+  if (!r.ok) return r;
+  try {
+    return { ok: true, body: JSON.parse(r.body.toString('utf8')) };
+  } catch {
+    return { ok: false, status: 400, message: 'Parse error: the body is not JSON' };
+  }
 }
 
 /**
@@ -80,20 +80,21 @@ function readJson(req: IncomingMessage): Promise<{ ok: true; body: unknown } | {
  */
 export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEndpoint> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const lastSeen = new Map<string, number>();
+  const table = new SessionTable({ ...DEFAULT_SESSION_CAPS, ...opts.sessionCaps });
+  const end = (id: string, why: string) => {
+    table.remove(id);
+    const t = sessions.get(id);
+    if (!t) return;
+    opts.log(`MCP endpoint: closed session ${id.slice(0, 8)}… (${why})`);
+    void t.close().catch(() => {});
+  };
   // Clients that vanish without DELETE must not fill the session table for good.
-  const sweeper = setInterval(() => {
-    const cutoff = Date.now() - SESSION_IDLE_MS;
-    for (const [id, seen] of lastSeen) {
-      if (seen < cutoff) {
-        lastSeen.delete(id);
-        void sessions
-          .get(id)
-          ?.close()
-          .catch(() => {});
-      }
-    }
-  }, 60_000);
+  const sweeper = setInterval(
+    () => {
+      for (const id of table.expired(Date.now())) end(id, `no request for ${Math.round(table.caps.idleMs / 60_000)} minutes`);
+    },
+    Math.min(60_000, table.caps.idleMs),
+  );
   sweeper.unref();
   let allowed = allowedHosts(opts.host, opts.port, opts.publicUrl);
   const modernHandler = opts.modern
@@ -101,7 +102,8 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
         // The principal is what was authenticated: the checked bearer token, else anyone on loopback (an
         // unchecked Authorization header is a claim, and must not buy a fresh taint memory).
         opts.modern.factory(
-          (ctx) => opts.modern?.principalOf(opts.token === undefined ? 'anyone on loopback' : (ctx.requestInfo?.headers.get('authorization') ?? '')) ?? '',
+          (ctx) =>
+            opts.modern?.principalOf((opts.tokens ?? []).length === 0 ? 'anyone on loopback' : (ctx.requestInfo?.headers.get('authorization') ?? '')) ?? '',
         ),
         { legacy: 'reject', onerror: (err) => opts.log(`MCP endpoint (2026-07-28): ${err.message}`) },
       )
@@ -118,7 +120,18 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
         }
       })
     : undefined;
-  const expected = opts.token === undefined ? undefined : Buffer.from(`Bearer ${opts.token}`);
+  const expected = (opts.tokens ?? []).map((t) => Buffer.from(`Bearer ${t}`));
+  /** Which principal the request authenticates as: `token N`, `loopback` without tokens, undefined when none matches. */
+  const principalOf = (req: IncomingMessage): string | undefined => {
+    if (expected.length === 0) return 'loopback';
+    const given = Buffer.from(header(req, 'authorization') ?? '');
+    let found: string | undefined;
+    // Every token is compared (no early exit), each in constant time.
+    expected.forEach((e, i) => {
+      if (given.length === e.length && timingSafeEqual(given, e)) found = `token ${i + 1}`;
+    });
+    return found;
+  };
   const refuse = (res: ServerResponse, status: number, reason: string, extra: Record<string, string> = {}) => {
     opts.onRefused?.(`MCP endpoint: ${reason}`);
     rpcError(res, status, -32001, `refused: ${reason}`, extra);
@@ -130,39 +143,45 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
     const origin = checkSameOrigin(header(req, 'origin'), undefined, allowed);
     if (!origin.ok) return refuse(res, 403, origin.reason);
     if (new URL(req.url ?? '/', 'http://x.invalid').pathname !== '/mcp') return rpcError(res, 404, -32601, 'not found: the MCP endpoint is /mcp');
-    if (expected) {
-      const given = Buffer.from(header(req, 'authorization') ?? '');
-      if (given.length !== expected.length || !timingSafeEqual(given, expected))
-        return refuse(res, 401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer realm="lookfirst"' });
-    }
+    const principal = principalOf(req);
+    if (principal === undefined) return refuse(res, 401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer realm="lookfirst"' });
     const sessionId = header(req, 'mcp-session-id');
     if (sessionId !== undefined) {
       const transport = sessions.get(sessionId);
-      if (!transport) return rpcError(res, 404, -32001, 'unknown or ended MCP session: start a new one with initialize');
-      lastSeen.set(sessionId, Date.now());
+      // Another principal's session is as unknown as an ended one: its id alone must not let anyone in.
+      if (!transport || !table.get(sessionId, principal)) return rpcError(res, 404, -32001, 'unknown or ended MCP session: start a new one with initialize');
+      // A standalone event stream (GET) does not make a session busy: it may stay open for good.
+      const done = table.begin(sessionId, Date.now(), req.method !== 'GET');
+      res.once('close', done);
       if (req.method === 'POST') {
-        const parsed = await readJson(req);
-        if (!parsed.ok) return rpcError(res, parsed.status, -32700, parsed.message);
+        const parsed = await readJson(req, res);
+        if (!parsed.ok) return rpcError(res, parsed.status, -32700, parsed.message, parsed.status === 503 ? { 'retry-after': '1' } : {});
         return transport.handleRequest(req, res, parsed.body);
       }
       return transport.handleRequest(req, res);
     }
     if (req.method !== 'POST') return rpcError(res, 400, -32000, 'no MCP session: send initialize first (POST)');
-    const parsed = await readJson(req);
-    if (!parsed.ok) return rpcError(res, parsed.status, -32700, parsed.message);
+    const parsed = await readJson(req, res);
+    if (!parsed.ok) return rpcError(res, parsed.status, -32700, parsed.message, parsed.status === 503 ? { 'retry-after': '1' } : {});
     // 2026-07-28: no session; each request carries its envelope. The SDK's own classification decides.
     if (modernNode && !(await isLegacyRequest(await toWebRequest(req, parsed.body), parsed.body))) return modernNode(req, res, parsed.body);
     if (!isInitializeRequest(parsed.body)) return rpcError(res, 400, -32000, 'no MCP session: the first request must be initialize');
-    if (sessions.size >= MAX_SESSIONS) return rpcError(res, 503, -32000, `too many MCP sessions (${MAX_SESSIONS}); close some clients`);
     // Checked here, before a gateway session exists: the SDK would refuse it only after one was made.
     const accept = header(req, 'accept') ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
       return rpcError(res, 406, -32000, 'Not Acceptable: the client must accept both application/json and text/event-stream');
+    const address = req.socket.remoteAddress ?? 'unknown';
+    const admission = table.admit(principal, address, Date.now());
+    if (admission.kind === 'refuse') {
+      opts.onRefused?.(`MCP endpoint: new session refused (${principal}): ${admission.reason}`);
+      return rpcError(res, 503, -32000, `too many MCP sessions: ${admission.reason}`, { 'retry-after': '5' });
+    }
+    for (const id of admission.evict) end(id, table.get(id, principal) ? `the oldest idle session of ${principal}, closed for its new one` : 'idle too long');
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         sessions.set(id, transport);
-        lastSeen.set(id, Date.now());
+        table.add(id, principal, address, Date.now());
       },
     });
     await opts.gateway.serve(transport, { fastPath: false });
@@ -171,7 +190,7 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
       gatewayOnClose?.();
       if (transport.sessionId) {
         sessions.delete(transport.sessionId);
-        lastSeen.delete(transport.sessionId);
+        table.remove(transport.sessionId);
       }
     };
     await transport.handleRequest(req, res, parsed.body);
@@ -179,12 +198,12 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
     if (!transport.sessionId || !sessions.has(transport.sessionId)) await transport.close().catch(() => {});
   }
 
-  const server = createServer((req, res) => {
+  const server = createListener((req, res) => {
     handle(req, res).catch((err) => {
       opts.log(`MCP endpoint: ${(err as Error).message}`);
       if (!res.headersSent) rpcError(res, 500, -32603, 'internal error');
     });
-  });
+  }, opts.limits);
   const port = await listen(server, opts.host, opts.port, 'MCP endpoint', '--port (or http.port)');
   allowed = allowedHosts(opts.host, port, opts.publicUrl);
   const shown = opts.host.includes(':') ? `[${opts.host}]` : opts.host;

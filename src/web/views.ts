@@ -39,13 +39,15 @@ function render(v: unknown): string {
  * The page shell.
  * @param csrf the per-process token the script sends with each decision.
  * @param identity the proxy's name for the person, or undefined when the page asks for a name.
+ * @param reconnect `retryMs,giveUpMs`: how the page's script retries a lost event stream.
  */
-export function shellPage(csrf: string, identity: string | undefined): string {
+export function shellPage(csrf: string, identity: string | undefined, reconnect = '2000,60000'): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>lookfirst</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="lookfirst-csrf" content="${csrf}">
 <meta name="lookfirst-identity" content="${identity ?? ''}">
+<meta name="lookfirst-reconnect" content="${reconnect}">
 <link rel="stylesheet" href="/static/app.css">
 <script src="/static/app.js" defer></script>
 </head>

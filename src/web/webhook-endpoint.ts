@@ -8,10 +8,11 @@
  * is taken only for calls that were delivered to the webhook receiver. The actor (required) is as the
  * receiver reports it (trust `shared-secret`).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkWebhookToken } from '../confirm/channels/webhook.js';
 import type { EndedHow, PendingApprovals } from '../confirm/pending.js';
 import { close, isJson, listen, parseJsonObject, readBody, safeName, sendJson } from './http.js';
+import { createListener, type ListenerLimits } from './listener.js';
 
 /** Options of the decision endpoint. */
 export interface WebhookEndpointOptions {
@@ -22,6 +23,8 @@ export interface WebhookEndpointOptions {
   pending: PendingApprovals;
   /** Called for every refused request (the gate logs them). */
   onRefused?: (reason: string) => void;
+  /** Overrides of the connection limits (tests use short timeouts); see listener.ts. */
+  limits?: Partial<ListenerLimits>;
 }
 
 /** A running decision endpoint. */
@@ -37,9 +40,9 @@ export interface WebhookEndpoint {
  * @throws LookfirstError `WEB_UNAVAILABLE` when the address cannot be bound.
  */
 export async function startWebhookEndpoint(opts: WebhookEndpointOptions): Promise<WebhookEndpoint> {
-  const server = createServer((req, res) => {
+  const server = createListener((req, res) => {
     handle(req, res).catch((err) => sendJson(res, 500, { error: `internal error: ${(err as Error).message}` }));
-  });
+  }, opts.limits);
   const refuse = (res: ServerResponse, status: number, reason: string) => {
     opts.onRefused?.(reason);
     sendJson(res, status, { error: reason });

@@ -11,7 +11,7 @@ import { AuditLog } from '../../audit/writer.js';
 import { systemClock } from '../../clock.js';
 import { type Config, loadConfig } from '../../config/load.js';
 import { LOOPBACK } from '../../config/schema.js';
-import { loadSecret } from '../../confirm/channels/webhook.js';
+import { loadSecret, MIN_SECRET_CHARS } from '../../confirm/channels/webhook.js';
 import { PendingApprovals } from '../../confirm/pending.js';
 import { LookfirstError } from '../../errors.js';
 import { Gateway } from '../../gateway/gateway.js';
@@ -19,13 +19,14 @@ import { ModernFront } from '../../gateway/modern.js';
 import { serveBothEras } from '../../gateway/stdio-eras.js';
 import { LineServerTransport } from '../../gateway/transport/stdio-server.js';
 import { MAX_MESSAGE_BYTES } from '../../gateway/upstream.js';
+import { createLaunchFile, type LaunchFile } from '../../web/launch-file.js';
 import { startMcpEndpoint } from '../../web/mcp-endpoint.js';
 import { startChannels } from '../channels.js';
 import { cliName, logLine } from '../output.js';
 import { VERSION } from '../version.js';
 
 /** Where to serve over HTTP, from the config and the command line; undefined for stdio. */
-function httpSettings(config: Config, opts: ServeOptions): { host: string; port: number; token?: string; publicUrl?: string } | undefined {
+function httpSettings(config: Config, opts: ServeOptions): { host: string; port: number; tokens: string[]; publicUrl?: string } | undefined {
   const kind = opts.transport ?? 'stdio';
   if (kind !== 'stdio' && kind !== 'http') throw new LookfirstError('USAGE', `--transport must be stdio or http, not "${kind}"`);
   if (kind === 'stdio') {
@@ -42,16 +43,51 @@ function httpSettings(config: Config, opts: ServeOptions): { host: string; port:
       `serving on ${host}, off this machine's loopback, needs a bearer token: set http.token_file in ${config.file} (a file with at least 32 random characters)`,
     );
   // Read now, before anything starts: a bad token file is a start-up error like a bad config.
-  const token = config.http.tokenFile ? loadSecret(config.http.tokenFile, 'http.token_file', 'HTTP_TOKEN') : undefined;
-  return { host, port, token, publicUrl: config.http.publicUrl };
+  const tokens = config.http.tokenFile ? loadTokens(config.http.tokenFile) : [];
+  return { host, port, tokens, publicUrl: config.http.publicUrl };
 }
 
-/** Opens the approval page in the person's browser; a failure is only reported. */
-function openInBrowser(url: string): void {
-  open(url).then(
-    (child) => child.on('error', () => logLine(`could not open a browser; open ${url} yourself`)),
-    () => logLine(`could not open a browser; open ${url} yourself`),
-  );
+/**
+ * Reads `http.token_file`: one bearer token per line (each at least MIN_SECRET_CHARS characters, no two
+ * alike; blank lines ignored). Each token is a principal of its own: its sessions, caps and taint memory.
+ * @throws LookfirstError `HTTP_TOKEN` naming the line (never its text) when a token is short or repeated.
+ */
+function loadTokens(path: string): string[] {
+  const lines = loadSecret(path, 'http.token_file', 'HTTP_TOKEN').split(/\r?\n/);
+  const tokens: string[] = [];
+  lines.forEach((raw, i) => {
+    const t = raw.trim();
+    if (!t) return;
+    if (t.length < MIN_SECRET_CHARS)
+      throw new LookfirstError(
+        'HTTP_TOKEN',
+        `http.token_file ${path} line ${i + 1} holds ${t.length} characters; each token needs at least ${MIN_SECRET_CHARS} (e.g. openssl rand -hex 32 >> ${path})`,
+      );
+    if (tokens.includes(t)) throw new LookfirstError('HTTP_TOKEN', `http.token_file ${path} line ${i + 1} repeats an earlier token: give each client its own`);
+    tokens.push(t);
+  });
+  return tokens;
+}
+
+/**
+ * Opens the approval page in the person's browser through a launch file (web/launch-file.ts): the
+ * launcher's command line holds only the file's path, never the access key. A failure is only reported.
+ */
+function createBrowserOpener(): { open: (url: string) => void; close: () => void } {
+  let launch: LaunchFile | undefined;
+  const fallback = () => logLine('could not open a browser; open the approval page address printed above yourself');
+  return {
+    open(url) {
+      try {
+        launch ??= createLaunchFile(url);
+      } catch (err) {
+        logLine(`could not write the file that opens the approval page (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+        return fallback();
+      }
+      open(launch.path).then((child) => child.on('error', fallback), fallback);
+    },
+    close: () => launch?.remove(),
+  };
 }
 
 /** Options of `lookfirst serve`. */
@@ -91,13 +127,15 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
     audit.appendLater({ event: 'web_refused', reason: reason.slice(0, 200), suppressed });
   });
   const cleanup: (() => Promise<void> | void)[] = [];
+  const opener = process.env.LOOKFIRST_NO_OPEN === '1' ? undefined : createBrowserOpener();
+  if (opener) cleanup.push(opener.close);
   try {
     const channels = await startChannels({
       config,
       pending,
       log: logLine,
       refused: (what) => refusals.record(what),
-      openBrowser: process.env.LOOKFIRST_NO_OPEN === '1' ? undefined : openInBrowser,
+      openBrowser: opener?.open,
     });
     cleanup.push(() => channels.close());
     const gateway = new Gateway({ config, audit, clock: systemClock, pending, outOfBand: channels.outOfBand, log: logLine, version: VERSION });
@@ -121,11 +159,11 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
     );
     let transport: LineServerTransport | undefined;
     if (http) {
-      const token = http.token;
+      const token = http.tokens.length > 0;
       const endpoint = await startMcpEndpoint({
         host: http.host,
         port: http.port,
-        token,
+        tokens: http.tokens,
         publicUrl: http.publicUrl,
         gateway,
         modern,
@@ -133,7 +171,9 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
         onRefused: (what) => refusals.record(what),
       });
       cleanup.unshift(() => endpoint.close());
-      logLine(`MCP endpoint at ${endpoint.url} (Streamable HTTP)${token ? '; every request needs the bearer token' : ''}`);
+      logLine(
+        `MCP endpoint at ${endpoint.url} (Streamable HTTP)${token ? `; every request needs a bearer token (${http.tokens.length} configured, each its own principal)` : ''}`,
+      );
       if (http.host === '0.0.0.0' || http.host === '::')
         logLine(
           `listening on every interface: clients use this machine's address (http://<address>:${endpoint.port}/mcp)${http.publicUrl ? ` or ${http.publicUrl}` : ''}`,

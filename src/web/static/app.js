@@ -1,6 +1,7 @@
 // lookfirst approval page. Renders the state stream into text nodes only (never HTML): every string
 // from the server has hidden and bidi characters escaped already, and textContent keeps markup inert.
 // Nothing but a click (or key) on Approve approves: closing, reloading or losing the connection does not.
+// After a gate restart the tab says so and where the new address is printed, and stops retrying.
 
 (() => {
   const key = new URLSearchParams(location.search).get('k') || '';
@@ -210,16 +211,64 @@
     }
   }
 
+  // Losing the gate: a refused stream (403) means this tab's key is no longer valid, i.e. the gate
+  // restarted (a new process has a new key, and maybe a new port). No answer for giveUpMs means it
+  // stopped or moved. Either way the tab stops retrying and says where the new address is.
+  const [retryMs, giveUpMs] = (meta('lookfirst-reconnect') || '2000,60000').split(',').map(Number);
+  const WHERE = 'The gate prints the page address, with its new key, on its standard error (the line "approval page at http://…").';
+  let lostSince = 0;
+  let ended = false;
+
+  function endTab(message) {
+    ended = true;
+    const status = $('status');
+    status.textContent = message;
+    status.className = 'down ended';
+    // Calls held by the old gate are no longer waiting: nothing on this tab can decide them.
+    state = { pending: [], history: state.history };
+    renderPending();
+  }
+
+  async function probe(es) {
+    es.close();
+    let res;
+    try {
+      res = await fetch(`/state.json?k=${encodeURIComponent(key)}`, { cache: 'no-store', credentials: 'same-origin' });
+    } catch {
+      res = undefined;
+    }
+    if (res?.status === 403) {
+      endTab(`The gate restarted: this tab's access key belongs to the gate that stopped, and nothing can be approved from it. ${WHERE} Open that address.`);
+      return;
+    }
+    if (res?.ok) {
+      // The key is still good (the stream was refused for another reason, e.g. too many tabs): retry later.
+      setTimeout(connect, retryMs);
+      return;
+    }
+    if (Date.now() - lostSince >= giveUpMs) {
+      endTab(`The gate is not answering at this address: it stopped, or it restarted on another port. ${WHERE} Open that address once it runs again.`);
+      return;
+    }
+    setTimeout(() => probe(es), retryMs);
+  }
+
   function connect() {
+    if (ended) return;
     const status = $('status');
     const es = new EventSource(`/events?k=${encodeURIComponent(key)}`);
     es.addEventListener('open', () => {
+      lostSince = 0;
       status.textContent = 'live: new calls appear by themselves';
       status.className = 'ok';
     });
     es.addEventListener('error', () => {
+      if (!lostSince) lostSince = Date.now();
       status.textContent = 'connection to the gate lost; retrying… (nothing is approved while it is down)';
       status.className = 'down';
+      // CLOSED: the gate answered, but not with the stream (a refused key). CONNECTING: no answer; the
+      // browser retries by itself until giveUpMs, then the tab asks once more and stops.
+      if (es.readyState === EventSource.CLOSED || Date.now() - lostSince >= giveUpMs) void probe(es);
     });
     es.addEventListener('state', (e) => {
       state = JSON.parse(e.data);

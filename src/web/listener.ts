@@ -1,0 +1,152 @@
+/**
+ * The one way the gate listens for HTTP: the MCP endpoint, the approval page and the webhook decision
+ * endpoint all take their server from `createListener`, so a flood of connections is handled alike.
+ *
+ * Security posture. A connection costs the attacker nothing until it sends a request, so a connection
+ * that is idle (no request in progress: never sent complete headers, or kept alive after a response)
+ * never locks anyone out:
+ * - it is closed when it has not sent complete headers within `headersTimeoutMs` (Node's own
+ *   `headersTimeout` only starts at the first byte: a socket that sends nothing is closed here);
+ * - past `maxIdle` idle connections (or `maxIdlePerAddress` from one remote address), the oldest idle
+ *   one is closed to make room, ones that never completed a request first. A real client sends its
+ *   request within milliseconds of connecting, so it is never the oldest.
+ * Connections with a request in progress are capped per remote address (`maxBusyPerAddress`, answered
+ * 503 past it) and, with the idle ones, by `maxConnections` (file descriptors). Receiving a whole
+ * request is bounded by `requestTimeoutMs`; the response is not, since it may wait for a person.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+/** Connection limits of a listener (ms and counts). Defaults in DEFAULT_LISTENER_LIMITS. */
+export interface ListenerLimits {
+  /** A connection must send complete request headers within this long of connecting or of going idle (ms). */
+  headersTimeoutMs: number;
+  /** A whole request (headers and body) must arrive within this long (ms). */
+  requestTimeoutMs: number;
+  /** A kept-alive connection with no new request is closed after this long (ms). */
+  keepAliveTimeoutMs: number;
+  /** Most connections at once, idle or not (Node's `maxConnections`: the file-descriptor bound). */
+  maxConnections: number;
+  /** Most idle connections at once; past it the oldest idle one is closed. */
+  maxIdle: number;
+  /** Most idle connections from one remote address; past it that address's oldest idle one is closed. */
+  maxIdlePerAddress: number;
+  /** Most requests in progress from one remote address; past it a request is answered 503. */
+  maxBusyPerAddress: number;
+}
+
+/** The limits every listener uses unless a test passes shorter ones. */
+export const DEFAULT_LISTENER_LIMITS: Readonly<ListenerLimits> = {
+  headersTimeoutMs: 5_000,
+  requestTimeoutMs: 120_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1024,
+  maxIdle: 128,
+  maxIdlePerAddress: 64,
+  maxBusyPerAddress: 256,
+};
+
+/** The response of each request a listener took, for helpers that only get the request (see readBody). */
+const responses = new WeakMap<IncomingMessage, ServerResponse>();
+
+/** The response belonging to a request taken by a listener; undefined for any other request. */
+export function responseOf(req: IncomingMessage): ServerResponse | undefined {
+  return responses.get(req);
+}
+
+/** A request handler as `createServer` takes it. */
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Per-connection bookkeeping. */
+interface Conn {
+  address: string;
+  busy: number;
+  /** True once a request on it completed: a kept-alive connection is closed after never-used ones. */
+  used: boolean;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * Creates an HTTP server with the limits above.
+ * @param limits overrides of DEFAULT_LISTENER_LIMITS (tests use short timeouts).
+ * @returns the server, not yet listening (see `listen` in http.ts).
+ */
+export function createListener(handler: RequestHandler, limits: Partial<ListenerLimits> = {}): Server {
+  const l = { ...DEFAULT_LISTENER_LIMITS, ...limits };
+  const server = createServer({
+    headersTimeout: l.headersTimeoutMs,
+    requestTimeout: Math.max(l.requestTimeoutMs, l.headersTimeoutMs + 1),
+    keepAliveTimeout: l.keepAliveTimeoutMs,
+    // How often Node checks the two timeouts above (its default, 30 s, would let them run far over).
+    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(l.headersTimeoutMs / 2))),
+  });
+  server.maxConnections = l.maxConnections;
+  const conns = new Map<Socket, Conn>();
+  // Idle connections in the order they went idle (Map keeps insertion order): oldest first.
+  const fresh = new Map<Socket, true>();
+  const kept = new Map<Socket, true>();
+  const idleByAddress = new Map<string, Map<Socket, true>>();
+  const busyByAddress = new Map<string, number>();
+
+  const unidle = (s: Socket, c: Conn) => {
+    fresh.delete(s);
+    kept.delete(s);
+    idleByAddress.get(c.address)?.delete(s);
+    if (idleByAddress.get(c.address)?.size === 0) idleByAddress.delete(c.address);
+    if (c.timer) clearTimeout(c.timer);
+    c.timer = undefined;
+  };
+  const oldest = (m: Map<Socket, true>, pick: (s: Socket) => boolean = () => true) => {
+    for (const s of m.keys()) if (pick(s)) return s;
+    return undefined;
+  };
+  const idle = (s: Socket, c: Conn) => {
+    (c.used ? kept : fresh).set(s, true);
+    const mine = idleByAddress.get(c.address) ?? new Map<Socket, true>();
+    idleByAddress.set(c.address, mine);
+    mine.set(s, true);
+    c.timer = setTimeout(() => s.destroy(), c.used ? l.keepAliveTimeoutMs + l.headersTimeoutMs : l.headersTimeoutMs);
+    c.timer.unref();
+    if (mine.size > l.maxIdlePerAddress) {
+      const victim = oldest(fresh, (v) => mine.has(v)) ?? oldest(kept, (v) => mine.has(v));
+      victim?.destroy();
+    }
+    if (fresh.size + kept.size > l.maxIdle) (oldest(fresh) ?? oldest(kept))?.destroy();
+  };
+
+  server.on('connection', (s: Socket) => {
+    const c: Conn = { address: s.remoteAddress ?? 'unknown', busy: 0, used: false };
+    conns.set(s, c);
+    s.once('close', () => {
+      unidle(s, c);
+      conns.delete(s);
+    });
+    idle(s, c);
+  });
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const s = req.socket;
+    const c = conns.get(s);
+    responses.set(req, res);
+    if (!c) return handler(req, res);
+    unidle(s, c);
+    c.busy++;
+    const busy = (busyByAddress.get(c.address) ?? 0) + 1;
+    busyByAddress.set(c.address, busy);
+    res.once('close', () => {
+      c.busy--;
+      c.used = true;
+      const left = (busyByAddress.get(c.address) ?? 1) - 1;
+      if (left > 0) busyByAddress.set(c.address, left);
+      else busyByAddress.delete(c.address);
+      if (c.busy === 0 && !s.destroyed && conns.has(s)) idle(s, c);
+    });
+    if (busy > l.maxBusyPerAddress) {
+      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5', connection: 'close' });
+      res.end(`too many requests in progress from your address (${l.maxBusyPerAddress}): finish or close some, then retry\n`);
+      return;
+    }
+    handler(req, res);
+  });
+  return server;
+}
