@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { oneLine } from '../../confirm/visible.js';
 import { LookfirstError } from '../../errors.js';
-import { classifyCall, namespacePrefixes } from '../../policy/classify.js';
+import { classifyCall, namespacePrefixes, type ToolCodeHints } from '../../policy/classify.js';
+import { toolCodeHints } from '../../policy/code/index.js';
 import { effectOf } from '../../policy/effect.js';
 import type { ToolAnnotations } from '../../types.js';
 import { paint } from '../output.js';
@@ -54,9 +55,12 @@ export function buildPlan(calls: unknown, tools: unknown, source = 'calls'): Pla
       ? (tools as { tools: unknown[] }).tools
       : [];
   const annotations = new Map<string, ToolAnnotations | undefined>();
+  const hints = new Map<string, ToolCodeHints>();
   for (const t of list)
-    if (t && typeof t === 'object' && typeof (t as { name?: unknown }).name === 'string')
+    if (t && typeof t === 'object' && typeof (t as { name?: unknown }).name === 'string') {
       annotations.set((t as { name: string }).name, (t as { annotations?: ToolAnnotations }).annotations);
+      hints.set((t as { name: string }).name, toolCodeHints(t as Record<string, unknown>));
+    }
   const prefixes = namespacePrefixes([...annotations.keys()]);
   return calls.map((c, i) => {
     if (!c || typeof c !== 'object' || typeof (c as { name?: unknown }).name !== 'string')
@@ -64,7 +68,7 @@ export function buildPlan(calls: unknown, tools: unknown, source = 'calls'): Pla
     const { name, arguments: args } = c as { name: string; arguments?: unknown };
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
       throw new LookfirstError('USAGE', `${source}: item ${i + 1} ("${oneLine(name).slice(0, 60)}"): "arguments" must be an object`);
-    const cls = classifyCall(name, args ?? {}, annotations.get(name), prefixes);
+    const cls = classifyCall(name, args ?? {}, annotations.get(name), prefixes, hints.get(name));
     const effect = effectOf(name, args ?? {}) ?? `${name} ${JSON.stringify(args ?? {})}`;
     return { name, kind: cls.kind, risk: cls.risk, effect, reasons: cls.reasons };
   });
