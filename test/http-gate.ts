@@ -16,11 +16,11 @@ after(() => {
   for (const p of procs) p.kill('SIGTERM');
 });
 
-/** Starts the gate over HTTP; `extra` is appended to its config. */
-export async function httpGate(extra = '', withToken = true, elicitation = false) {
+/** Starts the gate over HTTP; `extra` is appended to its config; `tokens` go into its token file, one a line. */
+export async function httpGate(extra = '', withToken = true, elicitation = false, tokens: string[] = [TOKEN]) {
   const dir = tmp();
   const effects = join(dir, 'effects.txt');
-  writeFileSync(join(dir, 'token.txt'), `${TOKEN}\n`);
+  writeFileSync(join(dir, 'token.txt'), `${tokens.join('\n')}\n`);
   const config = writeConfig(
     dir,
     `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', effects])}\nconfirm:\n  elicitation: ${elicitation}\n  timeout_seconds: 30\n  hold_seconds: 2\n  web: { enabled: true, host: 127.0.0.1, port: 0 }\n${withToken ? 'http:\n  token_file: token.txt\n' : ''}${extra}`,

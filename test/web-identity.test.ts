@@ -1,7 +1,8 @@
 /**
  * The approval page behind an authenticating proxy (identity_header: the proxy names the person, logged
  * with trust `authenticated`; a request without the header is refused), and the page opening in the
- * browser on the first held call only (through the system's browser launcher, here a $BROWSER script).
+ * browser on the first held call only (through the system's browser launcher, here a $BROWSER script),
+ * by way of a file only the user can read: the access key is on no command line and in no environment.
  */
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -64,12 +65,17 @@ describe('approval page identity and opening', () => {
     assert.match(r.stderr, /web\.host must be a loopback address .* unless an authenticating reverse proxy is in front/);
   });
 
-  it('opens the page in the browser on the first held call only', async () => {
+  it('opens the page in the browser on the first held call only, through a private file: the key is on no command line', async () => {
     const dir = tmp();
     const { data, path } = config(dir, '{ enabled: true, host: 127.0.0.1, port: 0 }');
     const opened = join(dir, 'opened.txt');
+    const seen = join(dir, 'seen.txt');
     const browser = join(dir, 'browser.sh');
-    writeFileSync(browser, `#!/bin/sh\necho "$1" >> ${JSON.stringify(opened)}\n`);
+    // The launcher records its arguments, its environment and the file it was given, as a browser would read it.
+    writeFileSync(
+      browser,
+      `#!/bin/sh\nf="$1"; f="\${f#file://}"\n{ echo "ARGS $*"; env; stat -c 'MODE %a' "$f" "$(dirname "$f")"; cat "$f"; } >> ${JSON.stringify(seen)}\necho "$1" >> ${JSON.stringify(opened)}\n`,
+    );
     chmodSync(browser, 0o755);
     // No DISPLAY in the environment: xdg-open falls back to $BROWSER, which records what it was asked to open.
     const agent = await startAgent(path, undefined, { LOOKFIRST_NO_OPEN: '0', BROWSER: browser });
@@ -78,7 +84,17 @@ describe('approval page identity and opening', () => {
     const first = agent.call('write_file', { path: join(data, 'a.txt'), content: 'a' });
     const p1 = await pendingCall(page);
     assert.ok(await waitFor(() => existsSync(opened), 5000), `the browser was not opened: ${agent.stderr()}`);
-    assert.equal(readFileSync(opened, 'utf8').trim(), `http://127.0.0.1:${page.port}/?k=${page.key}`);
+    const launched = readFileSync(opened, 'utf8').trim();
+    const record = readFileSync(seen, 'utf8');
+    const [args, ...rest] = record.split(/^MODE /m);
+    assert.ok(!args!.includes(page.key), 'the access key is neither in the launcher\u2019s arguments nor in its environment');
+    assert.match(launched, /lookfirst-[^/]+\/open-approval-page\.html$/);
+    assert.deepEqual(
+      rest.map((r) => r.split('\n')[0]),
+      ['600', '700'],
+      'the file is readable by this user only, in a private directory',
+    );
+    assert.ok(record.includes(`url=http://127.0.0.1:${page.port}/?k=${page.key}`), 'the file forwards to the keyed address');
     await decide(page, p1, 'deny', 'x');
     await first;
     const second = agent.call('write_file', { path: join(data, 'b.txt'), content: 'b' });
@@ -86,5 +102,6 @@ describe('approval page identity and opening', () => {
     await second;
     await agent.close();
     assert.equal(readFileSync(opened, 'utf8').trim().split('\n').length, 1, 'opened once per process');
+    assert.equal(existsSync(launched.replace(/^file:\/\//, '')), false, 'the file is removed when the gate stops');
   });
 });

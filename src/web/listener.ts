@@ -9,7 +9,8 @@
  *   `headersTimeout` only starts at the first byte: a socket that sends nothing is closed here);
  * - past `maxIdle` idle connections (or `maxIdlePerAddress` from one remote address), the oldest idle
  *   one is closed to make room, ones that never completed a request first. A real client sends its
- *   request within milliseconds of connecting, so it is never the oldest.
+ *   request within milliseconds of connecting, so it is never the oldest: to push it out before its
+ *   headers arrive, an attacker would have to open more connections than the cap in those milliseconds.
  * Connections with a request in progress are capped per remote address (`maxBusyPerAddress`, answered
  * 503 past it) and, with the idle ones, by `maxConnections` (file descriptors). Receiving a whole
  * request is bounded by `requestTimeoutMs`; the response is not, since it may wait for a person.
@@ -40,9 +41,10 @@ export const DEFAULT_LISTENER_LIMITS: Readonly<ListenerLimits> = {
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 120_000,
   keepAliveTimeoutMs: 5_000,
-  maxConnections: 1024,
-  maxIdle: 128,
-  maxIdlePerAddress: 64,
+  // Node raises its file-descriptor limit to the hard limit at start; an idle socket costs a few KiB.
+  maxConnections: 4096,
+  maxIdle: 1024,
+  maxIdlePerAddress: 256,
   maxBusyPerAddress: 256,
 };
 

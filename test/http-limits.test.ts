@@ -1,0 +1,149 @@
+/**
+ * `serve --transport http` under a flood, with the real gate and the SDK's own HTTP client: an attacker
+ * that holds many idle TCP connections (to the MCP endpoint and to the approval page, reopening each one
+ * the gate closes) and opens MCP sessions with its own token up to its cap and past it, does not lock a
+ * legitimate client out: the client reads, gets a write approved on the page, and keeps its session.
+ * The attacker gives up only its own oldest sessions, and cannot use the client's session id. A body
+ * larger than a message may be is refused with 413 before it is read.
+ */
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import { describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResultSchema, textOf, verdictOf } from './helpers.js';
+import { httpGate, TOKEN } from './http-gate.js';
+import { decide, http, pendingCall } from './web-page.js';
+
+const ATTACKER = 'attacker-'.repeat(5);
+/** The endpoint's per-principal cap (DEFAULT_SESSION_CAPS.perPrincipal). */
+const PER_PRINCIPAL = 64;
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const init = (name: string) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1' } },
+  });
+
+/** Keeps `n` silent connections open to `port`, reopening each one the gate closes, until stopped. */
+function holdIdle(port: number, n: number): { stop: () => void; closedByGate: () => number } {
+  let active = true;
+  let closed = 0;
+  const sockets = new Set<Socket>();
+  const open = () => {
+    if (!active) return;
+    const s = connect({ port, host: '127.0.0.1' });
+    sockets.add(s);
+    s.on('error', () => {});
+    s.on('close', () => {
+      sockets.delete(s);
+      if (!active) return;
+      closed++;
+      setTimeout(open, 100);
+    });
+  };
+  for (let i = 0; i < n; i++) open();
+  return {
+    stop: () => {
+      active = false;
+      for (const s of sockets) s.destroy();
+    },
+    closedByGate: () => closed,
+  };
+}
+
+async function openSession(port: number, token: string, name: string): Promise<{ status: number; id?: string }> {
+  const r = await http(port, 'POST', '/mcp', { ...MCP_HEADERS, authorization: `Bearer ${token}` }, init(name));
+  return { status: r.status, id: r.headers['mcp-session-id'] as string | undefined };
+}
+
+describe('serve over HTTP under a flood', () => {
+  it('serves a legitimate SDK client while an attacker holds idle connections and opens sessions up to its cap', async () => {
+    const g = await httpGate('', true, false, [TOKEN, ATTACKER]);
+    const floods = [holdIdle(g.port, 400), holdIdle(g.page.port, 400)];
+    try {
+      // The attacker opens sessions up to its own cap, all idle.
+      const attacker: string[] = [];
+      for (let i = 0; i < PER_PRINCIPAL; i++) {
+        const s = await openSession(g.port, ATTACKER, `flood-${i}`);
+        assert.equal(s.status, 200, `attacker session ${i}`);
+        attacker.push(s.id!);
+      }
+      // The legitimate client, with its own token, through the same flood.
+      const client = new Client({ name: 'legit', version: '1.0.0' }, { capabilities: {} });
+      const transport = new StreamableHTTPClientTransport(g.url, { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } });
+      await client.connect(transport);
+      const call = (tool: string, args: Record<string, unknown>) =>
+        client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, ResultSchema, { timeout: 20_000 }) as Promise<
+          Record<string, unknown>
+        >;
+      assert.equal(textOf(await call('echo', { n: 1 })), '{"n":1}');
+
+      // Past its cap the attacker gives up its own oldest sessions, never the client's.
+      for (let i = 0; i < 10; i++) assert.equal((await openSession(g.port, ATTACKER, `more-${i}`)).status, 200);
+      const probe = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+      const headers = (token: string, id: string) => ({
+        ...MCP_HEADERS,
+        authorization: `Bearer ${token}`,
+        'mcp-session-id': id,
+        'mcp-protocol-version': '2025-06-18',
+      });
+      assert.equal((await http(g.port, 'POST', '/mcp', headers(ATTACKER, attacker[0]!), probe)).status, 404, "the attacker's oldest session was closed");
+      assert.equal((await http(g.port, 'POST', '/mcp', headers(ATTACKER, attacker[20]!), probe)).status, 200, 'a newer one was kept');
+      assert.equal(
+        (await http(g.port, 'POST', '/mcp', headers(ATTACKER, transport.sessionId!), probe)).status,
+        404,
+        "another principal's session id is unknown to the attacker",
+      );
+      assert.match(g.stderr(), /the oldest idle session of token 2, closed for its new one/);
+
+      // The client's session still works, and the page (flooded too) still approves.
+      assert.equal(textOf(await call('echo', { n: 2 })), '{"n":2}');
+      const write = call('write_note', { note: 'under flood' });
+      assert.equal(await decide(g.page, await pendingCall(g.page), 'approve', 'ivy'), 200);
+      assert.equal(verdictOf(await write)?.outcome, 'executed');
+      assert.ok(
+        floods.every((f) => f.closedByGate() > 0),
+        'the gate closed idle connections to make room',
+      );
+      await client.close();
+    } finally {
+      for (const f of floods) f.stop();
+      await g.stop();
+    }
+    assert.equal(g.executed(), 1);
+  });
+
+  it('refuses a body larger than a message may be with 413, before reading it', async () => {
+    const g = await httpGate();
+    try {
+      const r = await http(g.port, 'POST', '/mcp', {
+        ...MCP_HEADERS,
+        authorization: `Bearer ${TOKEN}`,
+        'content-length': String(65 * 1024 * 1024),
+      }).catch((err: Error) => ({ status: 0, body: err.message, headers: {} }));
+      assert.equal(r.status, 413, r.body);
+      assert.match(r.body, /larger than 67108864 bytes, the most one request may carry/);
+    } finally {
+      await g.stop();
+    }
+  });
+
+  it('refuses a token file line that is too short, naming the line and never the text', async () => {
+    const { runCli, tmp, writeConfig, NODE, FAKE_UPSTREAM } = await import('./helpers.js');
+    const { writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const dir = tmp();
+    writeFileSync(join(dir, 'tokens.txt'), `${TOKEN}\nshort-second-token\n`);
+    const config = writeConfig(
+      dir,
+      `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM])}\nhttp:\n  token_file: tokens.txt\n`,
+    );
+    const r = runCli(['serve', '--config', config, '--transport', 'http', '--port', '0']);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /http\.token_file .*tokens\.txt line 2 holds 18 characters; each token needs at least 32/);
+    assert.doesNotMatch(r.stderr, /short-second-token|t0ken-/);
+  });
+});
