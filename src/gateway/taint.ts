@@ -1,7 +1,8 @@
 /**
  * Taint tracking (the "Rule of Two": untrusted input plus a state change needs a person). The output of
  * untrusted-source tools (web fetch, inbox, scraper, search) is remembered per client session as
- * distinctive tokens: URLs, e-mail addresses, paths, IBANs, IP addresses and long unbroken strings,
+ * distinctive tokens: URLs and their hosts, e-mail addresses and their domains, paths, IBANs, IP
+ * addresses and long unbroken strings,
  * normalised (lower case, no trailing punctuation), in the text as written and as decoded (percent-escapes,
  * HTML character references). A later mutation whose arguments carry one of them is
  * forced to a person even when a rule allows it, and the preview names the value and the call it came from.
@@ -46,7 +47,7 @@ const INNER =
 const TRAILING = new Set('.,;:!?)]}\'"');
 
 /** Kinds of token, each with its own budget. */
-export type TokenClass = 'url' | 'email' | 'path' | 'windows-path' | 'iban' | 'ip' | 'long';
+export type TokenClass = 'url' | 'email' | 'host' | 'path' | 'windows-path' | 'iban' | 'ip' | 'long';
 
 /** The class of a normalised token, by its shape. */
 export function classOf(token: string): TokenClass {
@@ -55,6 +56,7 @@ export function classOf(token: string): TokenClass {
   if (/^[a-z]:\\/.test(token)) return 'windows-path';
   if (/^(?:\d{1,3}\.){3}\d{1,3}$/.test(token)) return 'ip';
   if (/^[a-z]{2}\d{2}[a-z0-9]{8,30}$/.test(token)) return 'iban';
+  if (/^[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,8}$/.test(token)) return 'host';
   if (/^[~./]/.test(token)) return 'path';
   return 'long';
 }
@@ -76,12 +78,22 @@ function scanTokens(text: string, visit: (token: string) => boolean): boolean {
   };
   for (const m of text.matchAll(TOKEN)) {
     if (!add(m[0])) return false;
+    // The host of a link: a planted server is found in a link to another of its pages.
+    const host = HOST_OF_URL.exec(m[0])?.[1];
+    if (host !== undefined && !add(host)) return false;
     // `GITHUB_TOKEN=ghp_…`: the value alone is the secret that was copied.
     if (m[0].includes('=') && !m[0].includes('://')) for (const part of m[0].split('=')) if (part.length >= 24 && !add(part)) return false;
   }
-  for (const m of text.matchAll(INNER)) if (!add(m[0])) return false;
+  for (const m of text.matchAll(INNER)) {
+    if (!add(m[0])) return false;
+    // The domain of an address: another mailbox at a planted domain is found too.
+    const at = m[0].lastIndexOf('@');
+    if (at >= 0 && !add(m[0].slice(at + 1))) return false;
+  }
   return true;
 }
+
+const HOST_OF_URL = /^https?:\/\/(?:[^/?#@\s]{0,256}@)?([a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,8})/i;
 
 const ENTITIES: Record<string, string> = { commat: '@', period: '.', sol: '/', colon: ':', amp: '&', num: '#', percnt: '%' };
 
