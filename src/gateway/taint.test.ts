@@ -155,6 +155,24 @@ describe('taint memory', () => {
     assert.ok(m.find({ html: 'to attacker&commat;evil.test' }).length > 0);
   });
 
+  it('finds an address planted in a disguise a reader undoes: full-width @, zero-width space, [at] and (dot)', () => {
+    const m = new TaintMemory();
+    m.record('fetch', 'write to wide\uff20evil-one.test or zw\u200battacker@evil-two.test or spelled [at] evil-three (dot) test');
+    assert.ok(m.find({ to: 'wide@evil-one.test' }).length > 0);
+    assert.ok(m.find({ to: 'zwattacker@evil-two.test' }).length > 0);
+    assert.ok(m.find({ to: 'spelled@evil-three.test' }).length > 0);
+  });
+
+  it('finds a planted domain given alone in the arguments, but remembers no bare name from a page', () => {
+    const m = new TaintMemory();
+    m.record('fetch', 'mail attacker@evil.test; see package.json and node.js');
+    assert.deepEqual(
+      m.find({ user: 'attacker', domain: 'evil.test' }).map((h) => h.value),
+      ['evil.test'],
+    );
+    assert.equal(m.check({ path: 'package.json', note: 'node.js' }).kind, 'clean');
+  });
+
   it('walks a result nested 200,000 deep without overflowing the stack', () => {
     let deep: unknown = 'deep@evil.test';
     for (let i = 0; i < 200_000; i++) deep = [deep];

@@ -98,11 +98,15 @@ const HOST_OF_URL = /^https?:\/\/(?:[^/?#@\s]{0,256}@)?([a-z0-9-]{1,63}(?:\.[a-z
 const ENTITIES: Record<string, string> = { commat: '@', period: '.', sol: '/', colon: ':', amp: '&', num: '#', percnt: '%' };
 
 /**
- * The text as a reader would see it once decoded: percent-escapes (`attacker%40evil.test`) and HTML
- * character references (`&#64;`, `&commat;`) replaced; undefined when there is nothing to decode. Linear.
+ * The text as a reader would see it once decoded: compatibility characters folded (NFKC: a full-width
+ * `＠` is `@`), invisible format characters dropped (a zero-width space inside an address), percent-escapes
+ * (`attacker%40evil.test`) and HTML character references (`&#64;`, `&commat;`) replaced, and the usual
+ * spelled-out forms (`[at]`, `(dot)`) joined; undefined when there is nothing to decode. Linear.
  */
 function decoded(text: string): string | undefined {
   let out = text;
+  if (/[^\x00-\x7f]/.test(out)) out = out.normalize('NFKC').replace(/\p{Cf}/gu, '');
+  if (/[[(]/.test(out)) out = out.replace(/ {0,3}[[(] {0,3}at {0,3}[\])] {0,3}/gi, '@').replace(/ {0,3}[[(] {0,3}dot {0,3}[\])] {0,3}/gi, '.');
   if (out.includes('%'))
     out = out.replace(/(?:%[0-9a-f]{2}){1,64}/gi, (m) => {
       try {
@@ -125,6 +129,21 @@ function scanAll(text: string, visit: (token: string) => boolean): boolean {
   if (!scanTokens(text, visit)) return false;
   const d = decoded(text);
   return d === undefined || scanTokens(d, visit);
+}
+
+// A host name standing alone (`evil.test`), not inside a longer name or after an `@`: bounded repeats.
+const BARE_HOST = /(?<![\w@.-])[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,8}(?![\w-])/gi;
+
+/**
+ * Arguments are also searched for bare host names (an address split into user and domain, a host given
+ * without a scheme). Only arguments: a bare `package.json` in a page is not remembered as a host, so
+ * this finds only hosts that a link or an address in an untrusted result named.
+ */
+function scanArgs(text: string, visit: (token: string) => boolean): boolean {
+  if (!scanAll(text, visit)) return false;
+  for (const t of [text, decoded(text)])
+    if (t !== undefined) for (const m of t.matchAll(BARE_HOST)) if (m[0].length >= 6 && !visit(m[0].toLowerCase())) return false;
+  return true;
 }
 
 /** Distinctive tokens of a text, normalised, each once. */
@@ -273,7 +292,7 @@ export class TaintMemory {
     const hits: TaintHit[] = [];
     const seen = new Set<string>();
     const complete = walkText(args, this.limits.scanChars, (text) =>
-      scanAll(text, (t) => {
+      scanArgs(text, (t) => {
         if (seen.has(t)) return true;
         seen.add(t);
         const source = this.tokens.get(digest(t));
