@@ -98,8 +98,9 @@ export class ToolPins {
   /** Where a tool stands; `sha` is its current definition's. */
   status(upstream: string, tool: string, sha: string): PinStatus {
     const known = this.pins[upstream];
-    // An upstream never pinned (it was down at start) is pinned by observe() when first listed.
-    if (!known) return { kind: 'pinned' };
+    // Every successful listing is observed (and so pinned) before its tools can be called: a tool of an
+    // upstream with no pins at all is a state that should not exist, so it is treated as new (fail closed).
+    if (!known) return { kind: 'new' };
     const pin = known[tool];
     if (!pin) return { kind: 'new' };
     return pin.sha === sha ? { kind: 'pinned' } : { kind: 'changed', previous: pin.definition };
