@@ -47,7 +47,7 @@ describe('a write that a rule allows', () => {
       const mine = auditEntries(g.dir).filter((e) => e.call_id === v?.call_id);
       assert.deepEqual(
         mine.map((e) => e.event),
-        ['call_received', 'decision', 'execution_started', 'executed'],
+        ['call_received', 'decision', 'execution_started', 'executed', 'execution_resolved'],
       );
       assert.equal(mine[1]?.rule, 'send_email');
       assert.equal(mine[1]?.reason, 'rule "send_email"');
@@ -57,6 +57,19 @@ describe('a write that a rule allows', () => {
       assert.equal(runCli(['verify-log', '--config', g.config]).status, 0);
     });
   }
+
+  it('leaves its tool unblocked after a restart (its execution is resolved in the log)', async () => {
+    const g = gate(RULES);
+    for (const note of ['first', 'after the restart']) {
+      const agent = await startAgent(g.config);
+      try {
+        assert.equal(verdictOf(await agent.call('send_email', { to: 'boss@corp.example', body: note }))?.outcome, 'executed', note);
+      } finally {
+        await agent.close();
+      }
+    }
+    assert.equal(g.sends().length, 2);
+  });
 
   it('is a write when only the tool says it is not read-only (readOnlyHint: false), even under an allow rule', async () => {
     const g = gate(`${RULES}taint:\n  untrusted: ["nothing_untrusted"]\n`);

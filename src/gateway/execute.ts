@@ -233,7 +233,8 @@ async function executeAllowedNow(
     if (failed) {
       deps.interlock.block(tool.exposed, { sinceMs: deps.clock.nowMs(), reason: 'read-back failed', callId: call.callId });
       await deps.audit.appendDurable({ event: 'execution_blocked', ...base, reason: 'read-back failed' }).catch(() => {});
-    }
+      // Without execution_resolved, a restart would take the call as cut off mid-execution and block its tool.
+    } else await deps.audit.appendDurable({ event: 'execution_resolved', ...base }).catch(() => {});
     const v = verdictOf(
       {
         outcome: 'executed',
@@ -255,6 +256,8 @@ async function executeAllowedNow(
         ? `no answer within execution.timeout_seconds (${deps.executionTimeoutMs / 1000} s)`
         : describeUpstreamError(err);
     await deps.audit.appendDurable({ event: 'execution_failed', ...base, outcome: 'unknown', reason }).catch(() => {});
+    // Settled as far as the gate goes: the rule needs no person to look (a restart must not block the tool).
+    await deps.audit.appendDurable({ event: 'execution_resolved', ...base }).catch(() => {});
     const v = verdictOf(
       {
         outcome: 'executed',
