@@ -20,7 +20,7 @@ import type { PendingApprovals } from '../confirm/pending.js';
 import type { Decider } from '../types.js';
 import { allowedHosts, checkCsrf, checkHost, checkSameOrigin, type GuardResult } from './guards.js';
 import { close, header, isJson, listen, parseJsonObject, readBody, safeName, send, sendJson } from './http.js';
-import { createListener, type ListenerLimits } from './listener.js';
+import { createListener, type ListenerLimits, SMALL_REQUEST_TIMEOUT_MS } from './listener.js';
 import { pageState } from './state.js';
 import { shellPage } from './views.js';
 
@@ -112,9 +112,12 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
   }, KEEPALIVE_MS).unref();
 
   const reconnect = { ...DEFAULT_RECONNECT, ...opts.reconnect };
-  const server = createListener((req, res) => {
-    handle(req, res).catch((err) => sendJson(res, 500, { error: `internal error: ${(err as Error).message}` }, headers));
-  }, opts.limits);
+  const server = createListener(
+    (req, res) => {
+      handle(req, res).catch((err) => sendJson(res, 500, { error: `internal error: ${(err as Error).message}` }, headers));
+    },
+    { requestTimeoutMs: SMALL_REQUEST_TIMEOUT_MS, ...opts.limits },
+  );
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const host = checkHost(req.headers.host, allowed);

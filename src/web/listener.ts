@@ -56,6 +56,9 @@ export function responseOf(req: IncomingMessage): ServerResponse | undefined {
   return responses.get(req);
 }
 
+/** Whole-request bound of the page and the webhook listener, whose bodies are at most 16 KiB (ms). */
+export const SMALL_REQUEST_TIMEOUT_MS = 15_000;
+
 /** A request handler as `createServer` takes it. */
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 

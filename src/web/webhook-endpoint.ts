@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkWebhookToken } from '../confirm/channels/webhook.js';
 import type { EndedHow, PendingApprovals } from '../confirm/pending.js';
 import { close, isJson, listen, parseJsonObject, readBody, safeName, sendJson } from './http.js';
-import { createListener, type ListenerLimits } from './listener.js';
+import { createListener, type ListenerLimits, SMALL_REQUEST_TIMEOUT_MS } from './listener.js';
 
 /** Options of the decision endpoint. */
 export interface WebhookEndpointOptions {
@@ -40,9 +40,12 @@ export interface WebhookEndpoint {
  * @throws LookfirstError `WEB_UNAVAILABLE` when the address cannot be bound.
  */
 export async function startWebhookEndpoint(opts: WebhookEndpointOptions): Promise<WebhookEndpoint> {
-  const server = createListener((req, res) => {
-    handle(req, res).catch((err) => sendJson(res, 500, { error: `internal error: ${(err as Error).message}` }));
-  }, opts.limits);
+  const server = createListener(
+    (req, res) => {
+      handle(req, res).catch((err) => sendJson(res, 500, { error: `internal error: ${(err as Error).message}` }));
+    },
+    { requestTimeoutMs: SMALL_REQUEST_TIMEOUT_MS, ...opts.limits },
+  );
   const refuse = (res: ServerResponse, status: number, reason: string) => {
     opts.onRefused?.(reason);
     sendJson(res, status, { error: reason });
