@@ -231,7 +231,13 @@ export class Upstream {
 
   /** Withdraws a raw request: forwards `notifications/cancelled` with the upstream id; a late answer is dropped. */
   cancelRaw(id: string, reason: string): void {
-    if (this.resending.delete(id)) return;
+    const waiting = this.resending.get(id);
+    if (waiting) {
+      // Not sent yet (its session ended; a new one is being opened): it simply will not be.
+      this.resending.delete(id);
+      clearTimeout(waiting.timer);
+      return;
+    }
     const pending = this.raw.get(id);
     if (!pending) return;
     this.raw.delete(id);

@@ -12,12 +12,14 @@
  */
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 
+const ENDED_TEXT = 'the upstream ended this session (it answered 404 for it); a new session is needed';
+
 /** Thrown instead of sending a request that would carry a session id the server ended. */
 export class SessionEndedError extends Error {
   /** The request was not sent (or the server refused it before taking it): it may be sent again. */
   readonly notDelivered = true;
   constructor() {
-    super('the upstream ended this session (it answered 404 for it); a new session is needed');
+    super(ENDED_TEXT);
   }
 }
 
@@ -49,6 +51,8 @@ export class SessionGuard {
 /** True for an error that says a request was not taken because its session had ended. */
 export function isSessionEnded(err: unknown, guard: SessionGuard | undefined, sessionId: string | undefined): boolean {
   if (err instanceof SessionEndedError) return true;
+  // The SDK wraps the refusal of its SSE stream's reconnection in an Error of its own.
+  if (err instanceof Error && err.message.includes(ENDED_TEXT)) return true;
   // The SDK's StreamableHTTPError carries the HTTP status as `code`; the guard saw the id die.
   const code = (err as { code?: unknown } | undefined)?.code;
   return (guard?.isDead(sessionId) ?? false) && (code === 400 || code === 404);
