@@ -37,6 +37,6 @@ describe('the one exit for tool results', () => {
   });
 
   it('keeps untrusted-source tools off the raw fast path', () => {
-    assert.match(readFileSync(join(SRC, 'gateway/fast-path.ts'), 'utf8'), /this\.deps\.untrusted\(tool\.exposed\)\) return false/);
+    assert.match(readFileSync(join(SRC, 'gateway/fast-path.ts'), 'utf8'), /isUntrusted\(this\.deps, tool\)\) return false/);
   });
 });

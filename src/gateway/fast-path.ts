@@ -18,6 +18,7 @@ import type { AuditLog } from '../audit/writer.js';
 import { decide, type Policy } from '../policy/evaluate.js';
 import { type Catalogue, classifyTool } from './catalogue.js';
 import { isPlainObject } from './raw.js';
+import { isUntrusted } from './tool-result.js';
 import type { RawReply, Upstream } from './upstream.js';
 
 /** What the fast path needs. */
@@ -55,7 +56,7 @@ export class FastPath {
     if (this.deps.catalogue.pinStatus(tool).kind !== 'pinned') return false;
     const decision = decide(this.deps.policy, tool.exposed, classifyTool(tool, params.arguments));
     // Only proven reads of trusted tools: a write a rule allows is a gated call; an untrusted answer is remembered.
-    if (decision.action !== 'allow' || decision.classification?.kind !== 'read-only' || this.deps.untrusted(tool.exposed)) return false;
+    if (decision.action !== 'allow' || decision.classification?.kind !== 'read-only' || isUntrusted(this.deps, tool)) return false;
 
     const forward = tool.exposed === tool.upstreamTool ? params : { ...params, name: tool.upstreamTool };
     const clientId = m.id;

@@ -30,27 +30,36 @@ export async function callTool(deps: ResultDeps, tool: CatalogueTool, params: Re
   // Progress messages reach the client too: an untrusted tool's are remembered before they are relayed.
   const relay = opts.onprogress;
   const onprogress =
-    relay && deps.untrusted(tool.exposed)
+    relay && isUntrusted(deps, tool)
       ? (p: Record<string, unknown>) => {
-          rememberResult(deps, tool.exposed, p);
+          rememberResult(deps, tool, p);
           relay(p);
         }
       : relay;
   try {
     const result = await tool.upstream.request('tools/call', params, { ...opts, onprogress });
-    rememberResult(deps, tool.exposed, result);
+    rememberResult(deps, tool, result);
     return result;
   } catch (err) {
     const e = err as { message?: unknown; data?: unknown };
-    rememberResult(deps, tool.exposed, { error: { message: e?.message, data: e?.data } });
+    rememberResult(deps, tool, { error: { message: e?.message, data: e?.data } });
     throw err;
   }
+}
+
+/**
+ * Whether a tool is an untrusted source: `taint.untrusted` matches its exposed name OR the name its
+ * upstream gives it (with several upstreams `browser_navigate` is exposed as `web__browser_navigate`;
+ * a pattern written for either must not silently miss).
+ */
+export function isUntrusted(deps: Pick<ResultDeps, 'untrusted'>, tool: Pick<CatalogueTool, 'exposed' | 'upstreamTool'>): boolean {
+  return deps.untrusted(tool.exposed) || deps.untrusted(tool.upstreamTool);
 }
 
 /**
  * Remembers what an untrusted-source tool returned (the whole of it) in the session's taint memory;
  * nothing for other tools.
  */
-export function rememberResult(deps: ResultDeps, tool: string, result: unknown): void {
-  if (deps.untrusted(tool)) deps.taint.record(tool, result);
+export function rememberResult(deps: ResultDeps, tool: Pick<CatalogueTool, 'exposed' | 'upstreamTool'>, result: unknown): void {
+  if (isUntrusted(deps, tool)) deps.taint.record(tool.exposed, result);
 }
