@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfirmBroker } from './broker.js';
+import type { ApprovalRequest, OutOfBandChannel } from './channel.js';
+import { PendingApprovals } from './pending.js';
+
+const req = (id: string, ms = 60_000): ApprovalRequest => ({
+  call: { callId: id, tool: 't', upstream: 'u', upstreamTool: 't', args: {}, argsCanonical: '{}', argsSha256: 'a'.repeat(64) },
+  summary: 't',
+  deadlineMs: Date.now() + ms,
+});
+const shown: OutOfBandChannel = { name: 'webhook', availability: () => true, present: async () => true };
+const who = { channel: 'webhook', actor: 'webhook:bob', trust: 'shared-secret' } as const;
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('pending approvals: how a call that no longer waits ended', () => {
+  it('says a second decision is a replay, naming the first decision and who took it', async () => {
+    const pending = new PendingApprovals();
+    const answer = new ConfirmBroker({ inClient: [], outOfBand: [shown], pending }).confirm(req('c1'), new AbortController().signal);
+    await tick();
+    assert.deepEqual(pending.decide('c1', 'a'.repeat(64), false, who), { ok: true });
+    await answer;
+    assert.equal(pending.decide('c1', 'a'.repeat(64), true, who).ok, false);
+    assert.deepEqual(pending.ended('c1'), { kind: 'decided', by: 'webhook:bob', approved: false });
+  });
+
+  it('tells a timeout (nobody decided) from the client withdrawing the call', async () => {
+    const pending = new PendingApprovals();
+    const broker = new ConfirmBroker({ inClient: [], outOfBand: [shown], pending });
+    const timedOut = await broker.confirm(req('c2', 0), new AbortController().signal);
+    assert.match(timedOut.kind === 'denied' ? timedOut.reason : '', /nobody decided before the confirmation timeout/);
+    assert.deepEqual(pending.ended('c2'), { kind: 'timed out' });
+    const cancel = new AbortController();
+    const withdrawn = broker.confirm(req('c3'), cancel.signal);
+    await tick();
+    cancel.abort();
+    const w = await withdrawn;
+    assert.match(w.kind === 'denied' ? w.reason : '', /cancelled by the client/);
+    assert.equal(pending.ended('c3')?.kind, 'withdrawn');
+  });
+
+  it('knows nothing of a call it never held', () => {
+    assert.equal(new PendingApprovals().ended('never'), undefined);
+  });
+});
