@@ -131,7 +131,7 @@ describe('request bodies', () => {
 
   describe('when the budget shared by all requests is spent', () => {
     it('answers 503, and takes bodies again once earlier responses closed', async () => {
-      const budget = new ByteBudget(1000);
+      const budget = new ByteBudget(1000, 1000);
       const held: (() => void)[] = [];
       const port = await start({}, async (req, res) => {
         const r = await readBounded(req, res, 800, budget);
@@ -156,6 +156,35 @@ describe('request bodies', () => {
       while (held.length < 1) await new Promise((r) => setTimeout(r, 10));
       held.shift()!();
       assert.equal((await third).status, 200);
+    });
+  });
+
+  describe('when one owner holds its share of the budget', () => {
+    it('answers that owner 503 while another owner is still served', async () => {
+      const budget = new ByteBudget(1000, 600);
+      const held: (() => void)[] = [];
+      const port = await start({}, async (req, res) => {
+        const r = await readBounded(req, res, 800, budget, String(req.headers['x-owner']));
+        if (!r.ok) {
+          res.writeHead(r.status);
+          res.end(r.message);
+          return;
+        }
+        held.push(() => res.end('ok'));
+      });
+      const first = get(port, { 'x-owner': 'a' }, 'x'.repeat(500), 'POST');
+      while (held.length < 1) await new Promise((r) => setTimeout(r, 10));
+      const again = await get(port, { 'x-owner': 'a' }, 'y'.repeat(200), 'POST');
+      assert.equal(again.status, 503);
+      assert.match(again.body, /your requests in progress already hold 600 bytes, the most one client may/);
+      const other = get(port, { 'x-owner': 'b' }, 'z'.repeat(400), 'POST');
+      while (held.length < 2) await new Promise((r) => setTimeout(r, 10));
+      for (const h of held.splice(0)) h();
+      assert.deepEqual(
+        (await Promise.all([first, other])).map((r) => r.status),
+        [200, 200],
+      );
+      assert.equal(budget.usedBytes, 0);
     });
   });
 });

@@ -64,8 +64,13 @@ function rpcError(res: ServerResponse, status: number, code: number, message: st
   sendJson(res, status, { jsonrpc: '2.0', id: null, error: { code, message } }, extra);
 }
 
-async function readJson(req: IncomingMessage, res: ServerResponse): Promise<{ ok: true; body: unknown } | { ok: false; status: number; message: string }> {
-  const r = await readBounded(req, res, MAX_MESSAGE_BYTES);
+async function readJson(
+  req: IncomingMessage,
+  res: ServerResponse,
+  principal: string,
+): Promise<{ ok: true; body: unknown } | { ok: false; status: number; message: string }> {
+  // Each principal's share of the body budget is its own: one token cannot take every other's room.
+  const r = await readBounded(req, res, MAX_MESSAGE_BYTES, undefined, principal);
   if (!r.ok) return r;
   try {
     return { ok: true, body: JSON.parse(r.body.toString('utf8')) };
@@ -154,14 +159,14 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
       const done = table.begin(sessionId, Date.now(), req.method !== 'GET');
       res.once('close', done);
       if (req.method === 'POST') {
-        const parsed = await readJson(req, res);
+        const parsed = await readJson(req, res, principal);
         if (!parsed.ok) return rpcError(res, parsed.status, -32700, parsed.message, parsed.status === 503 ? { 'retry-after': '1' } : {});
         return transport.handleRequest(req, res, parsed.body);
       }
       return transport.handleRequest(req, res);
     }
     if (req.method !== 'POST') return rpcError(res, 400, -32000, 'no MCP session: send initialize first (POST)');
-    const parsed = await readJson(req, res);
+    const parsed = await readJson(req, res, principal);
     if (!parsed.ok) return rpcError(res, parsed.status, -32700, parsed.message, parsed.status === 503 ? { 'retry-after': '1' } : {});
     // 2026-07-28: no session; each request carries its envelope. The SDK's own classification decides.
     if (modernNode && !(await isLegacyRequest(await toWebRequest(req, parsed.body), parsed.body))) return modernNode(req, res, parsed.body);
