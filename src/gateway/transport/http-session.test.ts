@@ -15,11 +15,11 @@ describe('SessionGuard', () => {
       received.push(sid);
       const json = (status: number, message: string) =>
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
-      if (sid === 'gone-404') return json(404, 'Session not found');
-      if (sid === 'gone-400') return json(400, 'Bad Request: No valid session ID provided');
-      if (sid === 'bad-400') return json(400, 'Parse error');
-      if (sid === undefined && req.url === '/missing') return json(404, 'no such endpoint');
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      if (sid === 'gone-404') json(404, 'Session not found');
+      else if (sid === 'gone-400') json(400, 'Bad Request: No valid session ID provided');
+      else if (sid === 'bad-400') json(400, 'Parse error');
+      else if (sid === undefined && req.url === '/missing') json(404, 'no such endpoint');
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
