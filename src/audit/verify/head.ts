@@ -36,6 +36,8 @@ export function describeKey(k: { name: string; keyId: string | Buffer }): string
 }
 
 const isConfigured = (s: NoteSigner, v: NoteVerifier) => s.name === v.name && s.keyId === v.keyId.toString('hex');
+/** A readable signature by a key other than the configured one. */
+const isOther = (s: NoteSigner, v: NoteVerifier) => s.keyId !== '?' && !isConfigured(s, v);
 
 /** How to tell a wrong public key in the config from a forgery, for a log or head signed by `other`. */
 function wrongKeyOrForgery(other: string): string {
@@ -55,7 +57,7 @@ function wrongKeyOrForgery(other: string): string {
 export function keyMismatch(items: Item[], heads: HeadInput[], verifier: NoteVerifier): Problem | undefined {
   if (items.length === 0 || items.some((i) => i.signed)) return undefined;
   const signers = heads.flatMap((h) => noteSigners(h.note));
-  const others = [...new Set(signers.filter((s) => !isConfigured(s, verifier)).map(describeKey))];
+  const others = [...new Set(signers.filter((s) => isOther(s, verifier)).map(describeKey))];
   const configured = describeKey(verifier);
   let why: string;
   if (signers.some((s) => isConfigured(s, verifier)))
@@ -77,14 +79,9 @@ export function headSizeOf(head: HeadInput, verifier: NoteVerifier): number | un
 export function checkHead(head: HeadInput, items: Item[], verifier: NoteVerifier, problems: Problem[], warnings: string[]): void {
   const opened = openNote(head.note, verifier);
   if (!opened.ok) {
-    const others = [
-      ...new Set(
-        noteSigners(head.note)
-          .filter((s) => !isConfigured(s, verifier))
-          .map(describeKey),
-      ),
-    ];
-    const signedByOther = others.length > 0 && !noteSigners(head.note).some((s) => isConfigured(s, verifier));
+    const signers = noteSigners(head.note);
+    const others = [...new Set(signers.filter((s) => isOther(s, verifier)).map(describeKey))];
+    const signedByOther = others.length > 0 && !signers.some((s) => s.name === verifier.name && !isOther(s, verifier));
     problems.push({
       kind: signedByOther ? 'key' : 'head',
       line: 0,

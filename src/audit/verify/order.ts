@@ -45,8 +45,39 @@ export function classifyUnsigned(items: Item[], headSize: number, hasHead: boole
 }
 
 /**
- * Two signed lines with one entry number: the one that links to the line before it is the log's own,
- * the other is inserted (a copy, or another log's entry under the same key).
+ * Signed lines whose `prev` links lead back, through lines of this file, to the start of the log: the
+ * log's own history, wherever the lines now stand.
+ */
+function rootedLines(items: Item[]): Set<Item> {
+  const byHash = new Map<string, Item>();
+  for (const item of items) if (item.signed && !byHash.has(item.hash)) byHash.set(item.hash, item);
+  const rooted = new Set<Item>();
+  const settled = new Set<Item>();
+  for (const item of items) {
+    if (!item.signed || settled.has(item)) continue;
+    // Walk back to the start, a settled line or a dead end; hashes cannot cycle.
+    const path: Item[] = [];
+    let at: Item | undefined = item;
+    let reaches = false;
+    while (at && !settled.has(at)) {
+      path.push(at);
+      settled.add(at);
+      if (at.prev === GENESIS_PREV) {
+        reaches = true;
+        break;
+      }
+      at = at.prev === undefined ? undefined : byHash.get(at.prev);
+      if (at && settled.has(at)) reaches = rooted.has(at);
+    }
+    if (reaches) for (const p of path) rooted.add(p);
+  }
+  return rooted;
+}
+
+/**
+ * Two signed lines with one entry number: the log's own is the one whose links lead back to the start of
+ * the log (and, among those, the one that links to the line before it); the other is inserted (a copy, or
+ * another log's entry under the same key).
  */
 export function markCopies(items: Item[], problems: Problem[]): void {
   const bySeq = new Map<number, Item[]>();
@@ -56,9 +87,12 @@ export function markCopies(items: Item[], problems: Problem[]): void {
     if (group) group.push(item);
     else bySeq.set(item.seq, [item]);
   }
+  let rooted: Set<Item> | undefined;
   for (const [seq, group] of bySeq) {
     if (group.length < 2) continue;
-    const own = group.find((i) => i.prev === (items[i.line - 2]?.hash ?? GENESIS_PREV)) ?? group[0]!;
+    rooted ??= rootedLines(items);
+    const inPlace = (i: Item) => i.prev === (items[i.line - 2]?.hash ?? GENESIS_PREV);
+    const own = group.find((i) => rooted!.has(i) && inPlace(i)) ?? group.find((i) => rooted!.has(i)) ?? group.find(inPlace) ?? group[0]!;
     for (const item of group) {
       if (item === own) continue;
       item.kind = 'inserted';

@@ -1,28 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { generateAuditKey, loadSigner, loadVerifier } from '../keys.js';
+import { makeLog } from '../../../test/audit-logs.js';
+import { loadSigner } from '../keys.js';
 import { AuditLog } from '../writer.js';
-import { type HeadInput, verifyLog } from './verify.js';
-
-/** Writes a real log of `n` entries and returns its lines, head and verifier. */
-async function makeLog(n: number) {
-  const dir = mkdtempSync(join(tmpdir(), 'lf-verify-'));
-  const keyPath = join(dir, 'audit.key');
-  const pubPath = join(dir, 'audit.pub');
-  generateAuditKey(keyPath, pubPath);
-  const logPath = join(dir, 'audit.jsonl');
-  let t = 1_700_000_000_000;
-  const log = await AuditLog.open({ logPath, signer: loadSigner(keyPath, 'x.yaml'), clock: { nowMs: () => t++ }, warn: () => {} });
-  for (let i = 0; i < n; i++) await log.appendDurable({ event: 'decision', call_id: `c${i}`, action: 'confirm', reason: `r${i}` });
-  await log.close();
-  const text = readFileSync(logPath, 'utf8');
-  const heads: HeadInput[] = [{ label: 'head sidecar', note: readFileSync(`${logPath}.head`, 'utf8') }];
-  return { lines: text.slice(0, -1).split('\n'), heads, verifier: loadVerifier(pubPath), dir, logPath, keyPath, pubPath };
-}
+import { verifyLog } from './verify.js';
 
 const join_ = (lines: string[]) => `${lines.join('\n')}\n`;
 

@@ -2,7 +2,8 @@
  * `lookfirst promote LOG [--config F] [--session N] [--dry-run] [--yes] [--json]`: replays, for real, the
  * calls a dry-run session recorded in LOG, through the gate's normal policy and confirmation
  * (gateway/replay.ts, cli/commands/promote-run.ts). LOG must verify first (signatures, hash chain, signed
- * head: audit/verify); a log that does not is refused. Calls are replayed in the order they were
+ * head: audit/verify) and pass the check a gate start runs under the gate's own key (promote-check.ts); a
+ * log that does not is refused. Calls are replayed in the order they were
  * recorded, each once: one already sent by an earlier promote is skipped, and the replay stops at the
  * first call that does not complete cleanly, since later calls may depend on it. Exit 0 when every call
  * ran without an error and no read-back contradicted it, 2 when one was refused, failed or is unclear
@@ -20,9 +21,9 @@ import { LookfirstError } from '../../errors.js';
 import { definitionSha, ToolPins } from '../../gateway/pins.js';
 import type { ToolAnnotations } from '../../types.js';
 import { cliName, logLine } from '../output.js';
+import { checkReplayLog, gateKeyOf } from './promote-check.js';
 import { approvers, runReplay, toSend } from './promote-run.js';
 import { describeRecorded, type PromoteLine, type PromoteReport, printPromote } from './promote-view.js';
-import { verifyLogFile } from './verify-log.js';
 
 /** Options of `lookfirst promote`. */
 export interface PromoteOptions {
@@ -136,7 +137,10 @@ export async function promoteCommand(logArg: string, opts: PromoteOptions): Prom
       'USAGE',
       `nobody could approve the replayed calls: run promote in a terminal, enable confirm.web or confirm.webhook in ${config.file}, or pass --yes to approve every call that no deny rule refuses`,
     );
-  const verify = (path: string) => verifyLogFile(path, config.audit.pubPath, path === logPath ? opts.trustedHead : undefined, config.file);
+  // Held to verify-log's checks and to the very check a gate start runs, under the gate's own key.
+  const gateKey = gateKeyOf(config, opts.dryRun === true);
+  if (gateKey.note) logLine(gateKey.note);
+  const verify = (path: string) => checkReplayLog(path, config, path === logPath ? opts.trustedHead : undefined, gateKey.verifier);
   const refuse = (path: string, report: VerifyReport): number => {
     const why = [...report.problems.map((p) => (p.line > 0 ? `line ${p.line}: ${p.message}` : p.message)), ...report.warnings].map((w) =>
       w.replace(/\.+$/, ''),

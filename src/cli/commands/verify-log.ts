@@ -1,11 +1,13 @@
 /**
- * `lookfirst verify-log --config F [--trusted-head FILE] [--json]`: checks the audit log.
- * Exit 0 intact, 2 tampered, 1 when no verdict can be given (no head to check the end against, or files
- * missing): missing evidence is never a clean verdict.
+ * `lookfirst verify-log --config F [--trusted-head FILE] [--json]`: checks the audit log's bytes exactly as
+ * they are on disk. Exit 0 intact, 2 tampered (a log or head under a key other than audit.pub's included),
+ * 1 when no verdict can be given (no head to check the end against, or files missing): missing evidence is
+ * never a clean verdict. `--json` adds the configured key (`key: { name, key_id, file }`) to the report.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { loadVerifier } from '../../audit/keys.js';
-import { type HeadInput, type VerifyReport, verifyLog } from '../../audit/verify/verify.js';
+import type { NoteVerifier } from '../../audit/note.js';
+import { type HeadInput, type Problem, type VerifyReport, verifyLog } from '../../audit/verify/verify.js';
 import { sidecarPaths } from '../../audit/writer.js';
 import { loadConfig } from '../../config/load.js';
 import { LookfirstError } from '../../errors.js';
@@ -19,16 +21,24 @@ export function runVerify(logPath: string, pubPath: string, trustedHead?: string
   return verifyLogFile(logPath, pubPath, trustedHead, configFile).report;
 }
 
+/** A log as read once: its bytes, the heads to check it against, and what was missing. */
+export interface LogEvidence {
+  bytes: Buffer;
+  heads: HeadInput[];
+  /** The head sidecar's text, when there is one. */
+  sidecarNote: string | undefined;
+  /** Warnings about missing evidence. */
+  missing: string[];
+}
+
 /**
- * Like runVerify, and also returns the exact text that was verified, so that a caller acting on the
- * entries reads the bytes that were checked, not the file again.
- * @throws LookfirstError `AUDIT_LOG_UNREADABLE` (no log, unreadable log or trusted head), `AUDIT_KEY_MISSING`.
+ * Reads a log's bytes and its heads (the sidecar, and a trusted copy when given), once.
+ * @throws LookfirstError `AUDIT_LOG_UNREADABLE` (no log, unreadable log or trusted head).
  */
-export function verifyLogFile(logPath: string, pubPath: string, trustedHead?: string, configFile = 'lookfirst.yaml'): { report: VerifyReport; text: string } {
-  const verifier = loadVerifier(pubPath, `${cliName()} keygen --config ${configFile}`);
-  let text: string;
+export function readLogEvidence(logPath: string, trustedHead?: string, configFile = 'lookfirst.yaml'): LogEvidence {
+  let bytes: Buffer;
   try {
-    text = readFileSync(logPath, 'utf8');
+    bytes = readFileSync(logPath);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT')
@@ -41,7 +51,8 @@ export function verifyLogFile(logPath: string, pubPath: string, trustedHead?: st
   const heads: HeadInput[] = [];
   const sidecar = sidecarPaths(logPath).head;
   const missing: string[] = [];
-  if (existsSync(sidecar)) heads.push({ label: 'head sidecar', note: readFileSync(sidecar, 'utf8') });
+  const sidecarNote = existsSync(sidecar) ? readFileSync(sidecar, 'utf8') : undefined;
+  if (sidecarNote !== undefined) heads.push({ label: 'head sidecar', note: sidecarNote });
   else if (trustedHead)
     missing.push(`no head sidecar at ${sidecar}: checked against the trusted head only; entries written after it are checked by signature and chain alone`);
   else missing.push(`no head sidecar at ${sidecar}: entries cut from the end of the log would go unnoticed`);
@@ -52,24 +63,43 @@ export function verifyLogFile(logPath: string, pubPath: string, trustedHead?: st
       throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot read the trusted head ${trustedHead}: ${(err as NodeJS.ErrnoException).code ?? err}`);
     }
   }
-  const report = verifyLog(text, verifier, heads);
+  return { bytes, heads, sidecarNote, missing };
+}
+
+/**
+ * Like runVerify, and also returns the exact text that was verified (and the evidence it came from), so
+ * that a caller acting on the entries reads the bytes that were checked, not the file again.
+ * @throws LookfirstError `AUDIT_LOG_UNREADABLE` (no log, unreadable log or trusted head), `AUDIT_KEY_MISSING`.
+ */
+export function verifyLogFile(
+  logPath: string,
+  pubPath: string,
+  trustedHead?: string,
+  configFile = 'lookfirst.yaml',
+): { report: VerifyReport; text: string; evidence: LogEvidence; verifier: NoteVerifier } {
+  const verifier = loadVerifier(pubPath, `${cliName()} keygen --config ${configFile}`);
+  const evidence = readLogEvidence(logPath, trustedHead, configFile);
+  // The bytes, not a decoded string: invalid UTF-8 read leniently would hide a changed line.
+  const report = verifyLog(evidence.bytes, verifier, evidence.heads);
   // The sidecar warning says the same as the verifier's generic "no head" one, with the path.
-  if (heads.length === 0) report.warnings = report.warnings.filter((w) => !w.startsWith('no head to check against'));
-  report.warnings.unshift(...missing);
+  if (evidence.heads.length === 0) report.warnings = report.warnings.filter((w) => !w.startsWith('no head to check against'));
+  report.warnings.unshift(...evidence.missing);
   // Without the sidecar, a trusted head alone still cannot vouch for entries written after it.
-  if (missing.length > 0 && report.verdict === 'intact') report.verdict = 'unproven';
-  return { report, text };
+  if (evidence.missing.length > 0 && report.verdict === 'intact') report.verdict = 'unproven';
+  return { report, text: evidence.bytes.toString('utf8'), evidence, verifier };
 }
 
 /** Runs the command; returns the exit code. */
 export function verifyLogCommand(opts: { config: string; trustedHead?: string; json?: boolean }): number {
   const config = loadConfig(opts.config);
-  const report = runVerify(config.audit.logPath, config.audit.pubPath, opts.trustedHead, config.file);
+  const { report, verifier } = verifyLogFile(config.audit.logPath, config.audit.pubPath, opts.trustedHead, config.file);
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify({ log: config.audit.logPath, ...report })}\n`);
+    const key = { name: verifier.name, key_id: verifier.keyId.toString('hex'), file: config.audit.pubPath };
+    process.stdout.write(`${JSON.stringify({ log: config.audit.logPath, key, ...report })}\n`);
   } else {
     const out = process.stdout;
-    for (const p of report.problems) out.write(`${paint(out, 'red', p.line > 0 ? `line ${p.line}` : 'head')}: ${p.message}\n`);
+    const where = (p: Problem) => (p.kind === 'key' ? 'key' : p.line > 0 ? `line ${p.line}` : 'head');
+    for (const p of report.problems) out.write(`${paint(out, 'red', where(p))}: ${p.message}\n`);
     for (const w of report.warnings) out.write(`${paint(out, 'yellow', 'warning')}: ${w}\n`);
     const summary =
       report.verdict === 'intact'
