@@ -98,6 +98,22 @@ describe('taint on every path', () => {
     assert.equal(g.sent(), 0);
   });
 
+  it('remembers a resource an untrusted result linked to, once it is read; an unlinked one stays clean', async () => {
+    const g = gate();
+    const hex = (address: string) => `mem://note/${Buffer.from(address).toString('hex')}`;
+    const agent = await session(g.config, async (a) => {
+      await a.call('fetch_page', { plant: PLANT, where: 'memlink' });
+      const note = await a.client.readResource({ uri: hex(PLANT) });
+      assert.match(JSON.stringify(note.contents), /attacker@evil\.test/);
+      assert.equal(verdictOf(await a.call('send_email', { to: PLANT }))?.outcome, 'denied');
+      // A resource no untrusted result pointed to is not an untrusted source.
+      await a.client.readResource({ uri: hex('colleague@corp.example') });
+      assert.equal(verdictOf(await a.call('send_email', { to: 'colleague@corp.example' }))?.outcome, 'executed');
+    });
+    assert.match(agent.asked[0] ?? '', /TAINTED: "attacker@evil\.test" came from fetch_page/);
+    assert.equal(g.sent(), 1);
+  });
+
   it('remembers a dry run read: the recorded send carries the taint, and promote --yes does not cover it', async () => {
     const g = gate('dry_run: true\nconfirm:\n  elicitation: false\n');
     await session(g.config, async (a) => {

@@ -28,6 +28,7 @@ import type { InClientRound } from './mrtr.js';
 import { ToolPins } from './pins.js';
 import { idKey, isPlainObject, RAW_RESULT } from './raw.js';
 import { TaintMemory, untrustedTest } from './taint.js';
+import { rememberResource } from './tool-result.js';
 import { Upstream } from './upstream.js';
 import { UpstreamQuestions } from './upstream-questions.js';
 import { ErrorCode, plainMessage, toWireError, WireError } from './wire-error.js';
@@ -368,7 +369,10 @@ export class Gateway {
         await this.catalogue.refreshAll();
         return { tools: this.catalogue.all().map((t) => t.definition) };
       }
-      return await this.forwarder.forward(method, params, { signal, onprogress: progress });
+      const result = await this.forwarder.forward(method, params, { signal, onprogress: progress });
+      // A resource an untrusted tool linked to is the untrusted source too (gateway/tool-result.ts).
+      if (method === 'resources/read') rememberResource(deps, params?.uri, result);
+      return result;
     } catch (err) {
       throw toWireError(err);
     } finally {

@@ -205,6 +205,20 @@ function walkText(value: unknown, maxChars: number, visit: (text: string) => boo
   return true;
 }
 
+/** URIs of the resource links and embedded resources in a tool result's `content` (MCP 2025-11-25 §tools). */
+function resourceUris(result: unknown): string[] {
+  const content = typeof result === 'object' && result !== null ? (result as { content?: unknown }).content : undefined;
+  if (!Array.isArray(content)) return [];
+  const out: string[] = [];
+  for (const c of content) {
+    if (typeof c !== 'object' || c === null) continue;
+    const item = c as { type?: unknown; uri?: unknown; resource?: { uri?: unknown } };
+    const uri = item.type === 'resource_link' ? item.uri : item.type === 'resource' ? item.resource?.uri : undefined;
+    if (typeof uri === 'string') out.push(uri);
+  }
+  return out;
+}
+
 /** Where a remembered token came from. */
 export interface TaintSource {
   tool: string;
@@ -240,6 +254,8 @@ export class TaintMemory {
   /** digest of a token → where it came from. */
   private readonly tokens = new Map<string, TaintSource>();
   private readonly perClass = new Map<TokenClass, number>();
+  /** Digests of resource URIs an untrusted result linked to or embedded → the tool: reading one is untrusted too. */
+  private readonly linked = new Map<string, string>();
   private wholeTaint: WholeTaint | undefined;
 
   constructor(
@@ -257,6 +273,14 @@ export class TaintMemory {
     if (this.wholeTaint) return;
     const source: TaintSource = { tool, atMs: this.now() };
     let full: string | undefined;
+    for (const uri of resourceUris(result)) {
+      const key = digest(uri);
+      if (this.linked.size >= this.limits.perClass && !this.linked.has(key)) {
+        full = `its result linked more resources than the ${this.limits.perClass} the gate remembers per session`;
+        break;
+      }
+      this.linked.set(key, tool);
+    }
     const complete = walkText(result, this.limits.scanChars, (text) =>
       scanAll(text, (t) => {
         const key = digest(t);
@@ -275,8 +299,16 @@ export class TaintMemory {
         return true;
       }),
     );
-    if (!complete) full ??= `its result held more than the ${this.limits.scanChars} characters the gate reads from one result`;
+    if (!complete && full === undefined) full = `its result held more than the ${this.limits.scanChars} characters the gate reads from one result`;
     if (full) this.wholeTaint = { source, why: full };
+  }
+
+  /**
+   * The untrusted tool whose result linked to (or embedded) a resource, if any: reading that resource
+   * (`resources/read`) is reading the untrusted source, so its contents are remembered under that tool.
+   */
+  linkedFrom(uri: string): string | undefined {
+    return this.linked.get(digest(uri));
   }
 
   /** The remembered tokens that a call's arguments carry (first few). */

@@ -6,6 +6,9 @@
  * structuredContent, resource contents, embedded resources, links), and so are the error an untrusted
  * upstream answers with and the progress messages it sends during the call, since they reach the agent too.
  *
+ * A resource that such a result linked to or embedded is the untrusted source too: its contents, read
+ * later with `resources/read`, are remembered by {@link rememberResource} (gateway.route).
+ *
  * The raw read fast path (gateway/fast-path.ts) never takes an untrusted-source tool, so its answers
  * never need remembering. Calls the gate makes for itself (a diff preview's read, a read-back) are not
  * returned to the client and do not come here.
@@ -62,4 +65,13 @@ export function isUntrusted(deps: Pick<ResultDeps, 'untrusted'>, tool: Pick<Cata
  */
 export function rememberResult(deps: ResultDeps, tool: Pick<CatalogueTool, 'exposed' | 'upstreamTool'>, result: unknown): void {
   if (isUntrusted(deps, tool)) deps.taint.record(tool.exposed, result);
+}
+
+/**
+ * Remembers a resource's contents (`resources/read`) when an untrusted tool's result linked to it or
+ * embedded it in this session: reading it is reading that untrusted source.
+ */
+export function rememberResource(deps: Pick<ResultDeps, 'taint'>, uri: unknown, result: unknown): void {
+  const tool = typeof uri === 'string' ? deps.taint.linkedFrom(uri) : undefined;
+  if (tool !== undefined) deps.taint.record(tool, result);
 }
