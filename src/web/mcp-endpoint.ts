@@ -86,11 +86,24 @@ async function readJson(
 export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEndpoint> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const table = new SessionTable({ ...DEFAULT_SESSION_CAPS, ...opts.sessionCaps });
+  // A client churning sessions must not flood stderr: one line a second, with how many more there were.
+  let lastNoteMs = 0;
+  let quiet = 0;
+  const note = (line: string) => {
+    const now = Date.now();
+    if (now - lastNoteMs < 1000) {
+      quiet++;
+      return;
+    }
+    opts.log(quiet ? `${line} (and ${quiet} more closed since the last such line)` : line);
+    lastNoteMs = now;
+    quiet = 0;
+  };
   const end = (id: string, why: string) => {
     table.remove(id);
     const t = sessions.get(id);
     if (!t) return;
-    opts.log(`MCP endpoint: closed session ${id.slice(0, 8)}… (${why})`);
+    note(`MCP endpoint: closed session ${id.slice(0, 8)}… (${why})`);
     void t.close().catch(() => {});
   };
   // Clients that vanish without DELETE must not fill the session table for good.
