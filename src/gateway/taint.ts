@@ -161,7 +161,10 @@ export function taintText(c: TaintCheck): string | undefined {
     case 'hits': {
       const first = c.hits[0] as TaintHit;
       const more = c.hits.length > 1 ? ` and ${c.hits.length - 1} more value${c.hits.length > 2 ? 's' : ''}` : '';
-      return `TAINTED: ${JSON.stringify(first.value)} came from ${first.source.tool} (an untrusted source)${more}; ${rule}`;
+      // A long unbroken string is most often a key or token: the question and the log show its start only.
+      const shown =
+        classOf(first.value) === 'long' ? `${JSON.stringify(first.value.slice(0, 8))}… (${first.value.length} characters)` : JSON.stringify(first.value);
+      return `TAINTED: ${shown} came from ${first.source.tool} (an untrusted source)${more}; ${rule}`;
     }
     case 'whole':
       return `TAINTED: this whole session, since ${c.whole.source.tool} (an untrusted source) was read: ${c.whole.why}, so every state change in this session needs a person until it ends; ${rule}`;
