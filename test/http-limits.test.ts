@@ -81,8 +81,11 @@ describe('serve over HTTP under a flood', () => {
         >;
       assert.equal(textOf(await call('echo', { n: 1 })), '{"n":1}');
 
-      // Past its cap the attacker gives up its own oldest sessions, never the client's.
-      for (let i = 0; i < 10; i++) assert.equal((await openSession(g.port, ATTACKER, `more-${i}`)).status, 200);
+      // Past its cap the attacker gives up its own oldest sessions, never the client's, even when it
+      // opens them all at once.
+      const more = await Promise.all(Array.from({ length: 30 }, (_, i) => openSession(g.port, ATTACKER, `more-${i}`)));
+      assert.deepEqual(new Set(more.map((m) => m.status)), new Set([200]));
+      attacker.push(...more.map((m) => m.id!));
       const probe = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
       const headers = (token: string, id: string) => ({
         ...MCP_HEADERS,
@@ -91,13 +94,16 @@ describe('serve over HTTP under a flood', () => {
         'mcp-protocol-version': '2025-06-18',
       });
       assert.equal((await http(g.port, 'POST', '/mcp', headers(ATTACKER, attacker[0]!), probe)).status, 404, "the attacker's oldest session was closed");
-      assert.equal((await http(g.port, 'POST', '/mcp', headers(ATTACKER, attacker[20]!), probe)).status, 200, 'a newer one was kept');
+      assert.equal((await http(g.port, 'POST', '/mcp', headers(ATTACKER, attacker[40]!), probe)).status, 200, 'a newer one was kept');
       assert.equal(
         (await http(g.port, 'POST', '/mcp', headers(ATTACKER, transport.sessionId!), probe)).status,
         404,
         "another principal's session id is unknown to the attacker",
       );
       assert.match(g.stderr(), /the oldest idle session of token 2, closed for its new one/);
+      let alive = 0;
+      for (const id of attacker) if ((await http(g.port, 'POST', '/mcp', headers(ATTACKER, id), probe)).status === 200) alive++;
+      assert.equal(alive, PER_PRINCIPAL, 'the attacker holds exactly its cap, however it opened them');
 
       // The client's session still works, and the page (flooded too) still approves.
       assert.equal(textOf(await call('echo', { n: 2 })), '{"n":2}');

@@ -195,25 +195,32 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
       return rpcError(res, 503, -32000, `too many MCP sessions: ${admission.reason}`, { 'retry-after': '5' });
     }
     for (const id of admission.evict) end(id, table.get(id, principal) ? `the oldest idle session of ${principal}, closed for its new one` : 'idle too long');
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, transport);
-        table.add(id, principal, address, Date.now());
-      },
-    });
-    await opts.gateway.serve(transport, { fastPath: false });
-    const gatewayOnClose = transport.onclose;
-    transport.onclose = () => {
-      gatewayOnClose?.();
-      if (transport.sessionId) {
-        sessions.delete(transport.sessionId);
-        table.remove(transport.sessionId);
-      }
-    };
-    await transport.handleRequest(req, res, parsed.body);
-    // The SDK refused the initialize (no session came of it): drop the gateway session made for it.
-    if (!transport.sessionId || !sessions.has(transport.sessionId)) await transport.close().catch(() => {});
+    // The slot is taken now, busy until this initialize is answered: concurrent initializes cannot pass a cap.
+    const id = randomUUID();
+    table.add(id, principal, address, Date.now());
+    res.once('close', table.begin(id, Date.now(), true));
+    let established = false;
+    try {
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => id,
+        onsessioninitialized: (sid) => {
+          sessions.set(sid, transport);
+          established = true;
+        },
+      });
+      await opts.gateway.serve(transport, { fastPath: false });
+      const gatewayOnClose = transport.onclose;
+      transport.onclose = () => {
+        gatewayOnClose?.();
+        sessions.delete(id);
+        table.remove(id);
+      };
+      await transport.handleRequest(req, res, parsed.body);
+      // The SDK refused the initialize (no session came of it): drop the gateway session made for it.
+      if (!established) await transport.close().catch(() => {});
+    } finally {
+      if (!established) table.remove(id);
+    }
   }
 
   const server = createListener((req, res) => {
