@@ -18,11 +18,6 @@ export function decodeBase64Canonical(text: string): Buffer | undefined {
   return bytes.toString('base64') === text ? bytes : undefined;
 }
 
-/** Whether a text is a SHA-256 hash as the log writes it: 64 lowercase hex digits. */
-export function isHashHex(text: unknown): text is string {
-  return typeof text === 'string' && /^[0-9a-f]{64}$/.test(text);
-}
-
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**

@@ -49,24 +49,22 @@ function wrongKeyOrForgery(other: string): string {
 }
 
 /**
- * Not one entry verifies under the configured key: the log is not vouched for by the key the user trusts.
- * That is tampering (exit 2) whatever the cause; the message names the configured key and the key the
- * heads name, and says how to tell a wrong-key mistake from a forgery.
- * @returns the problem, or undefined when some entry verifies (or there is none).
+ * Not one entry verifies under the configured key, and no head names that key: the log is not vouched
+ * for by the key the user trusts. That is tampering (exit 2) whatever the cause; the message names the
+ * configured key and the key the heads name, and says how to tell a wrong-key mistake from a forgery.
+ * (When a head does name the configured key, the lines are judged one by one: they were replaced.)
+ * @returns the problem, or undefined when some entry verifies, there is none, or a head names the key.
  */
 export function keyMismatch(items: Item[], heads: HeadInput[], verifier: NoteVerifier): Problem | undefined {
   if (items.length === 0 || items.some((i) => i.signed)) return undefined;
   const signers = heads.flatMap((h) => noteSigners(h.note));
+  if (signers.some((s) => s.name === verifier.name && !isOther(s, verifier))) return undefined;
   const others = [...new Set(signers.filter((s) => isOther(s, verifier)).map(describeKey))];
-  const configured = describeKey(verifier);
-  let why: string;
-  if (signers.some((s) => isConfigured(s, verifier)))
-    why = 'yet the head names the configured key: the entries were replaced after it was signed. This is a forgery, not a wrong key.';
-  else if (others.length > 0) why = `the head is signed by ${others.join(', ')}. ${wrongKeyOrForgery(others.join(', '))}`;
-  else
-    why =
-      'and no head names the key that did sign it. If another key pair of yours wrote this log, verify with its audit.pub; if none did, treat the log as forged.';
-  return { kind: 'key', line: 1, message: `no entry of the log verifies with the configured public key ${configured}; ${why}` };
+  const why =
+    others.length > 0
+      ? `the head is signed by ${others.join(', ')}. ${wrongKeyOrForgery(others.join(', '))}`
+      : 'and no head names the key that did sign it. If another key pair of yours wrote this log, verify with its audit.pub; if none did, treat the log as forged.';
+  return { kind: 'key', line: 1, message: `no entry of the log verifies with the configured public key ${describeKey(verifier)}; ${why}` };
 }
 
 /** The size a head records, when it opens under the key. */

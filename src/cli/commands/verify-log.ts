@@ -51,11 +51,20 @@ export function readLogEvidence(logPath: string, trustedHead?: string, configFil
   const heads: HeadInput[] = [];
   const sidecar = sidecarPaths(logPath).head;
   const missing: string[] = [];
-  const sidecarNote = existsSync(sidecar) ? readFileSync(sidecar, 'utf8') : undefined;
+  let sidecarNote: string | undefined;
+  try {
+    sidecarNote = existsSync(sidecar) ? readFileSync(sidecar, 'utf8') : undefined;
+  } catch (err) {
+    // A sidecar that is there but cannot be read (a folder, no permission) vouches for nothing.
+    missing.push(`the head sidecar ${sidecar} cannot be read (${(err as NodeJS.ErrnoException).code ?? err}): it vouches for nothing`);
+  }
   if (sidecarNote !== undefined) heads.push({ label: 'head sidecar', note: sidecarNote });
-  else if (trustedHead)
-    missing.push(`no head sidecar at ${sidecar}: checked against the trusted head only; entries written after it are checked by signature and chain alone`);
-  else missing.push(`no head sidecar at ${sidecar}: entries cut from the end of the log would go unnoticed`);
+  else if (missing.length === 0)
+    missing.push(
+      trustedHead
+        ? `no head sidecar at ${sidecar}: checked against the trusted head only; entries written after it are checked by signature and chain alone`
+        : `no head sidecar at ${sidecar}: entries cut from the end of the log would go unnoticed`,
+    );
   if (trustedHead) {
     try {
       heads.push({ label: `trusted head ${trustedHead}`, note: readFileSync(trustedHead, 'utf8') });
