@@ -7,8 +7,9 @@
 
 // Case-insensitive: `HTTPS://EVIL.TEST/x` is the same URL as `https://evil.test/x` (tokens are lower-cased).
 // Every repeat is bounded (see INNER): an untrusted page of `a.a.a.…` must not cost the gate quadratic time.
-const TOKEN =
-  /https?:\/\/[^\s"'<>()[\]{}]{1,2048}|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}|(?:~|\.{1,2})?\/[\w.@%+-]{1,255}(?:\/[\w.@%+-]{1,255}){1,32}|[A-Za-z0-9_+/=-]{24,}/gi;
+// E-mail addresses are found from their `@` (emailsIn): a local-part pattern tried at every position
+// of a long run of word characters and dots costs 64 steps a character.
+const TOKEN = /https?:\/\/[^\s"'<>()[\]{}]{1,2048}|(?:~|\.{1,2})?\/[\w.@%+-]{1,255}(?:\/[\w.@%+-]{1,255}){1,32}|[A-Za-z0-9_+/=-]{24,}/gi;
 
 /** Longest token kept (characters). */
 export const MAX_TOKEN_CHARS = 256;
@@ -22,7 +23,7 @@ export const MAX_TOKEN_CHARS = 256;
 // Also IBANs (ISO 13616; spaced in groups of four or not: spaces are dropped when normalised), IPv4
 // addresses, and Windows paths.
 const INNER =
-  /[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}|(?:~|\.{1,2})?\/[\w.@%+-]{1,255}(?:\/[\w.@%+-]{1,255}){1,32}|\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b|\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[A-Za-z]:\\[^\s"'<>|*?]{1,255}/gi;
+  /(?:~|\.{1,2})?\/[\w.@%+-]{1,255}(?:\/[\w.@%+-]{1,255}){1,32}|\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b|\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[A-Za-z]:\\[^\s"'<>|*?]{1,255}/gi;
 const TRAILING = new Set('.,;:!?)]}\'"');
 
 /** Kinds of token, each with its own budget. */
@@ -63,13 +64,31 @@ function scanTokens(text: string, visit: (token: string) => boolean): boolean {
     // `GITHUB_TOKEN=ghp_…`: the value alone is the secret that was copied.
     if (m[0].includes('=') && !m[0].includes('://')) for (const part of m[0].split('=')) if (part.length >= 24 && !add(part)) return false;
   }
-  for (const m of text.matchAll(INNER)) {
-    if (!add(m[0])) return false;
+  for (const m of text.matchAll(INNER)) if (!add(m[0])) return false;
+  for (const [address, domain] of emailsIn(text)) {
+    if (!add(address)) return false;
     // The domain of an address: another mailbox at a planted domain is found too.
-    const at = m[0].lastIndexOf('@');
-    if (at >= 0 && !add(m[0].slice(at + 1))) return false;
+    if (!add(domain)) return false;
   }
   return true;
+}
+
+const LOCAL_PART = /[\w.+-]/;
+const DOMAIN_AT = /[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}/y;
+
+/**
+ * Each e-mail address in a text, with its domain: found from each `@` (at most 64 local-part characters
+ * before it, RFC 5321), so the cost is linear in the text whatever it holds.
+ */
+function* emailsIn(text: string): Generator<[string, string]> {
+  for (let at = text.indexOf('@'); at >= 0; at = text.indexOf('@', at + 1)) {
+    let start = at;
+    while (start > 0 && at - start < 64 && LOCAL_PART.test(text[start - 1] as string)) start--;
+    if (start === at) continue;
+    DOMAIN_AT.lastIndex = at + 1;
+    const domain = DOMAIN_AT.exec(text)?.[0];
+    if (domain !== undefined) yield [`${text.slice(start, at)}@${domain}`, domain];
+  }
 }
 
 const HOST_OF_URL = /^https?:\/\/(?:[^/?#@\s]{0,256}@)?([a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,8})/i;

@@ -5,13 +5,13 @@ import { TaintMemory, taintText, tokensOf, untrustedTest } from './taint.js';
 
 describe('taint memory', () => {
   it('keeps distinctive tokens, normalised', () => {
-    assert.deepEqual(tokensOf('Mail Ann@Example.COM, see https://Evil.test/x?y=1). Path /etc/ssh/sshd_config.'), [
-      'ann@example.com',
-      'https://evil.test/x?y=1',
-      'evil.test',
+    assert.deepEqual(tokensOf('Mail Ann@Example.COM, see https://Evil.test/x?y=1). Path /etc/ssh/sshd_config.').sort(), [
       '/etc/ssh/sshd_config',
-      'example.com',
       '/evil.test/x',
+      'ann@example.com',
+      'evil.test',
+      'example.com',
+      'https://evil.test/x?y=1',
     ]);
     assert.deepEqual(tokensOf('key sk_live_0123456789abcdefghijklmn'), ['sk_live_0123456789abcdefghijklmn']);
     assert.deepEqual(tokensOf('short words only'), []);

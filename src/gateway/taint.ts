@@ -91,8 +91,13 @@ export class TaintMemory {
       }
       this.linked.set(key, tool);
     }
+    // Each distinct token of this result is hashed once (a page repeats its links); bounded, since every
+    // new one counts against its class's budget.
+    const seen = new Set<string>();
     const complete = walkText(result, this.limits.scanChars, (text) =>
       scanAll(text, (t) => {
+        if (seen.has(t)) return true;
+        seen.add(t);
         const key = digest(t);
         if (this.tokens.has(key)) {
           this.tokens.set(key, source);
