@@ -10,7 +10,7 @@
  */
 import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import { sha256 } from './canonical.js';
-import { decodeBase64Canonical } from './verify/encoding.js';
+import { decodeBase64Canonical, printable } from './verify/encoding.js';
 
 const ALG_ED25519 = 0x01;
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -112,7 +112,7 @@ export function openNote(note: string, verifier: NoteVerifier): NoteCheck {
   const lines = note.slice(split + 2, -1).split('\n');
   for (const line of lines) {
     const m = /^\u2014 (\S+) (\S+)$/u.exec(line);
-    if (!m) return { ok: false, reason: `malformed signature line: ${line.slice(0, 60)}` };
+    if (!m) return { ok: false, reason: `malformed signature line: ${printable(line, 60)}` };
     if (m[1] !== verifier.name) continue;
     // Only the canonical base64 counts: a signature with its padding or unused bits changed is not the one signed.
     const blob = decodeBase64Canonical(m[2]!);

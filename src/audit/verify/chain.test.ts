@@ -169,6 +169,15 @@ describe('when the log or its head is signed by another key', () => {
     assert.match(p.message, /wrong key or a forgery\?.*audit\.pub.*forged/i);
   });
 
+  it('shows a crafted signer name as visible codes, never as terminal controls', () => {
+    const note = stranger.heads[0]!.note.replace(`\u2014 ${stranger.verifier.name} `, '\u2014 evil\u001b]0;owned\u0007\u202e ');
+    const r = verifyLog(textOf(stranger.lines), a.verifier, [{ label: 'head sidecar', note }]);
+    assert.equal(r.verdict, 'tampered');
+    const text = r.problems.map((p) => p.message).join('\n');
+    assert.match(text, /evil\\u\{1b\}\]0;owned\\u\{7\}\\u\{202e\}/);
+    assert.doesNotMatch(text, /[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/);
+  });
+
   it('calls a log signed by another key tampered even with no head to name that key', () => {
     const r = verifyLog(textOf(stranger.lines), a.verifier, []);
     assert.equal(r.verdict, 'tampered');

@@ -32,3 +32,13 @@ export function decodeUtf8Strict(bytes: Uint8Array): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * Text from the evidence (a signer's name, a malformed line) made safe to print: anything but printable
+ * ASCII becomes a visible `\u{…}` code, so a crafted head cannot move the cursor, recolour or hide text
+ * in a terminal, and it is cut to `maxChars`.
+ */
+export function printable(text: string, maxChars = 80): string {
+  const shown = text.replace(/[^\x21-\x7e]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+  return shown.length > maxChars ? `${shown.slice(0, maxChars)}…` : shown;
+}

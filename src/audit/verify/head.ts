@@ -8,7 +8,7 @@
 import { GENESIS_PREV } from '../entry.js';
 import { CompactTree } from '../merkle.js';
 import { type NoteVerifier, openNote, parseCheckpoint } from '../note.js';
-import { decodeBase64Canonical } from './encoding.js';
+import { decodeBase64Canonical, printable } from './encoding.js';
 import type { HeadInput, Item, Problem } from './types.js';
 
 /** Extension line name carrying the chain tip in a lookfirst checkpoint. */
@@ -30,9 +30,9 @@ export function noteSigners(note: string): NoteSigner[] {
   });
 }
 
-/** "name (key id xxxxxxxx)". */
+/** "name (key id xxxxxxxx)", the name made printable (it may come from a crafted head). */
 export function describeKey(k: { name: string; keyId: string | Buffer }): string {
-  return `${k.name} (key id ${typeof k.keyId === 'string' ? k.keyId : k.keyId.toString('hex')})`;
+  return `${printable(k.name)} (key id ${typeof k.keyId === 'string' ? k.keyId : k.keyId.toString('hex')})`;
 }
 
 const isConfigured = (s: NoteSigner, v: NoteVerifier) => s.name === v.name && s.keyId === v.keyId.toString('hex');
@@ -95,7 +95,7 @@ export function checkHead(head: HeadInput, items: Item[], verifier: NoteVerifier
     return;
   }
   if (cp.origin !== verifier.name)
-    problems.push({ kind: 'head', line: 0, message: `${head.label}: origin "${cp.origin}" is not this log's key name "${verifier.name}"` });
+    problems.push({ kind: 'head', line: 0, message: `${head.label}: origin "${printable(cp.origin)}" is not this log's key name "${verifier.name}"` });
   // A loop, not Math.max(...spread): a log of a few hundred thousand entries would overflow the stack.
   let maxSeq = -1;
   for (const i of items) if (i.signed && i.kind !== 'inserted' && i.seq !== undefined && i.seq > maxSeq) maxSeq = i.seq;
