@@ -3,13 +3,20 @@
  * A change here is a format change: change it on purpose, with a new ENTRY_VERSION where bytes differ.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ENTRY_VERSION, encodeEntry, GENESIS_PREV, verifyEntrySignature } from '../src/audit/entry.js';
-import { parseSignerKey } from '../src/audit/note.js';
+import { parseSignerKey, parseVerifierKey } from '../src/audit/note.js';
+import { checkBeforeAppend } from '../src/audit/verify/append-check.js';
+import { verifyLog } from '../src/audit/verify/verify.js';
 import { VERIFY_EXIT } from '../src/cli/commands/verify-log.js';
 
 const vectors = JSON.parse(readFileSync(new URL('./vectors/signed-note-vectors.json', import.meta.url), 'utf8'));
+const verifyCases = JSON.parse(readFileSync(new URL('./vectors/verify-log-cases.json', import.meta.url), 'utf8')) as {
+  verifierKey: string;
+  cases: { name: string; how: string; log_base64: string; heads: string[]; verdict: string; problems: [string, number][] }[];
+};
 
 describe('audit entry format v1', () => {
   const signer = parseSignerKey(vectors.goSumdbNote.signerKey);
@@ -67,4 +74,39 @@ describe('exit codes', () => {
   it('are 0 intact, 1 no verdict, 2 tampered', () => {
     assert.deepEqual(VERIFY_EXIT, { intact: 0, unproven: 1, tampered: 2 });
   });
+});
+
+describe('verify-log known answers (test/vectors/verify-log-cases.json)', () => {
+  const verifier = parseVerifierKey(verifyCases.verifierKey);
+  const signer = parseSignerKey(vectors.goSumdbNote.signerKey);
+
+  it('rebuilds the base log byte for byte from the entry format', () => {
+    const base = Buffer.from(verifyCases.cases.find((c) => c.name === 'intact')!.log_base64, 'base64').toString('utf8');
+    let prev = GENESIS_PREV;
+    const lines = [0, 1, 2, 3, 4, 5].map((i) => {
+      const line = encodeEntry({ event: 'decision', call_id: `c${i}`, action: 'confirm', reason: `r${i}` }, i, 1_800_000_000_000 + i, prev, signer.key);
+      prev = createHash('sha256').update(line).digest('hex');
+      return line;
+    });
+    assert.equal(base, `${lines.join('\n')}\n`);
+  });
+
+  for (const c of verifyCases.cases) {
+    it(`gives "${c.verdict}" ${c.problems.length > 0 ? `naming ${c.problems.map(([k, l]) => `${k} at ${l}`).join(', ')} ` : ''}for: ${c.how}`, () => {
+      const log = Buffer.from(c.log_base64, 'base64');
+      const r = verifyLog(
+        log,
+        verifier,
+        c.heads.map((note, i) => ({ label: `head ${i}`, note })),
+      );
+      assert.equal(r.verdict, c.verdict);
+      assert.deepEqual(
+        r.problems.map((p) => [p.kind, p.line]),
+        c.problems,
+      );
+      // The gate's start-up check accepts exactly the intact cases that have a head.
+      const start = checkBeforeAppend(log, c.heads[0], verifier);
+      assert.equal(start.ok, c.verdict === 'intact', JSON.stringify(start));
+    });
+  }
 });
