@@ -79,6 +79,27 @@ describe('shared listener', () => {
       for (const s of idle) s.destroy();
     });
 
+    it('does not spare kept-alive connections: a newcomer is served and the longest idle one closes', async () => {
+      const port = await start({ headersTimeoutMs: 60_000, keepAliveTimeoutMs: 60_000, maxIdle: 4, maxIdlePerAddress: 4 });
+      const kept: Socket[] = [];
+      for (let i = 0; i < 4; i++) {
+        const s = await idleSocket(port);
+        s.on('error', () => {});
+        const answered = new Promise<void>((r) => s.once('data', () => r()));
+        s.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+        await answered;
+        kept.push(s);
+      }
+      const newcomer = await idleSocket(port);
+      newcomer.on('error', () => {});
+      const reply = new Promise<string>((r) => newcomer.once('data', (d) => r(String(d))));
+      newcomer.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+      assert.match(await reply, /^HTTP\/1\.1 200/);
+      await closed(kept[0]!);
+      assert.equal(kept[3]!.destroyed, false);
+      for (const s of [...kept, newcomer]) s.destroy();
+    });
+
     it('closes the oldest idle connection of the same address first', async () => {
       const port = await start({ headersTimeoutMs: 60_000, maxIdle: 100, maxIdlePerAddress: 4 });
       const other = await idleSocket(port, '127.0.0.2');

@@ -7,8 +7,8 @@
  * never locks anyone out:
  * - it is closed when it has not sent complete headers within `headersTimeoutMs` (Node's own
  *   `headersTimeout` only starts at the first byte: a socket that sends nothing is closed here);
- * - past `maxIdle` idle connections (or `maxIdlePerAddress` from one remote address), the oldest idle
- *   one is closed to make room, ones that never completed a request first. A real client sends its
+ * - past `maxIdle` idle connections (or `maxIdlePerAddress` from one remote address), the one idle for
+ *   longest is closed to make room. A real client sends its
  *   request within milliseconds of connecting, so it is never the oldest: to push it out before its
  *   headers arrive, an attacker would have to open more connections than the cap in those milliseconds.
  * Connections with a request in progress are capped per remote address (`maxBusyPerAddress`, answered
@@ -66,7 +66,7 @@ export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void
 interface Conn {
   address: string;
   busy: number;
-  /** True once a request on it completed: a kept-alive connection is closed after never-used ones. */
+  /** True once a request on it completed (its idle timer then includes the keep-alive time). */
   used: boolean;
   timer?: NodeJS.Timeout;
 }
@@ -87,36 +87,31 @@ export function createListener(handler: RequestHandler, limits: Partial<Listener
   });
   server.maxConnections = l.maxConnections;
   const conns = new Map<Socket, Conn>();
-  // Idle connections in the order they went idle (Map keeps insertion order): oldest first.
-  const fresh = new Map<Socket, true>();
-  const kept = new Map<Socket, true>();
+  // Idle connections in the order they went idle (Map keeps insertion order): oldest first, in all and
+  // per address. Age alone decides: a connection that answered a request once is not spared, or an
+  // attacker's kept-alive sockets would outlive every newcomer.
+  const idleAll = new Map<Socket, true>();
   const idleByAddress = new Map<string, Map<Socket, true>>();
   const busyByAddress = new Map<string, number>();
 
   const unidle = (s: Socket, c: Conn) => {
-    fresh.delete(s);
-    kept.delete(s);
-    idleByAddress.get(c.address)?.delete(s);
-    if (idleByAddress.get(c.address)?.size === 0) idleByAddress.delete(c.address);
+    idleAll.delete(s);
+    const mine = idleByAddress.get(c.address);
+    mine?.delete(s);
+    if (mine?.size === 0) idleByAddress.delete(c.address);
     if (c.timer) clearTimeout(c.timer);
     c.timer = undefined;
   };
-  const oldest = (m: Map<Socket, true>, pick: (s: Socket) => boolean = () => true) => {
-    for (const s of m.keys()) if (pick(s)) return s;
-    return undefined;
-  };
+  const first = (m: Map<Socket, true>) => m.keys().next().value as Socket | undefined;
   const idle = (s: Socket, c: Conn) => {
-    (c.used ? kept : fresh).set(s, true);
+    idleAll.set(s, true);
     const mine = idleByAddress.get(c.address) ?? new Map<Socket, true>();
     idleByAddress.set(c.address, mine);
     mine.set(s, true);
     c.timer = setTimeout(() => s.destroy(), c.used ? l.keepAliveTimeoutMs + l.headersTimeoutMs : l.headersTimeoutMs);
     c.timer.unref();
-    if (mine.size > l.maxIdlePerAddress) {
-      const victim = oldest(fresh, (v) => mine.has(v)) ?? oldest(kept, (v) => mine.has(v));
-      victim?.destroy();
-    }
-    if (fresh.size + kept.size > l.maxIdle) (oldest(fresh) ?? oldest(kept))?.destroy();
+    if (mine.size > l.maxIdlePerAddress) first(mine)?.destroy();
+    if (idleAll.size > l.maxIdle) first(idleAll)?.destroy();
   };
 
   server.on('connection', (s: Socket) => {
