@@ -11,7 +11,7 @@
  *   lowers a verdict only when the name holds no mutating word and the arguments reveal nothing.
  */
 import type { Classification, Risk, ToolAnnotations } from '../types.js';
-import { CODE_BUDGET_CHARS, type CodeBudget, judgeValue, nameHint, type ToolCodeHints } from './code/index.js';
+import { type CodeBudget, judgeValue, nameHint, newCodeBudget, type ToolCodeHints } from './code/index.js';
 import { higher } from './rank.js';
 import {
   AMBIGUOUS,
@@ -133,7 +133,7 @@ export function classifyArgs(args: unknown, hints?: ToolCodeHints): { risk: Risk
   };
   let nodes = 0;
   let deep = false;
-  const budget: CodeBudget = { chars: CODE_BUDGET_CHARS };
+  const budget: CodeBudget = newCodeBudget();
   const walk = (value: unknown, key: string, depth: number): void => {
     if (++nodes > MAX_NODES) return;
     if (depth > MAX_DEPTH) {

@@ -18,6 +18,8 @@ export interface CodeHint {
   dialects?: readonly SqlDialect[];
   /** A field named or described as code: a value no parser accepts is a mutation. */
   strict: boolean;
+  /** The value is a part of a statement, judged where it runs: a condition after WHERE. */
+  fragment?: 'condition';
 }
 
 /** Code hints of one tool: per property name (at any depth of its inputSchema), and the tool's own. */
@@ -84,6 +86,8 @@ const LOOSE_NAMES = new Set([
   'source',
   'src',
 ]);
+/** Field names whose value is a condition inside a query (`WHERE <value>`). */
+const CONDITION_NAMES = new Set(['where', 'condition', 'predicate', 'filter']);
 /** Of the loose names, those that are code by name when the tool names a language. */
 const CODE_IF_TOOL_SAYS = new Set(['query', 'q', 'filter', 'expression', 'expr', 'where', 'condition', 'predicate', 'code']);
 
@@ -111,10 +115,11 @@ export function nameHint(key: string, tool: CodeHint | undefined): CodeHint | un
   const strict = STRICT_NAMES[last];
   if (strict) return { languages: strict, strict: true, ...(tool?.dialects ? { dialects: tool.dialects } : {}) };
   if (!LOOSE_NAMES.has(last)) return undefined;
+  const fragment = CONDITION_NAMES.has(last) ? { fragment: 'condition' as const } : {};
   const named = words.slice(0, -1).flatMap((w) => STRICT_NAMES[w] ?? []);
-  if (named.length > 0) return { languages: [...new Set(named)], strict: true, ...(tool?.dialects ? { dialects: tool.dialects } : {}) };
-  if (tool && tool.languages.length > 0 && CODE_IF_TOOL_SAYS.has(last)) return { ...tool, strict: true };
-  return { languages: ['sql', 'graphql', 'cypher'], strict: false, ...(tool?.dialects ? { dialects: tool.dialects } : {}) };
+  if (named.length > 0) return { languages: [...new Set(named)], strict: true, ...fragment, ...(tool?.dialects ? { dialects: tool.dialects } : {}) };
+  if (tool && tool.languages.length > 0 && CODE_IF_TOOL_SAYS.has(last)) return { ...tool, strict: true, ...fragment };
+  return { languages: ['sql', 'graphql', 'cypher'], strict: false, ...fragment, ...(tool?.dialects ? { dialects: tool.dialects } : {}) };
 }
 
 /**

@@ -14,7 +14,8 @@ import { judgeCypher, looksLikeCypher } from './cypher.js';
 import type { CodeHint } from './fields.js';
 import { judgeGraphql, looksLikeGraphql } from './graphql.js';
 import { judgeShell } from './shell.js';
-import { ALL_DIALECTS, judgeSql } from './sql.js';
+import { ALL_DIALECTS, CALL_PARSE_MS, judgeSql } from './sql.js';
+import type { ParseTime } from './sql-worker.js';
 import { type CodeJudgement, type CodeLanguage, stricter } from './verdict.js';
 
 export { type CodeHint, nameHint, type ToolCodeHints, toolCodeHints } from './fields.js';
@@ -37,10 +38,26 @@ function leadWord(text: string): string {
   return (/^[A-Za-z_]+/.exec(t)?.[0] ?? '').toLowerCase();
 }
 
+/** SQL statement words that write, for text no parser reads. */
+const WRITING_SQL_WORDS = new Set(
+  'insert update delete merge upsert replace drop create alter truncate grant revoke call exec execute copy do set reset lock vacuum load attach detach rename'.split(
+    ' ',
+  ),
+);
+/** What makes a text that opens with a writing word look like a statement rather than a sentence. */
+const SQL_SHAPE = /[;()=*]|\b(from|into|table|set|where|values|returning|database|schema|user|role|index|view|column|limit)\b/i;
+
+const looksWriting = (why: string): CodeJudgement => ({ kind: 'write', risk: 'medium', why });
+
+/** A GraphQL text without its leading comments, commas and white space. */
+function graphqlHead(text: string): string {
+  return text.slice(0, 4000).replace(/^(?:[\s,\ufeff]+|#[^\n\r]*)+/, '');
+}
+
 const NAMES: Record<CodeLanguage, string> = { sql: 'SQL', graphql: 'GraphQL', cypher: 'Cypher', shell: 'a shell command' };
 
-function judgeIn(language: CodeLanguage, text: string, hint: CodeHint | undefined): CodeJudgement {
-  if (language === 'sql') return judgeSql(text, hint?.dialects ?? ALL_DIALECTS);
+function judgeIn(language: CodeLanguage, text: string, hint: CodeHint | undefined, budget: CodeBudget): CodeJudgement {
+  if (language === 'sql') return judgeSql(text, hint?.dialects ?? ALL_DIALECTS, budget.sqlTime);
   if (language === 'graphql') return judgeGraphql(text);
   if (language === 'cypher') return judgeCypher(text);
   return judgeShell(text);
@@ -52,9 +69,18 @@ function judgeIn(language: CodeLanguage, text: string, hint: CodeHint | undefine
  */
 export const CODE_BUDGET_CHARS = 64_000;
 
-/** What is left of one call's parsing budget; create one per call with `{ chars: CODE_BUDGET_CHARS }`. */
+/**
+ * What is left of one call's parsing budget: characters, and node-sql-parser's time (ms). Create one
+ * per call with `newCodeBudget()`.
+ */
 export interface CodeBudget {
   chars: number;
+  sqlTime: ParseTime;
+}
+
+/** A fresh budget for one call. */
+export function newCodeBudget(): CodeBudget {
+  return { chars: CODE_BUDGET_CHARS, sqlTime: { ms: CALL_PARSE_MS } };
 }
 
 /**
@@ -63,15 +89,11 @@ export interface CodeBudget {
  * @param budget the call's parsing budget, spent here; once spent, any further code is a mutation.
  * @returns a mutation's risk and reason, or undefined when the value only reads or is not code.
  */
-export function judgeValue(
-  text: string,
-  hint: CodeHint | undefined,
-  budget: CodeBudget = { chars: CODE_BUDGET_CHARS },
-): { risk: Risk; why: string } | undefined {
+export function judgeValue(text: string, hint: CodeHint | undefined, budget: CodeBudget = newCodeBudget()): { risk: Risk; why: string } | undefined {
   let verdict: CodeJudgement | undefined;
   const unparsed: string[] = [];
-  const ask = (language: CodeLanguage) => {
-    budget.chars -= text.length;
+  const ask = (language: CodeLanguage, code = text) => {
+    budget.chars -= code.length;
     if (budget.chars < 0) {
       const spent: CodeJudgement = {
         kind: 'write',
@@ -81,11 +103,17 @@ export function judgeValue(
       verdict = verdict ? stricter(verdict, spent) : spent;
       return;
     }
-    const j = judgeIn(language, text, hint);
+    const j = judgeIn(language, code, hint, budget);
     if (j.kind === 'unparsed') unparsed.push(j.why);
     else verdict = verdict ? stricter(verdict, j) : j;
   };
-  if (hint?.strict) {
+  // A condition (`where`, `filter`) runs inside a query: judge it where it runs.
+  const askFragment = () => ask('sql', `SELECT * FROM t WHERE ${text}`);
+  if (text.includes('\0')) return { risk: 'medium', why: 'holds a NUL character, where a parser may stop reading' };
+  if (hint?.strict && hint.fragment === 'condition' && hint.languages.includes('sql')) {
+    askFragment();
+    if (!verdict) return { risk: 'medium', why: `not readable as an SQL condition, so it could do anything (${unparsed[0] ?? 'no parser accepts it'})` };
+  } else if (hint?.strict) {
     for (const l of hint.languages) ask(l);
     if (!verdict)
       return {
@@ -93,10 +121,26 @@ export function judgeValue(
         why: `not readable as ${hint.languages.map((l) => NAMES[l]).join(' or ')}, so it could do anything (${unparsed[0] ?? 'no parser accepts it'})`,
       };
   } else {
+    if (hint?.fragment === 'condition') askFragment();
     const lead = leadWord(text);
-    if (SQL_STATEMENT_WORDS.has(lead)) ask('sql');
-    if (looksLikeGraphql(text)) ask('graphql');
-    if (looksLikeCypher(text)) ask('cypher');
+    if (SQL_STATEMENT_WORDS.has(lead)) {
+      ask('sql');
+      // Text that opens and is shaped like a writing statement is held even when no parser reads it
+      // (another dialect's syntax, a parser's limit): "could not tell" is not "read".
+      if (!verdict && WRITING_SQL_WORDS.has(lead) && SQL_SHAPE.test(text))
+        verdict = looksWriting(`opens like a ${lead.toUpperCase()} statement that no SQL parser reads`);
+    }
+    if (looksLikeGraphql(text)) {
+      ask('graphql');
+      if (!verdict && /^(mutation|subscription)\b/.test(graphqlHead(text)))
+        verdict = looksWriting('opens like a GraphQL mutation that the parser does not read');
+    }
+    if (looksLikeCypher(text)) {
+      ask('cypher');
+      if (!verdict) verdict = looksWriting('looks like Cypher that cannot be read');
+    }
+    // A statement after a semicolon (`1=1; DELETE FROM users` in a filter) is judged on its own.
+    for (const segment of text.split(';').slice(1, 21)) if (SQL_STATEMENT_WORDS.has(leadWord(segment))) ask('sql', segment);
   }
   const v = verdict as CodeJudgement | undefined;
   return v?.kind === 'write' ? { risk: v.risk, why: v.why } : undefined;

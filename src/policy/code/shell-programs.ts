@@ -19,23 +19,48 @@ interface Reader {
 
 const nothing: Reader = {};
 
+function testOperands(args: readonly string[]): string | undefined {
+  if (args.some((a) => a === '-v' || a === '-R')) return 'tests a variable by name (bash evaluates its subscript)';
+  if (args.some((a) => /[[`$]/.test(a))) return 'evaluates text that bash reads as an expression';
+  return undefined;
+}
+
+/** The operands of an argument list: words that are not options, and everything after `--`. */
+function operandsOf(args: readonly string[]): string[] {
+  const end = args.indexOf('--');
+  const before = (end < 0 ? args : args.slice(0, end)).filter((x) => !x.startsWith('-') || x === '-');
+  return end < 0 ? before : [...before, ...args.slice(end + 1)];
+}
+
+/** Whether a long option as written (`--outp=x`) is an abbreviation of one of `names` (getopt accepts any unique prefix). */
+function abbreviates(option: string, names: readonly string[]): string | undefined {
+  const name = option.split('=')[0] as string;
+  if (!name.startsWith('--') || name.length < 3) return undefined;
+  return names.find((l) => l.startsWith(name));
+}
+
 /** Readers by program name. */
 export const READERS: ReadonlyMap<string, Reader> = new Map<string, Reader>([
-  ...'cat head tail grep egrep fgrep wc pwd echo printf which whoami id uname printenv ps df du free uptime stat cut tr cmp md5sum sha1sum sha256sum sha512sum basename dirname realpath readlink true false test [ column nl tac ls jq diff'
+  ...'cat head tail grep egrep fgrep wc pwd echo which whoami id uname printenv ps df du free uptime stat cut tr cmp md5sum sha1sum sha256sum sha512sum basename dirname realpath readlink true false column nl tac ls jq diff cd'
     .split(' ')
     .map((p): [string, Reader] => [p, nothing]),
   ['sort', { short: 'o', long: ['--output', '--compress-program'] }],
-  ['uniq', { operands: (a) => (a.filter((x) => !x.startsWith('-')).length >= 2 ? 'writes its second file operand' : undefined) }],
-  ['tree', { short: 'o', long: ['--output'] }],
+  ['uniq', { operands: (a) => (operandsOf(a).length >= 2 ? 'writes its second file operand' : undefined) }],
+  ['tree', { short: 'oR', long: ['--output'] }],
+  // printf -v assigns (and evaluates a subscript: `printf -v 'a[$(cmd)]'`).
+  ['printf', { short: 'v' }],
+  // test -v / -R name a variable, and arithmetic operands evaluate subscripts: `test -v 'a[$(cmd)]'`.
+  ['test', { operands: testOperands }],
+  ['[', { operands: testOperands }],
   ['file', { short: 'C', long: ['--compile'] }],
   ['rg', { long: ['--pre', '--pre-glob', '--hostname-bin'] }],
-  ['date', { short: 's', long: ['--set'], operands: (a) => (a.some((x) => !x.startsWith('+') && !x.startsWith('-')) ? 'sets the clock' : undefined) }],
-  ['hostname', { short: 'Fb', long: ['--file', '--boot'], operands: (a) => (a.some((x) => !x.startsWith('-')) ? 'sets the host name' : undefined) }],
+  ['date', { short: 's', long: ['--set'], operands: (a) => (operandsOf(a).some((x) => !x.startsWith('+')) ? 'sets the clock' : undefined) }],
+  ['hostname', { short: 'Fb', long: ['--file', '--boot'], operands: (a) => (operandsOf(a).length > 0 ? 'sets the host name' : undefined) }],
 ]);
 
 /** Git subcommands that read, and the options that make them write or run a program. */
 export const GIT_READ = new Set(['status', 'log', 'diff', 'show', 'blame', 'ls-files', 'rev-parse', 'describe', 'shortlog', 'ls-tree', 'cat-file', 'grep']);
-const GIT_WRITING = /^(--output|--ext-diff|--textconv|-O|--open-files-in-pager|--exec|--upload-pack|--receive-pack)(=|$)|^-O./;
+const GIT_WRITING_LONG = ['--output', '--ext-diff', '--textconv', '--open-files-in-pager', '--exec', '--upload-pack', '--receive-pack', '--filters'];
 /** Git's global options that make any subcommand run a program or read another repository's config. */
 const GIT_CONFIGURING = /^(-c|-C|--config-env|--exec-path|--git-dir|--work-tree|--namespace|--super-prefix)(=|$)|^-[cC]./;
 
@@ -50,11 +75,14 @@ export const DESTRUCTIVE_PROGRAMS = new Set(
  * Why an argv does not only read, or undefined when it does. `argv[0]` is the program (a bare name;
  * a path names another program than the one of that name on PATH and is not a known reader).
  */
-export function judgeArgv(argv: readonly string[]): { risk: Risk; why: string } | undefined {
+export function judgeArgv(argv: readonly string[], glob = false): { risk: Risk; why: string } | undefined {
   const program = argv[0] ?? '';
   const args = argv.slice(1);
   const base = program.split('/').pop() ?? program;
   const risky = (why: string): { risk: Risk; why: string } => ({ risk: DESTRUCTIVE_PROGRAMS.has(base) ? 'high' : 'medium', why });
+  // A glob can match a file named like an option (`-o…`): only programs without a writing option take one.
+  if (glob && (!READERS.has(program) || READERS.get(program) !== nothing))
+    return risky(`runs ${program.slice(0, 60)} with a glob, whose matches can be options that write`);
   if (program === 'git') return judgeGit(args);
   if (program === 'find') return judgeFind(args);
   if (program === 'sed') return judgeSed(args);
@@ -64,9 +92,8 @@ export function judgeArgv(argv: readonly string[]): { risk: Risk; why: string } 
   const options = args.filter((a) => a.startsWith('-') && a !== '-' && a !== '--');
   for (const o of options) {
     if (o.startsWith('--')) {
-      const name = o.split('=')[0] as string;
-      if (reader.long?.some((l) => l === name || (l.startsWith(name) && name.length > 3)))
-        return risky(`runs ${program} ${name}, which writes or runs a program`);
+      const long = abbreviates(o, reader.long ?? []);
+      if (long) return risky(`runs ${program} ${o.split('=')[0]?.slice(0, 40)} (${long}), which writes or runs a program`);
     } else if (reader.short && [...o.slice(1)].some((c) => reader.short?.includes(c))) return risky(`runs ${program} ${o}, which writes`);
   }
   const operandWhy = reader.operands?.(args);
@@ -86,8 +113,8 @@ function judgeGit(args: readonly string[]): { risk: Risk; why: string } | undefi
       risk: /^(push|reset|clean|rm|branch|tag|checkout|rebase|gc|prune|filter-branch)$/.test(sub) ? 'high' : 'medium',
       why: `runs git ${sub.slice(0, 40)}`.trim(),
     };
-  const bad = args.slice(i + 1).find((a) => GIT_WRITING.test(a));
-  if (bad) return { risk: 'medium', why: `runs git ${sub} ${bad.split('=')[0]}, which writes or runs a program` };
+  const bad = args.slice(i + 1).find((a) => abbreviates(a, GIT_WRITING_LONG) !== undefined || /^-O/.test(a));
+  if (bad) return { risk: 'medium', why: `runs git ${sub} ${bad.split('=')[0]?.slice(0, 40)}, which writes or runs a program` };
   return undefined;
 }
 
@@ -98,7 +125,7 @@ function judgeFind(args: readonly string[]): { risk: Risk; why: string } | undef
     if (a === '-delete' || a.startsWith('-fprint') || a === '-fls') return { risk: 'high', why: `runs find ${a}, which writes` };
     if (a === '-exec' || a === '-execdir' || a === '-ok' || a === '-okdir') {
       let end = i + 1;
-      while (end < args.length && args[end] !== ';' && args[end] !== '+') end++;
+      while (end < args.length && args[end] !== ';' && !(args[end] === '+' && args[end - 1] === '{}')) end++;
       const inner = judgeArgv(args.slice(i + 1, end));
       if (inner) return { risk: inner.risk, why: `runs find ${a} that ${inner.why}` };
       i = end;

@@ -38,26 +38,84 @@ const WRITING_NODES: Record<string, string> = {
   CoprocClause: 'starts a coprocess',
 };
 
-/**
- * The text a command receives for a word (quotes removed, backslash escapes applied as bash does), or
- * undefined when any part of it is known only at run time.
- */
-function literal(word: ShNode): string | undefined {
+/** A word as a command receives it, and whether bash may turn it into other words first. */
+interface WordText {
+  /** Quotes removed, backslash escapes applied as bash does; undefined when known only at run time. */
+  text: string | undefined;
+  /** Unquoted glob characters (the matched file names can be options: a file called `-o…`). */
+  glob: boolean;
+  /** Unquoted brace expansion (`{-o,out}` becomes two words, an option among them). */
+  braces: boolean;
+}
+
+function wordText(word: ShNode): WordText {
   let out = '';
+  let glob = false;
+  let braces = false;
   for (const part of (word.Parts as ShNode[] | undefined) ?? []) {
     const t = syntax.NodeType(part);
-    if (t === 'Lit') out += String(part.Value).replace(/\\\n/g, '').replace(/\\(.)/gs, '$1');
-    else if (t === 'SglQuoted' && !part.Dollar) out += String(part.Value);
+    if (t === 'Lit') {
+      const raw = String(part.Value);
+      // Escaped characters are literal; look for expansion characters with the escapes taken out.
+      const bare = raw.replace(/\\[\s\S]/g, '');
+      if (/[*?[]/.test(bare)) glob = true;
+      if (/\{[^{}]*(,|\.\.)[^{}]*\}/.test(bare)) braces = true;
+      out += raw.replace(/\\\n/g, '').replace(/\\(.)/gs, '$1');
+    } else if (t === 'SglQuoted' && !part.Dollar) out += String(part.Value);
     else if (t === 'DblQuoted' && !part.Dollar) {
       for (const inner of (part.Parts as ShNode[] | undefined) ?? []) {
-        if (syntax.NodeType(inner) !== 'Lit') return undefined;
+        if (syntax.NodeType(inner) !== 'Lit') return { text: undefined, glob, braces };
         out += String(inner.Value)
           .replace(/\\\n/g, '')
           .replace(/\\([$`"\\])/g, '$1');
       }
-    } else return undefined;
+    } else return { text: undefined, glob, braces };
   }
-  return out;
+  return { text: out, glob, braces };
+}
+
+/** The text of a word, or undefined when any part of it is known only at run time (see wordText). */
+function literal(word: ShNode): string | undefined {
+  return wordText(word).text;
+}
+
+/** Whether a word holds only text and plain `$NAME` / `${NAME}` expansions (no subscript, default, slice or substitution). */
+function plainExpansions(word: ShNode): boolean {
+  const plain = (p: ShNode): boolean => {
+    const t = syntax.NodeType(p);
+    if (t === 'Lit' || t === 'SglQuoted') return true;
+    if (t === 'DblQuoted') return ((p.Parts as ShNode[] | undefined) ?? []).every(plain);
+    if (t !== 'ParamExp') return false;
+    return !p.Excl && !p.Length && !p.Width && !p.Index && !p.Slice && !p.Repl && !p.Exp && !((p.Names as unknown as number) > 0);
+  };
+  return ((word.Parts as ShNode[] | undefined) ?? []).every(plain);
+}
+
+/** mvdan/sh's operator numbers for `-v` and `-R` in `[[ ]]`, read off the parser itself. */
+const TEST_VARIABLE_OPS = new Set(
+  ['[[ -v x ]]', '[[ -R x ]]'].map((src) => {
+    let op = -1;
+    syntax.Walk(parser.Parse(src, 'probe'), (n) => {
+      if (n && syntax.NodeType(n) === 'UnaryTest') op = Number(n.Op);
+      return true;
+    });
+    return op;
+  }),
+);
+
+/**
+ * `[[ ]]`, `(( ))` and `let` evaluate array subscripts in plain text (`[[ -v 'a[$(cmd)]' ]]` runs cmd),
+ * and `-v`/`-R` test variables by name: any subscript, or such a test, is not proven to read.
+ */
+function judgeEvaluating(node: ShNode, raise: (risk: Risk, why: string) => void): void {
+  syntax.Walk(node, (n) => {
+    if (!n) return false;
+    const t = syntax.NodeType(n);
+    if (t === 'UnaryTest' && TEST_VARIABLE_OPS.has(Number(n.Op))) raise('medium', 'tests a variable by name (bash evaluates its subscript)');
+    if ((t === 'Lit' || t === 'SglQuoted') && /[[`$]/.test(String(n.Value)))
+      raise('medium', 'evaluates text that bash reads as an expression (an array subscript can run a command)');
+    return true;
+  });
 }
 
 /** Judges a shell command (bash syntax). */
@@ -82,6 +140,12 @@ export function judgeShell(text: string): CodeJudgement {
       if (writing) raise('medium', writing);
       else if (type === 'Redirect') judgeRedirect(node, raise);
       else if (type === 'CallExpr') judgeCall(node, raise);
+      else if (type === 'TestClause' || type === 'ArithmCmd' || type === 'LetClause' || type === 'ArithmExp') judgeEvaluating(node, raise);
+      else if (type === 'WordIter') {
+        // A loop variable is an assignment: `for PATH in /tmp/evil; do ls; done`.
+        const name = String((node.Name as ShNode | undefined)?.Value ?? '');
+        if (/[A-Z]/.test(name) && !HARMLESS_VARIABLES.test(name)) raise('medium', `sets ${name.slice(0, 40)} in a loop, which can change what a command runs`);
+      }
       return true;
     });
   } catch {
@@ -108,18 +172,25 @@ function judgeCall(node: ShNode, raise: (risk: Risk, why: string) => void): void
     if (!HARMLESS_VARIABLES.test(name)) raise('medium', `sets ${name.slice(0, 40) || 'a variable'}, which can change what a command runs`);
   }
   const argv: string[] = [];
+  let glob = false;
   for (const w of (node.Args as ShNode[] | undefined) ?? []) {
-    const text = literal(w);
-    if (text === undefined) {
-      raise(
-        'medium',
-        argv.length === 0
-          ? 'runs a command whose name is known only at run time'
-          : `runs ${argv[0]} with an argument known only at run time (a variable or substitution)`,
-      );
+    const word = wordText(w);
+    if (word.braces) {
+      raise('medium', 'uses brace expansion, which can turn a word into an option');
       return;
     }
-    argv.push(text);
+    // echo takes no option that writes, so a plain variable's value cannot make it write.
+    if (word.text === undefined && argv.length === 1 && argv[0] === 'echo' && plainExpansions(w)) continue;
+    if (word.text === undefined) {
+      const why =
+        argv.length === 0
+          ? 'runs a command whose name is known only at run time'
+          : `runs ${argv[0]} with an argument known only at run time (a variable or substitution)`;
+      raise('medium', why);
+      return;
+    }
+    if (argv.length > 0 && word.glob) glob = true;
+    argv.push(word.text);
   }
   if (argv.length === 0) return;
   // Wrappers that run the rest of the line as a command.
@@ -139,6 +210,6 @@ function judgeCall(node: ShNode, raise: (risk: Risk, why: string) => void): void
       return;
     }
   }
-  const verdict = judgeArgv(argv);
+  const verdict = judgeArgv(argv, glob);
   if (verdict) raise(verdict.risk, verdict.why);
 }

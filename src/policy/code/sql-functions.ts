@@ -76,7 +76,7 @@ export const PURE_SQL_FUNCTIONS: ReadonlySet<string> = list(`
   st_astext st_asgeojson st_distance st_contains st_intersects st_within st_x st_y st_area st_length
   st_makepoint st_setsrid st_transform st_geomfromtext st_dwithin st_buffer
   date_diff datetime_diff timestamp_diff date_from_parts
-  error_message error_number exists
+  error_message error_number exists timezone similar_to_escape overlay pg_blocking_pids pg_wal_lsn_diff
 `);
 
 /** TABLESAMPLE methods that are built in (PostgreSQL 18, SELECT "TABLESAMPLE sampling_method"). */
@@ -88,4 +88,13 @@ export const READ_PRAGMAS: ReadonlySet<string> = list(`
   collation_list compile_options function_list module_list pragma_list integrity_check quick_check
   foreign_key_check page_count page_size freelist_count schema_version user_version application_id
   encoding journal_mode data_version
+`);
+
+/** Built-in PostgreSQL type names as written unqualified in a cast (`x::text`); others may run a domain's checks. */
+export const BUILTIN_TYPES: ReadonlySet<string> = list(`
+  text varchar char bpchar name int int2 int4 int8 smallint integer bigint numeric decimal real float4 float8
+  double bool boolean date time timetz timestamp timestamptz interval json jsonb uuid bytea inet cidr macaddr
+  money xml tsvector tsquery point line lseg box path polygon circle oid regclass regtype regproc regprocedure
+  regnamespace regrole regconfig regdictionary int4range int8range numrange tsrange tstzrange daterange bit varbit
+  record anyelement void citext
 `);

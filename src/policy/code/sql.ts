@@ -14,13 +14,12 @@
  * does not lex exactly as the MySQL server does (`SELECT 1--1 INTO OUTFILE …` is one such text).
  */
 import { loadModule, parseSync, scanSync } from 'libpg-query';
-import sqlParser from 'node-sql-parser';
 import type { Risk } from '../../types.js';
-import { PURE_SAMPLE_METHODS, PURE_SQL_FUNCTIONS, READ_PRAGMAS } from './sql-functions.js';
+import { BUILTIN_TYPES, PURE_SAMPLE_METHODS, PURE_SQL_FUNCTIONS, READ_PRAGMAS } from './sql-functions.js';
+import { PARSE_TIMEOUT_MS, type ParseTime, parseInWorker } from './sql-worker.js';
 import { type CodeJudgement, MAX_CODE_CHARS, type SqlDialect, stricter } from './verdict.js';
 
 await loadModule();
-const nsp = new sqlParser.Parser();
 
 /**
  * The dialects asked when a tool does not say which one it speaks. SQL Server, BigQuery and Snowflake
@@ -50,14 +49,51 @@ function holdsWriteKeyword(text: string): boolean {
   }
 }
 
+/** Whether a word of `words` stands outside strings and comments, after the first `from` tokens. */
+function holdsWord(text: string, words: ReadonlySet<string>, from: number): boolean {
+  try {
+    return scanSync(text)
+      .tokens.filter((t) => t.tokenName !== 'SQL_COMMENT' && t.tokenName !== 'C_COMMENT')
+      .slice(from)
+      .some((t) => (t.tokenName === 'IDENT' || t.keywordKind !== 0) && !t.text.startsWith('"') && words.has(t.text.toLowerCase()));
+  } catch {
+    return true;
+  }
+}
+
 /**
  * Longest SQL that node-sql-parser reads (characters): its PEG parser takes seconds on tens of kilobytes,
  * which a hostile agent could use to stall the gate. PostgreSQL's parser reads up to MAX_CODE_CHARS.
  */
 const MAX_OTHER_DIALECT_CHARS = 4_000;
 
+/** How long node-sql-parser may take for all the SQL of one call (ms); past it, the call is held. */
+export const CALL_PARSE_MS = 1_000;
+
 /** Tokens that different SQL dialects (or node-sql-parser and the MySQL server) read differently. */
 const DIALECT_SENSITIVE = /[\\#$`]|--(?![ \t\r\n\f\v]|$)|\/\*/;
+/** For MySQL and MariaDB alone: where node-sql-parser lexes unlike the MySQL server (`--1`, `/*!` code). */
+const MYSQL_SENSITIVE = /--(?![ \t\r\n\f\v]|$)|\/\*!/;
+/** For one other named dialect: backslashes, whose meaning in strings node-sql-parser may not share. */
+const OTHER_SENSITIVE = /\\/;
+
+/** The tokens that make a read doubtful for these dialects, or undefined when PostgreSQL alone is asked. */
+function sensitiveFor(dialects: readonly SqlDialect[]): RegExp | undefined {
+  if (dialects.every((d) => d === 'postgresql')) return undefined;
+  if (dialects.every((d) => d === 'mysql' || d === 'mariadb')) return MYSQL_SENSITIVE;
+  if (dialects.length === 1) return OTHER_SENSITIVE;
+  return DIALECT_SENSITIVE;
+}
+
+/**
+ * SQL Server statements that need no `;` before them and are reserved words there, so that
+ * `SELECT * FROM t SHUTDOWN` is two statements (other parsers read an alias).
+ */
+const TSQL_STATEMENTS = new Set(
+  'shutdown checkpoint reconfigure commit rollback kill deallocate backup restore dbcc waitfor use raiserror goto begin save revert setuser truncate bulk open close fetch declare set exec execute insert update delete merge drop create alter grant deny revoke print throw return break continue disable enable'.split(
+    ' ',
+  ),
+);
 
 /** Statement kinds that destroy data or change who may do what: risk high. */
 const HIGH_STATEMENTS =
@@ -88,8 +124,10 @@ function statementName(node: string): string {
  * @param dialects the dialects the tool speaks; several (or all) when it does not say.
  * @returns `read`, `write` with the statement kind, or `unparsed` when no dialect's parser accepts it.
  */
-export function judgeSql(text: string, dialects: readonly SqlDialect[] = ALL_DIALECTS): CodeJudgement {
+export function judgeSql(text: string, dialects: readonly SqlDialect[] = ALL_DIALECTS, time: ParseTime = { ms: CALL_PARSE_MS }): CodeJudgement {
   if (text.length > MAX_CODE_CHARS) return write('medium', `SQL longer than ${MAX_CODE_CHARS} characters is not read`);
+  // PostgreSQL's parser stops at a NUL; a driver or engine that does not would run what follows.
+  if (text.includes('\0')) return write('medium', 'SQL holding a NUL character (a parser may stop reading there)');
   const pragma = judgePragma(text);
   if (pragma) return pragma;
   let worst: CodeJudgement | undefined;
@@ -100,7 +138,7 @@ export function judgeSql(text: string, dialects: readonly SqlDialect[] = ALL_DIA
         'medium',
         `SQL longer than ${MAX_OTHER_DIALECT_CHARS} characters is read only by PostgreSQL's parser; name the dialect (PostgreSQL) in the tool description, or have a person look`,
       );
-    const j = d === 'postgresql' ? judgePostgres(text) : judgeOther(text, d);
+    const j = d === 'postgresql' ? judgePostgres(text) : judgeOther(text, d, time);
     if (j.kind === 'unparsed') {
       refused++;
       continue;
@@ -109,11 +147,13 @@ export function judgeSql(text: string, dialects: readonly SqlDialect[] = ALL_DIA
     if (worst.kind === 'write' && worst.risk === 'high') return worst;
   }
   if (!worst) return { kind: 'unparsed', why: `no SQL parser accepts it (${dialects.join(', ')})` };
-  if (worst.kind === 'read' && (dialects.length > 1 || dialects[0] !== 'postgresql') && DIALECT_SENSITIVE.test(text))
+  if (worst.kind === 'read' && sensitiveFor(dialects)?.test(text))
     return write(
       'medium',
       'its comments, quotes or escapes read differently in different SQL dialects; name the dialect in the tool description to have it read',
     );
+  if (worst.kind === 'read' && dialects.includes('transactsql') && holdsWord(text, TSQL_STATEMENTS, 1))
+    return write('medium', 'SQL Server reads a second statement in it (a statement word needs no semicolon there)');
   if (worst.kind === 'read' && refused > 0 && holdsWriteKeyword(text))
     return write(
       'medium',
@@ -183,7 +223,8 @@ function judgePgTree(root: unknown, language: string): CodeJudgement {
       if (key === 'intoClause') return write('medium', 'SELECT … INTO creates a table');
       if (key === 'lockingClause' && Array.isArray(value) && value.length > 0) return write('medium', 'locks rows (FOR UPDATE/SHARE)');
       if (key === 'FuncCall') {
-        const bad = impureFunction(pgName((value as { funcname?: unknown }).funcname));
+        // PostgreSQL folds unquoted names to lower case already; a quoted "LOWER" is another function.
+        const bad = impureFunction(pgName((value as { funcname?: unknown }).funcname), true);
         if (bad) return write('high', bad);
       }
       if (key === 'RangeTableSample') {
@@ -191,9 +232,14 @@ function judgePgTree(root: unknown, language: string): CodeJudgement {
         if (method.length !== 1 || !PURE_SAMPLE_METHODS.has(method[0] as string))
           return write('medium', `samples with the method ${method.join('.')}, which is not built in`);
       }
-      if (key === 'A_Expr') {
-        const op = pgName((value as { name?: unknown }).name);
-        if (op.length > 1 && op[0] !== 'pg_catalog') return write('medium', `uses the operator ${op.join('.')} from schema ${op[0]}`);
+      // Operators are functions: one from a schema other than pg_catalog may be anyone's (A_Expr, ANY/ALL, ORDER BY … USING).
+      const operator = key === 'A_Expr' ? pgName((value as { name?: unknown }).name) : key === 'operName' || key === 'useOp' ? pgName(value) : [];
+      if (operator.length > 1 && operator[0] !== 'pg_catalog') return write('medium', `uses the operator ${operator.join('.')} from schema ${operator[0]}`);
+      if (key === 'TypeCast' || key === 'typeName') {
+        const type = pgName((key === 'TypeCast' ? (value as { typeName?: { names?: unknown } }).typeName : (value as { names?: unknown }))?.names);
+        const bad = type.length > 0 && (type.length > 1 ? type[0] !== 'pg_catalog' : !BUILTIN_TYPES.has(type[0] as string));
+        if (bad)
+          return write('medium', `casts to the type ${type.join('.').slice(0, 60)}, which is not built in (a domain's checks and a type's input function run)`);
       }
       stack.push(value);
     }
@@ -208,12 +254,12 @@ function pgName(list: unknown): string[] {
 }
 
 /** A reason when a function (its name parts) is not a pure built-in; undefined when it is. */
-function impureFunction(parts: readonly string[]): string | undefined {
+function impureFunction(parts: readonly string[], exactCase = false): string | undefined {
   const name = parts[parts.length - 1] ?? '';
   const schema = parts.length > 1 ? parts.slice(0, -1).join('.') : undefined;
   if (schema !== undefined && !['pg_catalog', 'sys', 'dbo', 'main'].includes(schema.toLowerCase()))
     return `calls ${parts.join('.')}, a function outside the built-ins (it may change data)`;
-  if (!PURE_SQL_FUNCTIONS.has(name.toLowerCase())) return `calls ${name.slice(0, 60)}, not a known side-effect-free built-in function`;
+  if (!PURE_SQL_FUNCTIONS.has(exactCase ? name : name.toLowerCase())) return `calls ${name.slice(0, 60)}, not a known side-effect-free built-in function`;
   return undefined;
 }
 
@@ -232,13 +278,14 @@ const NSP_NAMES: Record<Exclude<SqlDialect, 'postgresql'>, string> = {
 /** Statement types of node-sql-parser that only read. */
 const NSP_READ_TYPES = new Set(['select', 'show', 'desc', 'describe']);
 
-function judgeOther(text: string, d: Exclude<SqlDialect, 'postgresql'>): CodeJudgement {
-  let parsed: { ast: unknown; tableList: string[] };
-  try {
-    parsed = nsp.parse(text, { database: NSP_NAMES[d] }) as typeof parsed;
-  } catch (e) {
-    return { kind: 'unparsed', why: `${NSP_NAMES[d]}: ${e instanceof Error ? e.message.slice(0, 120) : String(e)}` };
-  }
+function judgeOther(text: string, d: Exclude<SqlDialect, 'postgresql'>, time: ParseTime): CodeJudgement {
+  const parsed = parseInWorker(text, NSP_NAMES[d], time);
+  if (parsed.kind === 'timeout')
+    return write(
+      'medium',
+      `SQL that ${NSP_NAMES[d]}'s parser could not read in the time a call has (${PARSE_TIMEOUT_MS} ms a text, ${CALL_PARSE_MS} ms a call)`,
+    );
+  if (parsed.kind === 'refused') return { kind: 'unparsed', why: `${NSP_NAMES[d]}: ${parsed.error.slice(0, 120)}` };
   const language = NSP_NAMES[d];
   // The parser's own list of what each statement does to each table ("select::db::t", "delete::null::t").
   const op = parsed.tableList.map((t) => t.split('::')[0] ?? '').find((o) => o !== 'select' && o !== 'show');
@@ -280,7 +327,8 @@ function judgeNspTree(root: unknown, language: string): CodeJudgement {
     if (into && typeof into === 'object' && (into.position != null || into.keyword != null)) return write('medium', `SELECT … INTO writes (${language})`);
     if ((typeof n.locking_read === 'string' && n.locking_read) || (n.for_update != null && n.for_update !== false))
       return write('medium', 'locks rows (FOR UPDATE/SHARE)');
-    if (type === 'function' || type === 'aggr_func' || type === 'window_func') {
+    // node-sql-parser reads a parenthesised subquery in some positions as a "function" named SELECT.
+    if ((type === 'function' || type === 'aggr_func' || type === 'window_func') && nspName(n.name).join('.').toLowerCase() !== 'select') {
       const bad = impureFunction(nspName(n.name));
       if (bad) return write('high', bad);
     }
