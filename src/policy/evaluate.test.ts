@@ -88,3 +88,10 @@ describe('tool-name globs', () => {
     assert.equal(re.test('a.b+[c]'), false);
   });
 });
+
+describe('tool-name globs', () => {
+  it('take a hyphen as itself (a rule such as brave-search__* does not stop the gate)', () => {
+    assert.ok(globToRegExp('brave-search__*').test('brave-search__web'));
+    assert.ok(!globToRegExp('a-b').test('a_b'));
+  });
+});

@@ -45,7 +45,7 @@ export function compilePolicy(rules: readonly ToolRule[]): Policy {
  * the upstream `crm` whatever its name holds (a path-glob library would stop at `/`).
  */
 export function globToRegExp(pattern: string): RegExp {
-  const body = [...pattern].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\/-]/g, '\\$&'))).join('');
+  const body = [...pattern].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\/]/g, '\\$&'))).join('');
   return new RegExp(`^${body}$`, 'su');
 }
 
