@@ -34,14 +34,40 @@ export interface CatalogueTool {
 /** Which fields of a tool hold code, computed once per definition object (a new listing makes new ones). */
 const codeHints = new WeakMap<object, ToolCodeHints>();
 
-/** The classifier's verdict on one call of a catalogued tool (name and code fields cached, arguments read per call). */
+/**
+ * Recent verdicts per catalogued tool, by the arguments' JSON: a call that the fast path looked at and
+ * left to the pipeline, or a repeated poll, parses its code once. Bounded per tool; a tool object that
+ * a new listing replaces takes its verdicts with it.
+ */
+const recent = new WeakMap<CatalogueTool, Map<string, Classification>>();
+const RECENT_PER_TOOL = 64;
+const RECENT_MAX_KEY = 64 * 1024;
+
+/** The classifier's verdict on one call of a catalogued tool (name and code fields cached, arguments read once). */
 export function classifyTool(tool: CatalogueTool, args: unknown): Classification {
   let hints = codeHints.get(tool.upstreamDefinition);
   if (!hints) {
     hints = toolCodeHints(tool.upstreamDefinition, tool.upstream.name);
     codeHints.set(tool.upstreamDefinition, hints);
   }
-  return combine(tool.nameVerdict, args === undefined ? undefined : classifyArgs(args, hints), tool.annotations);
+  if (args === undefined) return combine(tool.nameVerdict, undefined, tool.annotations);
+  let key: string | undefined;
+  try {
+    key = JSON.stringify(args);
+  } catch {
+    key = undefined;
+  }
+  const seen = recent.get(tool);
+  const cached = key !== undefined ? seen?.get(key) : undefined;
+  if (cached) return cached;
+  const verdict = combine(tool.nameVerdict, classifyArgs(args, hints), tool.annotations);
+  if (key !== undefined && key.length <= RECENT_MAX_KEY) {
+    const map = seen ?? new Map<string, Classification>();
+    if (!seen) recent.set(tool, map);
+    if (map.size >= RECENT_PER_TOOL) map.delete(map.keys().next().value as string);
+    map.set(key, verdict);
+  }
+  return verdict;
 }
 
 /** Largest number of tools/list pages fetched from one upstream (guards against an endless cursor chain). */
