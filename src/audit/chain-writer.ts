@@ -5,8 +5,10 @@
  *
  * `append(batch, durable)` signs and writes a batch in one write; with `durable` it fdatasyncs before
  * returning. `writeHead()` syncs the log first, then writes the head to a temp file and renames it over
- * the old one, so the head never covers more than is on disk. At open, a torn last line (no newline: a
- * crash mid-write) is moved to `<log>.quarantine` with a warning, never silently dropped.
+ * the old one, so the head never covers more than is on disk. At open, the existing log is checked by
+ * `checkBeforeAppend` (audit/verify/append-check.ts, the same check `promote` holds a replayed log to), and
+ * a torn last line (no newline: a crash mid-write) is moved to `<log>.quarantine` with a warning, never
+ * silently dropped.
  */
 import { createPublicKey } from 'node:crypto';
 import { appendFileSync, closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';

@@ -15,13 +15,13 @@ import type { HeadInput, Item, Problem } from './types.js';
 const CHAIN_EXTENSION = 'lookfirst-chain';
 
 /** A signer named in a note: its key name and 8-hex-digit key id ("?" when the signature is unreadable). */
-export interface NoteSigner {
+export interface NamedSigner {
   name: string;
   keyId: string;
 }
 
 /** The signature lines of a note, as name and key id. Pure; malformed lines are left out. */
-export function noteSigners(note: string): NoteSigner[] {
+export function noteSigners(note: string): NamedSigner[] {
   const split = note.lastIndexOf('\n\n');
   if (split < 0) return [];
   return [...note.slice(split + 2).matchAll(/^\u2014 (\S+) (\S+)$/gmu)].map((m) => {
@@ -35,9 +35,9 @@ export function describeKey(k: { name: string; keyId: string | Buffer }): string
   return `${printable(k.name)} (key id ${typeof k.keyId === 'string' ? k.keyId : k.keyId.toString('hex')})`;
 }
 
-const isConfigured = (s: NoteSigner, v: NoteVerifier) => s.name === v.name && s.keyId === v.keyId.toString('hex');
+const isConfigured = (s: NamedSigner, v: NoteVerifier) => s.name === v.name && s.keyId === v.keyId.toString('hex');
 /** A readable signature by a key other than the configured one. */
-const isOther = (s: NoteSigner, v: NoteVerifier) => s.keyId !== '?' && !isConfigured(s, v);
+const isOther = (s: NamedSigner, v: NoteVerifier) => s.keyId !== '?' && !isConfigured(s, v);
 
 /** How to tell a wrong public key in the config from a forgery, for a log or head signed by `other`. */
 function wrongKeyOrForgery(other: string): string {
