@@ -261,6 +261,21 @@ describe('promote holds the log it replays to the gate start\u2019s checks', () 
     assert.equal(linesIn(join(stranger, 'effects.txt')), 0);
   });
 
+  it('plans with audit.pub where audit.key cannot be read, says so, and never replays without the gate key', () => {
+    const pubOnly = tmp();
+    const pubOnlyConfig = writeConfig(pubOnly, upstreamYaml(pubOnly), { keygen: false });
+    copyFileSync(join(dir, 'audit.pub'), join(pubOnly, 'audit.pub'));
+    const copy = join(pubOnly, 'copy.jsonl');
+    writeFileSync(copy, original);
+    writeFileSync(`${copy}.head`, originalHead);
+    const plan = runCli(['promote', copy, '--config', pubOnlyConfig, '--dry-run']);
+    assert.equal(plan.status, 0, plan.stdout + plan.stderr);
+    assert.match(plan.stderr, /audit\.key cannot be read here, so the gate's start-up check ran with .*audit\.pub/);
+    const run = runCli(['promote', copy, '--config', pubOnlyConfig, '--yes']);
+    assert.equal(run.status, 1, run.stdout + run.stderr);
+    assert.match(run.stderr, /no audit key at .*audit\.key/);
+  });
+
   it('refuses a copy of the log whose sidecar head another key signed', () => {
     const copy = join(dir, 'copy2.jsonl');
     writeFileSync(copy, original);
