@@ -37,6 +37,9 @@ const LANGUAGE_WORDS: readonly [CodeLanguage, RegExp][] = [
   ['graphql', /\b(graphql|gql)\b/i],
   ['cypher', /\b(cypher|neo4j|opencypher|memgraph)\b/i],
   ['shell', /\b(shell|bash|zsh|terminal|command[- ]line)\b/i],
+  ['sparql', /\bsparql\b/i],
+  ['kql', /\b(kql|kusto)\b/i],
+  ['read-only query', /\b(promql|logql|jq|jsonpath|jmespath|xpath)\b/i],
 ];
 
 const DIALECT_WORDS: readonly [SqlDialect[], RegExp][] = [

@@ -13,6 +13,7 @@ import type { Risk } from '../../types.js';
 import { judgeCypher, looksLikeCypher } from './cypher.js';
 import type { CodeHint } from './fields.js';
 import { judgeGraphql, looksLikeGraphql } from './graphql.js';
+import { judgeKql, judgeSparql } from './query-languages.js';
 import { judgeShell } from './shell.js';
 import { ALL_DIALECTS, CALL_PARSE_MS, judgeSql } from './sql.js';
 import type { ParseTime } from './sql-worker.js';
@@ -54,12 +55,23 @@ function graphqlHead(text: string): string {
   return text.slice(0, 4000).replace(/^(?:[\s,\ufeff]+|#[^\n\r]*)+/, '');
 }
 
-const NAMES: Record<CodeLanguage, string> = { sql: 'SQL', graphql: 'GraphQL', cypher: 'Cypher', shell: 'a shell command' };
+const NAMES: Record<CodeLanguage, string> = {
+  sql: 'SQL',
+  graphql: 'GraphQL',
+  cypher: 'Cypher',
+  shell: 'a shell command',
+  sparql: 'SPARQL',
+  kql: 'KQL',
+  'read-only query': 'a query',
+};
 
 function judgeIn(language: CodeLanguage, text: string, hint: CodeHint | undefined, budget: CodeBudget): CodeJudgement {
   if (language === 'sql') return judgeSql(text, hint?.dialects ?? ALL_DIALECTS, budget.sqlTime);
   if (language === 'graphql') return judgeGraphql(text);
   if (language === 'cypher') return judgeCypher(text);
+  if (language === 'sparql') return judgeSparql(text);
+  if (language === 'kql') return judgeKql(text);
+  if (language === 'read-only query') return { kind: 'read', language: 'a read-only query language' };
   return judgeShell(text);
 }
 
@@ -120,28 +132,35 @@ export function judgeValue(text: string, hint: CodeHint | undefined, budget: Cod
         risk: 'medium',
         why: `not readable as ${hint.languages.map((l) => NAMES[l]).join(' or ')}, so it could do anything (${unparsed[0] ?? 'no parser accepts it'})`,
       };
-  } else {
-    if (hint?.fragment === 'condition') askFragment();
-    const lead = leadWord(text);
-    if (SQL_STATEMENT_WORDS.has(lead)) {
-      ask('sql');
-      // Text that opens and is shaped like a writing statement is held even when no parser reads it
-      // (another dialect's syntax, a parser's limit): "could not tell" is not "read".
-      if (!verdict && WRITING_SQL_WORDS.has(lead) && SQL_SHAPE.test(text))
-        verdict = looksWriting(`opens like a ${lead.toUpperCase()} statement that no SQL parser reads`);
-    }
-    if (looksLikeGraphql(text)) {
-      ask('graphql');
-      if (!verdict && /^(mutation|subscription)\b/.test(graphqlHead(text)))
-        verdict = looksWriting('opens like a GraphQL mutation that the parser does not read');
-    }
-    if (looksLikeCypher(text)) {
-      ask('cypher');
-      if (!verdict) verdict = looksWriting('looks like Cypher that cannot be read');
-    }
-    // A statement after a semicolon (`1=1; DELETE FROM users` in a filter) is judged on its own.
-    for (const segment of text.split(';').slice(1, 21)) if (SQL_STATEMENT_WORDS.has(leadWord(segment))) ask('sql', segment);
   }
+  // Whatever the field says it holds, text that a parser of another language accepts is judged too.
+  const asked = hint?.strict ? new Set(hint.languages) : new Set<CodeLanguage>();
+  if (!hint?.strict && hint?.fragment === 'condition') askFragment();
+  const lead = leadWord(text);
+  const sqlLike = !asked.has('sql') && SQL_STATEMENT_WORDS.has(lead);
+  const graphqlLike = !asked.has('graphql') && looksLikeGraphql(text);
+  const cypherLike = !asked.has('cypher') && looksLikeCypher(text);
+  const refusedBefore = unparsed.length;
+  let tried = 0;
+  for (const [like, language] of [
+    [sqlLike, 'sql'],
+    [graphqlLike, 'graphql'],
+    [cypherLike, 'cypher'],
+  ] as const)
+    if (like) {
+      ask(language);
+      tried++;
+    }
+  // Text shaped like a writing statement that no parser of any language reads is held: "could not tell" is not "read".
+  if (tried > 0 && unparsed.length - refusedBefore === tried && (!hint?.strict || !verdict)) {
+    if (sqlLike && WRITING_SQL_WORDS.has(lead) && SQL_SHAPE.test(text))
+      verdict = looksWriting(`opens like a ${lead.toUpperCase()} statement that no SQL parser reads`);
+    else if (graphqlLike && /^(mutation|subscription)\b/.test(graphqlHead(text)))
+      verdict = looksWriting('opens like a GraphQL mutation that the parser does not read');
+    else if (cypherLike) verdict = looksWriting('looks like Cypher that cannot be read');
+  }
+  // A statement after a semicolon (`1=1; DELETE FROM users` in a filter) is judged on its own.
+  for (const segment of text.split(';').slice(1, 21)) if (SQL_STATEMENT_WORDS.has(leadWord(segment))) ask('sql', segment);
   const v = verdict as CodeJudgement | undefined;
   return v?.kind === 'write' ? { risk: v.risk, why: v.why } : undefined;
 }

@@ -6,7 +6,7 @@
 import type { Risk } from '../../types.js';
 
 /** The languages whose code the gate reads in argument values. */
-export type CodeLanguage = 'sql' | 'graphql' | 'shell' | 'cypher';
+export type CodeLanguage = 'sql' | 'graphql' | 'shell' | 'cypher' | 'sparql' | 'kql' | 'read-only query';
 
 /** SQL dialects the gate can parse: PostgreSQL with its own parser, the others with node-sql-parser. */
 export type SqlDialect = 'postgresql' | 'mysql' | 'mariadb' | 'sqlite' | 'transactsql' | 'bigquery' | 'snowflake';
