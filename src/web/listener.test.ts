@@ -133,6 +133,29 @@ describe('shared listener', () => {
   });
 });
 
+describe('when one address holds requests whose bodies trickle in', () => {
+  it('closes the oldest slow sender to serve a newcomer', async () => {
+    let seen = 0;
+    const port = await start({ maxBusyPerAddress: 2 }, (req, res) => {
+      seen++;
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    });
+    const slow: Socket[] = [];
+    for (let i = 0; i < 2; i++) {
+      const s = await idleSocket(port);
+      s.on('error', () => {});
+      s.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc');
+      slow.push(s);
+    }
+    while (seen < 2) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(await get(port, {}, 'full body', 'POST'), { status: 200, body: 'ok' });
+    await closed(slow[0]!);
+    assert.equal(slow[1]!.destroyed, false);
+    for (const s of slow) s.destroy();
+  });
+});
+
 describe('request bodies', () => {
   describe('when one body is larger than its bound', () => {
     it('answers 413 from the Content-Length, before reading it', async () => {

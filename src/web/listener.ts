@@ -7,12 +7,13 @@
  * never locks anyone out:
  * - it is closed when it has not sent complete headers within `headersTimeoutMs` (Node's own
  *   `headersTimeout` only starts at the first byte: a socket that sends nothing is closed here);
- * - past `maxIdle` idle connections (or `maxIdlePerAddress` from one remote address), the one idle for
- *   longest is closed to make room. A real client sends its
- *   request within milliseconds of connecting, so it is never the oldest: to push it out before its
- *   headers arrive, an attacker would have to open more connections than the cap in those milliseconds.
- * Connections with a request in progress are capped per remote address (`maxBusyPerAddress`, answered
- * 503 past it) and, with the idle ones, by `maxConnections` (file descriptors). Receiving a whole
+ * - past `maxIdle` idle connections (or `maxIdlePerAddress` from one remote address), the ones idle for
+ *   longest are closed to make room, one event-loop turn later (after the next round of reads). A real
+ *   client sends its request within milliseconds of connecting, and has sent it by then: to push it out
+ *   before its headers are read, an attacker must open more connections than the cap in that moment.
+ * Requests in progress are capped per remote address (`maxBusyPerAddress`): past it the oldest one whose
+ * body is still arriving (a slow sender, waiting on the client like an idle socket) is closed; when none
+ * is, the newcomer gets 503. All connections together are bounded by `maxConnections` (file descriptors). Receiving a whole
  * request is bounded by `requestTimeoutMs`; the response is not, since it may wait for a person.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -32,7 +33,7 @@ export interface ListenerLimits {
   maxIdle: number;
   /** Most idle connections from one remote address; past it that address's oldest idle one is closed. */
   maxIdlePerAddress: number;
-  /** Most requests in progress from one remote address; past it a request is answered 503. */
+  /** Most requests in progress from one remote address; past it the oldest still receiving its body is closed, else 503. */
   maxBusyPerAddress: number;
 }
 
@@ -92,7 +93,8 @@ export function createListener(handler: RequestHandler, limits: Partial<Listener
   // attacker's kept-alive sockets would outlive every newcomer.
   const idleAll = new Map<Socket, true>();
   const idleByAddress = new Map<string, Map<Socket, true>>();
-  const busyByAddress = new Map<string, number>();
+  // Requests in progress per address, oldest first.
+  const busyByAddress = new Map<string, Map<IncomingMessage, true>>();
 
   const unidle = (s: Socket, c: Conn) => {
     idleAll.delete(s);
@@ -110,8 +112,37 @@ export function createListener(handler: RequestHandler, limits: Partial<Listener
     mine.set(s, true);
     c.timer = setTimeout(() => s.destroy(), c.used ? l.keepAliveTimeoutMs + l.headersTimeoutMs : l.headersTimeoutMs);
     c.timer.unref();
-    if (mine.size > l.maxIdlePerAddress) first(mine)?.destroy();
-    if (idleAll.size > l.maxIdle) first(idleAll)?.destroy();
+    if (mine.size > l.maxIdlePerAddress) crowded.add(c.address);
+    if (mine.size > l.maxIdlePerAddress || idleAll.size > l.maxIdle) scheduleSweep();
+  };
+  // The caps are enforced one event-loop turn later, after the next round of reads: a real client whose
+  // request is already on its way has then sent it (it is no longer idle), and only silent sockets go,
+  // even when a burst of connections was accepted in the same turn. maxConnections bounds the overshoot.
+  const crowded = new Set<string>();
+  let sweepPending = false;
+  /** Closes an idle connection, taking it out of the idle maps at once (its 'close' comes later). */
+  const evict = (s: Socket) => {
+    const c = conns.get(s);
+    if (c) unidle(s, c);
+    idleAll.delete(s);
+    s.destroy();
+  };
+  const sweep = () => {
+    sweepPending = false;
+    for (const address of crowded) {
+      const mine = idleByAddress.get(address);
+      for (let v = mine && first(mine); mine && v && mine.size > l.maxIdlePerAddress; v = first(mine)) {
+        mine.delete(v);
+        evict(v);
+      }
+    }
+    crowded.clear();
+    for (let v = first(idleAll); v && idleAll.size > l.maxIdle; v = first(idleAll)) evict(v);
+  };
+  const scheduleSweep = () => {
+    if (sweepPending) return;
+    sweepPending = true;
+    setImmediate(() => setImmediate(sweep));
   };
 
   server.on('connection', (s: Socket) => {
@@ -131,20 +162,26 @@ export function createListener(handler: RequestHandler, limits: Partial<Listener
     if (!c) return handler(req, res);
     unidle(s, c);
     c.busy++;
-    const busy = (busyByAddress.get(c.address) ?? 0) + 1;
-    busyByAddress.set(c.address, busy);
+    const mine = busyByAddress.get(c.address) ?? new Map<IncomingMessage, true>();
+    busyByAddress.set(c.address, mine);
+    mine.set(req, true);
     res.once('close', () => {
       c.busy--;
       c.used = true;
-      const left = (busyByAddress.get(c.address) ?? 1) - 1;
-      if (left > 0) busyByAddress.set(c.address, left);
-      else busyByAddress.delete(c.address);
+      mine.delete(req);
+      if (mine.size === 0 && busyByAddress.get(c.address) === mine) busyByAddress.delete(c.address);
       if (c.busy === 0 && !s.destroyed && conns.has(s)) idle(s, c);
     });
-    if (busy > l.maxBusyPerAddress) {
-      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5', connection: 'close' });
-      res.end(`too many requests in progress from your address (${l.maxBusyPerAddress}): finish or close some, then retry\n`);
-      return;
+    if (mine.size > l.maxBusyPerAddress) {
+      // A request whose body has not all arrived waits on its sender, like an idle connection: the
+      // oldest such one gives way. Requests fully received (a call waiting for a person) never do.
+      const slow = [...mine.keys()].find((r) => r !== req && !r.complete);
+      if (slow) slow.socket.destroy();
+      else {
+        res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5', connection: 'close' });
+        res.end(`too many requests in progress from your address (${l.maxBusyPerAddress}): finish or close some, then retry\n`);
+        return;
+      }
     }
     handler(req, res);
   });
