@@ -239,3 +239,26 @@ describe('found by the attack on the parsers', () => {
     assert.equal(kindOf('get_items', { sort: 'name; DROP TABLE items' }), 'mutation');
   });
 });
+
+describe('other query languages, by their plain read forms', () => {
+  const sparql = { inputSchema: { type: 'object', properties: { query: { type: 'string', description: 'A SPARQL query' } } } };
+  const kql = { inputSchema: { type: 'object', properties: { query: { type: 'string', description: 'The KQL query to run' } } } };
+  const promql = { inputSchema: { type: 'object', properties: { query: { type: 'string', description: 'PromQL expression' } } } };
+
+  it('SPARQL: a query form reads; any Update operation writes', () => {
+    assert.equal(kindOf('sparql_query', { query: 'PREFIX ex: <http://x/> SELECT ?s WHERE { ?s ex:p "DELETE" }' }, sparql), 'read-only');
+    assert.equal(kindOf('sparql_query', { query: 'PREFIX ex: <http://x/> DELETE WHERE { ?s ?p ?o }' }, sparql), 'mutation');
+    assert.equal(kindOf('sparql_query', { query: 'SELECT * WHERE { ?s ?p ?o } ; CLEAR ALL' }, sparql), 'mutation');
+  });
+
+  it('KQL: a query reads; a control command or a plug-in does not', () => {
+    assert.equal(kindOf('kusto_query', { query: 'StormEvents | where State == ".drop" | take 10' }, kql), 'read-only');
+    assert.equal(kindOf('kusto_query', { query: 'StormEvents | take 1;\n.drop table StormEvents' }, kql), 'mutation');
+    assert.equal(kindOf('kusto_query', { query: 'T | evaluate python(typeof(*), "x")' }, kql), 'mutation');
+  });
+
+  it('a field described as a read-only language still holds no SQL that writes', () => {
+    assert.equal(kindOf('get_metrics', { query: 'rate(http_requests_total[5m])' }, promql), 'read-only');
+    assert.equal(kindOf('get_metrics', { query: 'DROP TABLE metrics' }, promql), 'mutation');
+  });
+});
