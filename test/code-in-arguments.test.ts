@@ -17,7 +17,7 @@ const WRITES: [string, Record<string, string>][] = [
   ['query_database', { query: 'GRANT admin TO mallory' }],
   ['query_database', { query: "COPY users TO '/tmp/x'" }],
   ['query_database', { query: 'ALTER ROLE app SUPERUSER' }],
-  ['query_database', { query: 'SELECT "dblink_exec"(\'host=x\', \'DROP TABLE t\')' }],
+  ['query_database', { query: "SELECT \"dblink_exec\"('host=x', 'DROP TABLE t')" }],
   ['query_database', { query: "SELECT nextval/**/('s')" }],
   ['query_database', { query: "SELECT dblink_send_query('c', 'DELETE FROM t')" }],
   ['query_database', { query: "SELECT load_extension('/tmp/x.so')" }],
@@ -35,7 +35,14 @@ function gate() {
   const dir = tmp('lf-code-');
   const executed = join(dir, 'executed.jsonl');
   const config = writeConfig(dir, `upstreams:\n${nodeUpstream('db', CODE_UPSTREAM, ['--executed', executed])}`);
-  const ran = () => (existsSync(executed) ? readFileSync(executed, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { text: string }) : []);
+  const ran = () =>
+    existsSync(executed)
+      ? readFileSync(executed, 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { text: string })
+      : [];
   return { config, ran };
 }
 
