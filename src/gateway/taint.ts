@@ -20,7 +20,9 @@
  */
 import { createHash } from 'node:crypto';
 import { globToRegExp } from '../policy/evaluate.js';
-import { classOf, resourceUris, scanAll, scanArgs, type TokenClass, walkText } from './taint-scan.js';
+import { parentDomains } from './taint-canon.js';
+import { classOf, resourceUris, scanAll, scanArgs, type TokenClass } from './taint-scan.js';
+import { walkArgs, walkResult } from './taint-walk.js';
 
 export { classOf, MAX_TOKEN_CHARS, type TokenClass, tokensOf } from './taint-scan.js';
 
@@ -94,27 +96,35 @@ export class TaintMemory {
     // Each distinct token of this result is hashed once (a page repeats its links); bounded, since every
     // new one counts against its class's budget.
     const seen = new Set<string>();
-    const complete = walkText(result, this.limits.scanChars, (text) =>
-      scanAll(text, (t) => {
-        if (seen.has(t)) return true;
-        seen.add(t);
-        const key = digest(t);
-        if (this.tokens.has(key)) {
+    let unreadable: string | undefined;
+    const complete = walkResult(
+      result,
+      this.limits.scanChars,
+      (text) =>
+        scanAll(text, (t) => {
+          if (seen.has(t)) return true;
+          seen.add(t);
+          const key = digest(t);
+          if (this.tokens.has(key)) {
+            this.tokens.set(key, source);
+            return true;
+          }
+          const cls = classOf(t);
+          const count = this.perClass.get(cls) ?? 0;
+          if (count >= this.limits.perClass) {
+            full = `its result held more ${cls === 'long' ? 'long strings' : `${cls}s`} than the ${this.limits.perClass} the gate remembers per session`;
+            return false;
+          }
+          this.perClass.set(cls, count + 1);
           this.tokens.set(key, source);
           return true;
-        }
-        const cls = classOf(t);
-        const count = this.perClass.get(cls) ?? 0;
-        if (count >= this.limits.perClass) {
-          full = `its result held more ${cls === 'long' ? 'long strings' : `${cls}s`} than the ${this.limits.perClass} the gate remembers per session`;
-          return false;
-        }
-        this.perClass.set(cls, count + 1);
-        this.tokens.set(key, source);
-        return true;
-      }),
+        }),
+      (why) => {
+        unreadable ??= why;
+      },
     );
     if (!complete && full === undefined) full = `its result held more than the ${this.limits.scanChars} characters the gate reads from one result`;
+    if (full === undefined && unreadable !== undefined) full = `its result held ${unreadable}, which the gate cannot read for addresses`;
     if (full) this.wholeTaint = { source, why: full };
   }
 
@@ -132,17 +142,28 @@ export class TaintMemory {
     return c.kind === 'hits' ? c.hits : [];
   }
 
+  /** Where a token came from: itself, or for a host a planted parent domain (a planted host taints its subdomains). */
+  private lookup(t: string): TaintSource | undefined {
+    const own = this.tokens.get(digest(t));
+    if (own !== undefined || classOf(t) !== 'host') return own;
+    for (const parent of parentDomains(t)) {
+      const source = this.tokens.get(digest(parent));
+      if (source !== undefined) return source;
+    }
+    return undefined;
+  }
+
   /** What taint says about a call's arguments (see {@link TaintCheck}). */
   check(args: unknown): TaintCheck {
     if (this.wholeTaint) return { kind: 'whole', whole: this.wholeTaint };
     if (this.tokens.size === 0) return { kind: 'clean' };
     const hits: TaintHit[] = [];
     const seen = new Set<string>();
-    const complete = walkText(args, this.limits.scanChars, (text) =>
+    const complete = walkArgs(args, this.limits.scanChars, (text) =>
       scanArgs(text, (t) => {
         if (seen.has(t)) return true;
         seen.add(t);
-        const source = this.tokens.get(digest(t));
+        const source = this.lookup(t);
         if (source) hits.push({ value: t, source });
         return hits.length < 5;
       }),
