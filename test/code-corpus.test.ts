@@ -22,6 +22,7 @@ const corpus = (name: string): Case[] => JSON.parse(readFileSync(join(ROOT, 'tes
 /** The corpus file, the read-named tool it is sent to (as real servers describe theirs), and its field. */
 const SUITES: [string, Record<string, unknown>, string][] = [
   ['sql', { name: 'read_query', description: 'Execute a SELECT query on the database' }, 'sql'],
+  ['sql-postgres', { name: 'query', description: 'Run a read-only SQL query against PostgreSQL' }, 'sql'],
   ['graphql', { name: 'graphql_query', description: 'Run a GraphQL query against the API' }, 'query'],
   ['cypher', { name: 'read_neo4j_cypher', description: 'Execute a read Cypher query on the neo4j database' }, 'query'],
   ['shell', { name: 'get_output', description: 'Returns what a command prints' }, 'command'],

@@ -133,7 +133,13 @@ export function judgeValue(text: string, hint: CodeHint | undefined, budget: Cod
         why: `not readable as ${hint.languages.map((l) => NAMES[l]).join(' or ')}, so it could do anything (${unparsed[0] ?? 'no parser accepts it'})`,
       };
   }
-  // Whatever the field says it holds, text that a parser of another language accepts is judged too.
+  // A field whose language was parsed is judged in that language (the upstream runs it as such). Any
+  // other text, and a field said to hold a language the gate does not parse, is also read by every
+  // parser that accepts it: a field described as PromQL cannot hide a DROP TABLE.
+  if (hint?.strict && verdict && !hint.languages.includes('read-only query')) {
+    const v = verdict as CodeJudgement;
+    return v.kind === 'write' ? { risk: v.risk, why: v.why } : undefined;
+  }
   const asked = hint?.strict ? new Set(hint.languages) : new Set<CodeLanguage>();
   if (!hint?.strict && hint?.fragment === 'condition') askFragment();
   const lead = leadWord(text);
