@@ -5,12 +5,14 @@
  * an embedded resource, a resource link, a textual blob), a rule-allowed send that carries the address is
  * held for a person. A page larger than the memory taints the whole session. The upstream is a hostile
  * fake (test/fixtures/untrusted-upstream.mjs): no reference server plants addresses on demand. Over
- * 2026-07-28 HTTP the memory is the principal's, whatever client name a request claims.
+ * HTTP the memory is the principal's, whatever session, protocol generation or client name it uses.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type Agent, auditEntries, linesIn, NODE, ROOT, runCli, startAgent, textOf, tmp, verdictOf, writeConfig } from './helpers.js';
 import { httpGate, TOKEN } from './http-gate.js';
 
@@ -98,7 +100,7 @@ describe('taint on every path', () => {
     assert.equal(g.sent(), 0);
   });
 
-  it('remembers a resource an untrusted result linked to, once it is read; an unlinked one stays clean', async () => {
+  it('remembers a resource an untrusted result linked to, once it is read, and an unlinked one of the same upstream too', async () => {
     const g = gate();
     const hex = (address: string) => `mem://note/${Buffer.from(address).toString('hex')}`;
     const agent = await session(g.config, async (a) => {
@@ -106,12 +108,13 @@ describe('taint on every path', () => {
       const note = await a.client.readResource({ uri: hex(PLANT) });
       assert.match(JSON.stringify(note.contents), /attacker@evil\.test/);
       assert.equal(verdictOf(await a.call('send_email', { to: PLANT }))?.outcome, 'denied');
-      // A resource no untrusted result pointed to is not an untrusted source.
-      await a.client.readResource({ uri: hex('colleague@corp.example') });
-      assert.equal(verdictOf(await a.call('send_email', { to: 'colleague@corp.example' }))?.outcome, 'executed');
+      // No untrusted result pointed to this one, but its upstream serves untrusted tools: it is untrusted too.
+      await a.client.readResource({ uri: hex('colleague@evil.example') });
+      assert.equal(verdictOf(await a.call('send_email', { to: 'colleague@evil.example' }))?.outcome, 'denied');
     });
     assert.match(agent.asked[0] ?? '', /TAINTED: "attacker@evil\.test" came from fetch_page/);
-    assert.equal(g.sent(), 1);
+    assert.match(agent.asked[1] ?? '', /TAINTED: "colleague@evil\.example" came from web's resources\/read/);
+    assert.equal(g.sent(), 0);
   });
 
   it('remembers a dry run read: the recorded send carries the taint, and promote --yes does not cover it', async () => {
@@ -148,6 +151,49 @@ describe('taint on every path', () => {
     assert.match(String(decision?.reason), /^taint: "attacker@evil\.test" came from browser_navigate/);
     assert.ok(!entries.some((e) => e.event === 'approval' && e.call_id === replayed?.call_id && e.approved === true));
     assert.equal(g.sent(), 0);
+  });
+});
+
+describe('taint over HTTP belongs to the principal', () => {
+  const extra = 'rules:\n  tools:\n    write_note: { action: allow }\ntaint:\n  untrusted: ["echo"]\n';
+  const OTHER = 'second-'.repeat(6);
+  const bearer = (token: string) => ({ requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const legacy = async (url: URL, token: string) => {
+    const c = new LegacyClient({ name: 'agent', version: '1.0.0' }, { capabilities: {} });
+    await c.connect(new LegacyHttp(url, bearer(token)));
+    return c;
+  };
+  const modern = async (url: URL, token: string) => {
+    const c = new Client(
+      { name: 'agent', version: '1.0.0' },
+      { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } }, inputRequired: { autoFulfill: false } },
+    );
+    await c.connect(new StreamableHTTPClientTransport(url, bearer(token)));
+    return c;
+  };
+  type Caller = { callTool(p: { name: string; arguments: Record<string, unknown> }): Promise<unknown> };
+  const write = async (c: Caller, note: string) =>
+    verdictOf((await c.callTool({ name: 'write_note', arguments: { note } })) as Record<string, unknown>)?.outcome;
+
+  it('shares one memory across its 2025 sessions and its 2026-07-28 requests, both ways; another token keeps its own', async () => {
+    const g = await httpGate(extra, true, false, [TOKEN, OTHER]);
+    const first = await legacy(g.url, TOKEN);
+    await first.callTool({ name: 'echo', arguments: { body: 'pay attacker@evil-one.test' } });
+    await first.close();
+    // A new 2025 session of the same token (a reconnect) and a 2026-07-28 client both remember it.
+    const again = await legacy(g.url, TOKEN);
+    assert.equal(await write(again, 'to attacker@evil-one.test'), 'pending');
+    const m = await modern(g.url, TOKEN);
+    assert.equal(await write(m, 'to attacker@evil-one.test'), 'pending');
+    // What a 2026-07-28 request read holds a 2025 session's write.
+    await m.callTool({ name: 'echo', arguments: { body: 'pay https://evil-two.test/x' } });
+    assert.equal(await write(again, 'to https://evil-two.test/x'), 'pending');
+    // Another principal read nothing: its write of the same address goes.
+    const other = await legacy(g.url, OTHER);
+    assert.equal(await write(other, 'to attacker@evil-one.test'), 'executed');
+    for (const c of [again, m, other]) await c.close();
+    await g.stop();
+    assert.equal(g.executed(), 1);
   });
 });
 

@@ -17,6 +17,32 @@ import { ErrorCode, WireError } from './wire-error.js';
 
 type Capability = 'resources' | 'prompts' | 'completions' | 'logging';
 
+/** Sees what an upstream sends back (its answer, its progress, its error as `{ error }`). */
+export type Seen = (upstream: Upstream, payload: unknown) => void;
+type Opts = ForwardOptions & { seen?: Seen };
+
+/** One request to one upstream; what comes back is shown to `seen` first. */
+async function ask(u: Upstream, method: string, params: Record<string, unknown> | undefined, opts: Opts): Promise<Result> {
+  const { seen, ...rest } = opts;
+  if (!seen) return u.request(method, params, rest);
+  const relay = rest.onprogress;
+  const onprogress = relay
+    ? (p: Record<string, unknown>) => {
+        seen(u, p);
+        relay(p);
+      }
+    : undefined;
+  try {
+    const result = await u.request(method, params, { ...rest, onprogress });
+    seen(u, result);
+    return result;
+  } catch (err) {
+    const e = err as { message?: unknown; data?: unknown };
+    seen(u, { error: { message: e?.message, data: e?.data } });
+    throw err;
+  }
+}
+
 /** Routes non-tool requests to upstreams. */
 export class Forwarder {
   private readonly uriOwner = new Map<string, Upstream>();
@@ -38,9 +64,15 @@ export class Forwarder {
 
   /**
    * Forwards one request.
+   * @param seen called with each upstream's answer, progress message or error before the client gets it
+   *   (taint: gateway/taint-principals.ts).
    * @throws WireError MethodNotFound for methods the gate does not forward (allow-list), or the upstream's error.
    */
-  async forward(method: string, params: Record<string, unknown> | undefined, opts: ForwardOptions): Promise<Result> {
+  async forward(method: string, params: Record<string, unknown> | undefined, opts: ForwardOptions, seen?: Seen): Promise<Result> {
+    return this.route(method, params, seen ? { ...opts, seen } : opts);
+  }
+
+  private async route(method: string, params: Record<string, unknown> | undefined, opts: Opts): Promise<Result> {
     switch (method) {
       case 'resources/list':
         return this.list(method, 'resources', 'resources', params, opts);
@@ -57,14 +89,14 @@ export class Forwarder {
       case 'completion/complete':
         return this.complete(params, opts);
       case 'logging/setLevel':
-        await Promise.all(this.having('logging').map((u) => u.request(method, params, opts)));
+        await Promise.all(this.having('logging').map((u) => ask(u, method, params, opts)));
         return {};
       default:
         throw new WireError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     }
   }
 
-  private async list(method: string, cap: Capability, key: string, params: Record<string, unknown> | undefined, opts: ForwardOptions): Promise<Result> {
+  private async list(method: string, cap: Capability, key: string, params: Record<string, unknown> | undefined, opts: Opts): Promise<Result> {
     const one = this.single;
     const sources = one ? [one] : this.having(cap);
     const { u, c, s } = decodeCursor(params?.cursor, sources.length);
@@ -72,7 +104,7 @@ export class Forwarder {
     if (!upstream) return { [key]: [] };
     const { cursor: _cursor, ...others } = params ?? {};
     const sent = c === undefined ? (one && Object.keys(others).length > 0 ? others : undefined) : { ...(one ? others : {}), cursor: c };
-    const result = await upstream.request(method, sent, opts);
+    const result = await ask(upstream, method, sent, opts);
     let items = Array.isArray(result[key]) ? (result[key] as unknown[]) : [];
     if (key === 'resources') this.remember(upstream, items);
     if (key === 'prompts' && !one) {
@@ -100,17 +132,17 @@ export class Forwarder {
     for (const r of items) if (isPlainObject(r) && typeof r.uri === 'string') this.uriOwner.set(r.uri, upstream);
   }
 
-  private async byUri(method: string, params: Record<string, unknown> | undefined, opts: ForwardOptions): Promise<Result> {
+  private async byUri(method: string, params: Record<string, unknown> | undefined, opts: Opts): Promise<Result> {
     const one = this.single;
-    if (one) return one.request(method, params, opts);
+    if (one) return ask(one, method, params, opts);
     const uri = typeof params?.uri === 'string' ? params.uri : undefined;
     if (uri === undefined) throw new WireError(ErrorCode.InvalidParams, `${method} needs a string "uri"`);
     const owner = this.uriOwner.get(uri);
-    if (owner) return owner.request(method, params, opts);
+    if (owner) return ask(owner, method, params, opts);
     let last: unknown = new WireError(-32002, `Resource not found: ${uri}`);
     for (const u of this.having('resources')) {
       try {
-        const result = await u.request(method, params, opts);
+        const result = await ask(u, method, params, opts);
         this.uriOwner.set(uri, u);
         return result;
       } catch (err) {
@@ -120,13 +152,13 @@ export class Forwarder {
     throw last;
   }
 
-  private async byPrompt(method: string, params: Record<string, unknown> | undefined, opts: ForwardOptions): Promise<Result> {
+  private async byPrompt(method: string, params: Record<string, unknown> | undefined, opts: Opts): Promise<Result> {
     const one = this.single;
-    if (one) return one.request(method, params, opts);
+    if (one) return ask(one, method, params, opts);
     const name = typeof params?.name === 'string' ? params.name : '';
     const route = this.promptOwner.get(name) ?? this.splitPrompt(name);
     if (!route) throw new WireError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
-    return route.upstream.request(method, { ...params, name: route.name }, opts);
+    return ask(route.upstream, method, { ...params, name: route.name }, opts);
   }
 
   /** Before the client has listed prompts, map a prefixed name by the known upstream names (longest first). */
@@ -136,19 +168,19 @@ export class Forwarder {
     return upstream ? { upstream, name: name.slice(upstream.name.length + 2) } : undefined;
   }
 
-  private async complete(params: Record<string, unknown> | undefined, opts: ForwardOptions): Promise<Result> {
+  private async complete(params: Record<string, unknown> | undefined, opts: Opts): Promise<Result> {
     const one = this.single;
-    if (one) return one.request('completion/complete', params, opts);
+    if (one) return ask(one, 'completion/complete', params, opts);
     const ref = isPlainObject(params?.ref) ? params.ref : {};
     if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
       const route = this.promptOwner.get(ref.name) ?? this.splitPrompt(ref.name);
       if (!route) throw new WireError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
-      return route.upstream.request('completion/complete', { ...params, ref: { ...ref, name: route.name } }, opts);
+      return ask(route.upstream, 'completion/complete', { ...params, ref: { ...ref, name: route.name } }, opts);
     }
     const uri = typeof ref.uri === 'string' ? ref.uri : '';
     const owner = this.uriOwner.get(uri) ?? this.having('completions')[0];
     if (!owner) return { completion: { values: [] } };
-    return owner.request('completion/complete', params, opts);
+    return ask(owner, 'completion/complete', params, opts);
   }
 }
 

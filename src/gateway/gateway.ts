@@ -4,6 +4,8 @@
  * server's capabilities at construction (shared notes). Upstream notifications reach the client only
  * after its `initialized`; a tools/list_changed re-reads the catalogue before it is relayed, so the gate
  * never decides on a definition older than what the client was told about.
+ * Over 400 lines: serving a session, routing its requests and relaying upstream notifications share the
+ * sessions, the catalogue and the taint memories; taint itself lives in gateway/taint-principals.ts.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -28,6 +30,7 @@ import type { InClientRound } from './mrtr.js';
 import { ToolPins } from './pins.js';
 import { idKey, isPlainObject, RAW_RESULT } from './raw.js';
 import { TaintMemory, untrustedTest } from './taint.js';
+import { PrincipalTaint } from './taint-principals.js';
 import { rememberResource } from './tool-result.js';
 import { Upstream } from './upstream.js';
 import { UpstreamQuestions } from './upstream-questions.js';
@@ -49,6 +52,8 @@ export interface Session {
   notify(n: Notification): Promise<void>;
   /** Requests of this client in progress: an upstream's question during a call goes to the one busy client. */
   inflight: number;
+  /** Its principal's taint memory (gateway/taint-principals.ts); none for a relay to every 2026 HTTP client. */
+  taint?: TaintMemory;
   /** Relays an upstream's question (elicitation, sampling) to this client; absent where it cannot be asked. */
   ask?: (method: string, params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<Result>;
   close(): Promise<void>;
@@ -99,10 +104,17 @@ export class Gateway {
   private readonly dryRunBudget: DryRunBudget = { left: MAX_RECORDED_RUN_BYTES };
   /** Gated calls in progress, so that shutdown can wait for their audit entries. */
   private readonly gatedCalls = new Set<Promise<Result>>();
+  /** Taint memory per authenticated principal, and what untrusted upstreams relay (gateway/taint-principals.ts). */
+  readonly taint: PrincipalTaint;
 
   constructor(private readonly opts: GatewayOptions) {
-    this.questions = new UpstreamQuestions(opts.audit, () => this.sessions);
+    this.questions = new UpstreamQuestions(
+      opts.audit,
+      () => this.sessions,
+      (s, u, method, params) => this.taint.relayed(this.taint.memoriesOf([s]), u, method, params),
+    );
     this.untrusted = untrustedTest(opts.config.taint.untrusted);
+    this.taint = new PrincipalTaint(() => this.catalogue.all(), this.untrusted);
     this.upstreams = opts.config.upstreams.map(
       (c) =>
         new Upstream(c, {
@@ -156,8 +168,11 @@ export class Gateway {
    * upstreams, the catalogue, the policy and the interlock; each has its own request ids and holds.
    * @param opts.fastPath route allowed reads around the SDK (stdio only: raw responses go straight to
    *   the transport, which an HTTP transport cannot route).
+   * @param opts.principal who authenticated (default `stdio`, the one client): its taint memory is shared
+   *   with its other sessions, 2026-07-28 ones included.
    */
-  async serve(transport: Transport, opts: { fastPath?: boolean } = {}): Promise<Server> {
+  async serve(transport: Transport, opts: { fastPath?: boolean; principal?: string } = {}): Promise<Server> {
+    const taint = this.taint.of(opts.principal ?? 'stdio');
     /** Ids of this client's requests in progress. */
     const busy = new Set<string | number>();
     const session: Session = {
@@ -167,6 +182,7 @@ export class Gateway {
       notify: (n) => server.notification(n as never),
       close: () => server.close(),
       inflight: 0,
+      taint,
       ask: async (method, params, signal) => {
         const caps = server.getClientCapabilities();
         const what = method === 'sampling/createMessage' ? 'sampling' : 'elicitation';
@@ -182,7 +198,7 @@ export class Gateway {
       },
     };
 
-    const server = this.buildServer(session, busy);
+    const server = this.buildServer(session, busy, taint);
     const detach = this.attach(session);
     await server.connect(transport);
     const sdkOnClose = transport.onclose;
@@ -247,7 +263,7 @@ export class Gateway {
     await Promise.all(this.upstreams.map((u) => u.close()));
   }
 
-  private buildServer(session: Session, busy: Set<string | number>): Server {
+  private buildServer(session: Session, busy: Set<string | number>, taint: TaintMemory): Server {
     const instructions = this.upstreams
       .map((u) => u.instructions)
       .filter(Boolean)
@@ -270,7 +286,7 @@ export class Gateway {
       },
       this.opts.config.confirm.elicitation,
     );
-    const deps = this.pipelineDeps([elicitation], () => server.getClientVersion()?.name ?? 'client');
+    const deps = this.pipelineDeps([elicitation], () => server.getClientVersion()?.name ?? 'client', taint);
     session.holds = deps.holds;
     server.fallbackRequestHandler = async (request, extra): Promise<Result> => {
       busy.add(request.id);
@@ -308,10 +324,11 @@ export class Gateway {
   /**
    * Builds the pipeline of one client session: its confirmation broker (in-client channels first, then
    * the gate's out-of-band channels) and its own holds.
-   * @param taint the session's taint memory: its own unless given (2026-07-28 HTTP sessions share their
-   *   principal's, whatever client name they claim: gateway/modern.ts).
+   * @param taint the principal's taint memory (`taint.of`); a fresh one unless given (a promote run).
+   *   The instructions of upstreams with untrusted tools are remembered in it: the client reads them.
    */
   pipelineDeps(inClient: ConfirmChannel[], clientName: () => string, taint: TaintMemory = new TaintMemory()): PipelineDeps {
+    for (const u of this.upstreams) if (u.instructions) this.taint.relayed([taint], u, 'instructions', u.instructions);
     const broker = new ConfirmBroker({ inClient, outOfBand: this.opts.outOfBand ?? [], pending: this.opts.pending });
     return {
       catalogue: this.catalogue,
@@ -367,9 +384,15 @@ export class Gateway {
       }
       if (method === 'tools/list') {
         await this.catalogue.refreshAll();
-        return { tools: this.catalogue.all().map((t) => t.definition) };
+        const tools = this.catalogue.all();
+        this.taint.relayedTools(deps.taint, tools);
+        return { tools: tools.map((t) => t.definition) };
       }
-      const result = await this.forwarder.forward(method, params, { signal, onprogress: progress });
+      // Whatever an upstream with untrusted tools answers (or reports as progress, or fails with) is
+      // remembered before the client sees it: resources, prompts, completions (gateway/forward.ts).
+      const result = await this.forwarder.forward(method, params, { signal, onprogress: progress }, (u, payload) =>
+        this.taint.relayed([deps.taint], u, method, payload),
+      );
       // A resource an untrusted tool linked to is the untrusted source too (gateway/tool-result.ts).
       if (method === 'resources/read') rememberResource(deps, params?.uri, result);
       return result;
@@ -385,8 +408,10 @@ export class Gateway {
       this.catalogue.markChanged(upstream);
       await this.catalogue.refresh(upstream);
     }
-    for (const session of this.sessions) {
-      if (!session.ready) continue;
+    const ready = [...this.sessions].filter((s) => s.ready);
+    // Remembered before it is relayed, in the memory of every principal it reaches.
+    this.taint.relayed(this.taint.memoriesOf(ready), upstream, n.method, n.params);
+    for (const session of ready) {
       try {
         await session.notify(n);
       } catch (err) {

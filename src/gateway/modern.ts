@@ -8,8 +8,9 @@
  * Sessions: the protocol has none, but holds, retries and request states need one. On stdio the
  * connection is the session. Over HTTP it is the principal (the bearer token, or "anyone on loopback")
  * together with the client name the request claims; two clients with different names never share holds.
- * Taint memory is the principal's, never a claimed name's: every session of a principal shares one, so a
- * client that claims a new name keeps what it read from untrusted sources (gateway/taint.ts). A claimed
+ * Taint memory is the principal's, never a claimed name's: every session of a principal shares one, and
+ * so do its 2025 sessions (gateway/taint-principals.ts), so a client that claims a new name, or switches
+ * protocol generation, keeps what it read from untrusted sources. A claimed
  * identity (name, version) that changes for a principal is logged (`client_identity_changed`) and warned
  * about.
  */
@@ -23,7 +24,7 @@ import { unionCapabilities } from './forward.js';
 import type { Gateway, Session } from './gateway.js';
 import { isPlainObject } from './raw.js';
 import { RequestStates } from './request-state.js';
-import { TaintMemory } from './taint.js';
+import type { TaintMemory } from './taint.js';
 import { toWireError } from './wire-error.js';
 
 /** Most 2026-07-28 HTTP sessions (principal × client name) kept at once; the least recent is closed first. */
@@ -78,7 +79,8 @@ export class ModernFront {
 
   /**
    * A server factory for the SDK's serving entries.
-   * @param principal who is calling at the transport level: `stdio`, or a digest of the bearer token.
+   * @param principal who is calling at the transport level: `stdio`, or the principal the HTTP endpoint
+   *   authenticated (the same name its 2025 sessions have: they share the taint memory).
    * @param hooks.settled called when a request's handler has ended (answered or cancelled).
    */
   factory(principal: (ctx: Parameters<McpServerFactory>[0]) => string, hooks: { settled?: (id: string | number) => void } = {}): McpServerFactory {
@@ -181,7 +183,7 @@ export class ModernFront {
     const key =
       principal === 'stdio'
         ? 'stdio'
-        : `${principal}:${createHash('sha256')
+        : `${this.principalOf(principal)}:${createHash('sha256')
             .update(client?.name ?? '')
             .digest('base64url')
             .slice(0, 16)}`;
@@ -205,6 +207,7 @@ export class ModernFront {
         notify: async (n) => (principal === 'stdio' ? relayStdio(n, server) : undefined),
         close: async () => {},
         inflight: 0,
+        taint: owner.taint,
       };
       created.detach = this.opts.gateway.attach(created.session);
       this.sessions.set(key, created);
@@ -223,7 +226,7 @@ export class ModernFront {
   private principalFor(principal: string, client: { name: string; version: string } | undefined): Principal {
     let p = this.principals.get(principal);
     if (!p) {
-      p = { taint: new TaintMemory(), changesLogged: 0 };
+      p = { taint: this.opts.gateway.taint.of(principal), changesLogged: 0 };
       this.principals.set(principal, p);
     }
     if (client && p.client && (client.name !== p.client.name || client.version !== p.client.version)) {

@@ -19,10 +19,15 @@ export class UpstreamQuestions {
     this.audit.appendLater({ event: 'upstream_request', upstream, method, outcome: 'refused', reason, suppressed: suppressed || undefined });
   });
 
-  /** @param sessions the gate's connected client sessions. */
+  /**
+   * @param sessions the gate's connected client sessions.
+   * @param remember keeps what the upstream asks in the taint memory of the client it is relayed to
+   *   (gateway/taint-principals.ts), before it is relayed.
+   */
   constructor(
     private readonly audit: AuditLog,
     private readonly sessions: () => Iterable<Session>,
+    private readonly remember: (target: Session, upstream: Upstream, method: string, params: unknown) => void = () => {},
   ) {}
 
   /**
@@ -44,6 +49,7 @@ export class UpstreamQuestions {
     const target = busy.length === 1 ? busy[0] : busy.length === 0 && all.length === 1 ? all[0] : undefined;
     if (!target) return refuse(ErrorCode.InternalError, `cannot tell which client "${upstream.name}" is asking (${busy.length} have calls in flight)`);
     if (!target.ask) return refuse(ErrorCode.MethodNotFound, 'the client (2026-07-28) cannot be asked by an upstream through the gate');
+    this.remember(target, upstream, method, params);
     let forwarded = params;
     if (method === 'elicitation/create' && typeof params?.message === 'string') {
       // Labelled at both ends: a question padded with blank lines cannot push the label out of sight.

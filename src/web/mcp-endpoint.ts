@@ -117,12 +117,10 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
   let allowed = allowedHosts(opts.host, opts.port, opts.publicUrl);
   const modernHandler = opts.modern
     ? createMcpHandler(
-        // The principal is what was authenticated: the checked bearer token, else anyone on loopback (an
-        // unchecked Authorization header is a claim, and must not buy a fresh taint memory).
-        opts.modern.factory(
-          (ctx) =>
-            opts.modern?.principalOf((opts.tokens ?? []).length === 0 ? 'anyone on loopback' : (ctx.requestInfo?.headers.get('authorization') ?? '')) ?? '',
-        ),
+        // The principal is what was authenticated, named as for 2025 sessions (they share its taint memory):
+        // the checked bearer token, else anyone on loopback (an unchecked Authorization header is a claim,
+        // and must not buy a fresh taint memory). Only authenticated requests get this far.
+        opts.modern.factory((ctx) => principalFor(ctx.requestInfo?.headers.get('authorization') ?? undefined) ?? 'unauthenticated'),
         { legacy: 'reject', onerror: (err) => opts.log(`MCP endpoint (2026-07-28): ${err.message}`) },
       )
     : undefined;
@@ -139,17 +137,18 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
       })
     : undefined;
   const expected = (opts.tokens ?? []).map((t) => Buffer.from(`Bearer ${t}`));
-  /** Which principal the request authenticates as: `token N`, `loopback` without tokens, undefined when none matches. */
-  const principalOf = (req: IncomingMessage): string | undefined => {
+  /** Which principal an Authorization header authenticates as: `token N`, `loopback` without tokens, undefined when none matches. */
+  function principalFor(authorization: string | undefined): string | undefined {
     if (expected.length === 0) return 'loopback';
-    const given = Buffer.from(header(req, 'authorization') ?? '');
+    const given = Buffer.from(authorization ?? '');
     let found: string | undefined;
     // Every token is compared (no early exit), each in constant time.
     expected.forEach((e, i) => {
       if (given.length === e.length && timingSafeEqual(given, e)) found = `token ${i + 1}`;
     });
     return found;
-  };
+  }
+  const principalOf = (req: IncomingMessage): string | undefined => principalFor(header(req, 'authorization'));
   const refuse = (res: ServerResponse, status: number, reason: string, extra: Record<string, string> = {}) => {
     opts.onRefused?.(`MCP endpoint: ${reason}`);
     rpcError(res, status, -32001, `refused: ${reason}`, extra);
@@ -208,7 +207,8 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
           established = true;
         },
       });
-      await opts.gateway.serve(transport, { fastPath: false });
+      // The principal's taint memory, shared with its other sessions and its 2026-07-28 requests.
+      await opts.gateway.serve(transport, { fastPath: false, principal });
       const gatewayOnClose = transport.onclose;
       transport.onclose = () => {
         gatewayOnClose?.();
