@@ -46,11 +46,13 @@ const calls = {
   'read 10 KB': { name: 'read_text_file', arguments: { path: file } },
   // The trivial read carrying a SELECT in a field named for SQL: the gate parses it in every dialect it
   // asks (the server ignores the extra argument), so the difference to `trivial` is the parsers' cost.
-  'with SELECT': {
+  // A new text on every call (the id changes), so that no verdict kept from an earlier call is reused.
+  'with SELECT': (i: number) => ({
     name: 'list_allowed_directories',
-    arguments: { sql: 'SELECT id, lower(email), count(*) FROM users u JOIN orders o ON o.user_id = u.id WHERE u.id = 1 GROUP BY 1, 2 ORDER BY 1 LIMIT 10' },
-  },
+    arguments: { sql: `SELECT id, lower(email), count(*) FROM users u JOIN orders o ON o.user_id = u.id WHERE u.id = ${i} GROUP BY 1, 2 ORDER BY 1 LIMIT 10` },
+  }),
 };
+let sequence = 0;
 
 async function connect(args: string[]): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1' }, { capabilities: {} });
@@ -58,10 +60,11 @@ async function connect(args: string[]): Promise<Client> {
   return client;
 }
 
-async function timeCalls(client: Client, params: object, n: number, into: number[]): Promise<void> {
+async function timeCalls(client: Client, params: object | ((i: number) => object), n: number, into: number[]): Promise<void> {
   for (let i = 0; i < n; i++) {
+    const p = typeof params === 'function' ? params(sequence++) : params;
     const t0 = process.hrtime.bigint();
-    await client.request({ method: 'tools/call', params } as never, ResultSchema);
+    await client.request({ method: 'tools/call', params: p } as never, ResultSchema);
     into.push(Number(process.hrtime.bigint() - t0) / 1000);
   }
 }
