@@ -60,32 +60,38 @@ export class FastPath {
 
     const forward = tool.exposed === tool.upstreamTool ? params : { ...params, name: tool.upstreamTool };
     const clientId = m.id;
-    const upstreamId = tool.upstream.sendRaw('tools/call', forward, (reply) => {
-      if (!this.inflight.delete(clientId)) return;
-      void this.deps.send(toClient(clientId, reply)).catch(() => {});
-      if (this.deps.logReads) {
-        const outcome =
-          reply.kind === 'failed'
-            ? 'failed'
-            : isPlainObject(reply.message.result) && reply.message.result.isError === true
-              ? 'upstream_error'
-              : reply.message.error
-                ? 'failed'
-                : 'ok';
-        this.deps.audit.appendLater(
-          {
-            event: 'read',
-            tool: tool.exposed,
-            upstream: tool.upstream.name,
-            upstream_tool: tool.upstreamTool,
-            reason: decision.reason,
-            outcome,
-            error: reply.kind === 'failed' ? reply.error.message.slice(0, 200) : undefined,
-          },
-          params.arguments ?? {},
-        );
-      }
-    });
+    const upstreamId = tool.upstream.sendRaw(
+      'tools/call',
+      forward,
+      (reply) => {
+        if (!this.inflight.delete(clientId)) return;
+        void this.deps.send(toClient(clientId, reply)).catch(() => {});
+        if (this.deps.logReads) {
+          const outcome =
+            reply.kind === 'failed'
+              ? 'failed'
+              : isPlainObject(reply.message.result) && reply.message.result.isError === true
+                ? 'upstream_error'
+                : reply.message.error
+                  ? 'failed'
+                  : 'ok';
+          this.deps.audit.appendLater(
+            {
+              event: 'read',
+              tool: tool.exposed,
+              upstream: tool.upstream.name,
+              upstream_tool: tool.upstreamTool,
+              reason: decision.reason,
+              outcome,
+              error: reply.kind === 'failed' ? reply.error.message.slice(0, 200) : undefined,
+            },
+            params.arguments ?? {},
+          );
+        }
+        // Proven read-only (above): if its HTTP session ends before the upstream takes it, it may go once more.
+      },
+      { readOnly: true },
+    );
     if (upstreamId === undefined) return false;
     this.inflight.set(clientId, { upstream: tool.upstream, upstreamId });
     return true;

@@ -18,7 +18,8 @@ export async function forwardRead(deps: PipelineDeps, tool: CatalogueTool, param
   const forward = tool.exposed === tool.upstreamTool ? params : { ...params, name: tool.upstreamTool };
   let isError: boolean | string = false;
   try {
-    const result = await callTool(deps, tool, forward, { signal: ctx.signal, onprogress: ctx.progress });
+    // Proven read-only (call.ts): if its HTTP session ends before the upstream takes it, it may go once more.
+    const result = await callTool(deps, tool, forward, { signal: ctx.signal, onprogress: ctx.progress, readOnly: true });
     isError = result.isError === true;
     return result;
   } catch (err) {

@@ -44,7 +44,12 @@ export async function runReadback(deps: ReadbackDeps, call: ToolCall, result: Re
   if (!expect.ok) return unclear(`${expect.missing} has no value`);
   let read: Record<string, unknown>;
   try {
-    read = await reader.upstream.request('tools/call', { name: reader.upstreamTool, arguments: args.value }, { signal: AbortSignal.timeout(deps.timeoutMs) });
+    // Sent once more on a new HTTP session only when the classifier proves it read-only (a rule may allow a write).
+    read = await reader.upstream.request(
+      'tools/call',
+      { name: reader.upstreamTool, arguments: args.value },
+      { signal: AbortSignal.timeout(deps.timeoutMs), readOnly: decision.classification?.kind === 'read-only' },
+    );
   } catch (err) {
     return unclear(`the read tool "${rule.tool}" failed: ${plainMessage(err)}`);
   }

@@ -4,9 +4,14 @@
  * the connection died fails with ConnectionClosed and is never re-sent: replaying a write is worse than
  * reporting that its outcome is unknown.
  *
- * A Streamable HTTP upstream that ended the session (it restarted: HTTP 404 for the old session id) did
- * not take the request, so the gate opens one new session and sends that request once more on it,
- * transparently; the dead id is never sent again (gateway/transport/http-session.ts), and stderr says so.
+ * A Streamable HTTP upstream that ended the session (it restarted: HTTP 404 for the old session id, with
+ * no JSON-RPC answer to the request) gets one new session, transparently; the dead id is never sent again
+ * (gateway/transport/http-session.ts), and stderr says so, naming the status. The request that found out
+ * is sent once more on the new session only when that cannot run anything twice: a method that changes
+ * nothing upstream, or a `tools/call` its caller proved read-only (`readOnly`). Any other `tools/call` is
+ * sent AT MOST ONCE: it fails with its outcome unknown (the server may have run it before answering 404),
+ * and the caller's interlock and read-back take over. An answer that carries the request's id is its
+ * answer, whatever the HTTP status, and never ends the session.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,7 +19,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, Notification, Result, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamConfig } from '../config/load.js';
 import { isPlainObject, RAW_RESULT } from './raw.js';
-import { countSends, isSessionEnded, SessionGuard } from './transport/http-session.js';
+import { countSends, isSessionEnded, mayResend, SessionEndedError, SessionGuard } from './transport/http-session.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './transport/lines.js';
 import { ChildProcessTransport } from './transport/stdio-client.js';
 import { ErrorCode, plainMessage, WireError } from './wire-error.js';
@@ -28,6 +33,11 @@ export interface ForwardOptions {
   signal?: AbortSignal;
   /** Called with each progress notification's params (without the upstream's token). */
   onprogress?: (progress: Record<string, unknown>) => void;
+  /**
+   * Set only when the policy proved this `tools/call` read-only: if its session ends before the server
+   * takes it, it is sent once more on a new session. Any other `tools/call` is sent at most once.
+   */
+  readOnly?: boolean;
 }
 
 /** The upstream's answer to a raw request: its JSON-RPC response as sent, or why none will come. */
@@ -128,7 +138,7 @@ export class Upstream {
     };
     client.onerror = (err) => {
       // A session the server ended is said once, in words, when the gate opens the next one (retire()).
-      if (isSessionEnded(err, this.sessions, this.sessionIdOf(transport))) return;
+      if (isSessionEnded(err)) return;
       // Non-protocol lines on a stdio upstream's stdout (version banners, log lines) land here.
       if (err instanceof SyntaxError) {
         this.noiseLines++;
@@ -181,9 +191,10 @@ export class Upstream {
    * Sends a request as raw JSON-RPC on the open connection, outside the SDK client: the gate's read fast
    * path, where the result must reach the client byte-for-byte and the SDK's bookkeeping is pure cost.
    * Times out after the upstream's `timeout_seconds` (cancelling upstream).
+   * @param opts.readOnly as in {@link ForwardOptions}: whether a `tools/call` may be sent once more.
    * @returns the id used upstream, or undefined when not connected (use the SDK path instead).
    */
-  sendRaw(method: string, params: Record<string, unknown>, reply: (r: RawReply) => void): string | undefined {
+  sendRaw(method: string, params: Record<string, unknown>, reply: (r: RawReply) => void, opts: { readOnly?: boolean } = {}): string | undefined {
     const transport = this.transportInUse;
     if (!this.client || !transport) return undefined;
     const id = `lf-${this.nextRawId++}`;
@@ -196,7 +207,8 @@ export class Upstream {
     const message = { jsonrpc: '2.0', id, method, params } as JSONRPCMessage;
     const fail = (err: Error) => {
       clearTimeout(timer);
-      reply({ kind: 'failed', error: new WireError(ErrorCode.ConnectionClosed, `cannot send to upstream "${this.name}": ${plainMessage(err)}`) });
+      const error = err instanceof WireError ? err : new WireError(ErrorCode.ConnectionClosed, `cannot send to upstream "${this.name}": ${plainMessage(err)}`);
+      reply({ kind: 'failed', error });
     };
     const client = this.client;
     const delivered = () => {
@@ -205,10 +217,11 @@ export class Upstream {
     transport.send(message).then(delivered, (err: Error) => {
       if (this.raw.get(id) !== pending) return;
       this.raw.delete(id);
-      if (!isSessionEnded(err, this.sessions, this.sessionIdOf(transport))) return fail(err);
+      if (!(err instanceof SessionEndedError)) return fail(err);
+      this.retire(client, err);
+      if (!this.resendOrRefuse(method, opts.readOnly, err)) return fail(this.notResent(method, err));
       // Not taken: sent once more on a new session (unless it is withdrawn or times out meanwhile).
       this.resending.set(id, pending);
-      this.retire(client);
       this.connect()
         .then(() => {
           if (this.resending.get(id) !== pending) return;
@@ -277,28 +290,48 @@ export class Upstream {
    */
   async request(method: string, params: Record<string, unknown> | undefined, opts: ForwardOptions = {}): Promise<Result> {
     const client = this.client ?? (await this.connect());
-    const transport = this.transportInUse;
     try {
       return await this.send(client, method, params, opts);
     } catch (err) {
-      if (!isSessionEnded(err, this.sessions, this.sessionIdOf(transport))) throw err;
-      // The server ended the session and did not take the request: once more, on one new session.
-      this.retire(client);
+      if (!(err instanceof SessionEndedError)) throw err;
+      // The server ended the session and did not answer the request: a new session; the request once
+      // more on it only if sending it twice cannot run anything twice.
+      this.retire(client, err);
+      if (!this.resendOrRefuse(method, opts.readOnly, err)) throw this.notResent(method, err);
       return this.send(await this.connect(), method, params, opts);
     }
+  }
+
+  /** Whether a request that met the end of its session is sent once more (said on stderr either way). */
+  private resendOrRefuse(method: string, readOnly: boolean | undefined, ended: SessionEndedError): boolean {
+    const again = mayResend(method, readOnly);
+    this.events.log(
+      again
+        ? `upstream ${this.name}: ${method} is sent once more, on the new session (${ended.how}; it changes nothing upstream${method === 'tools/call' ? ': a proven read' : ''})`
+        : `upstream ${this.name}: ${method} is NOT sent again (${ended.how}); a call that may write is sent at most once, so its outcome is reported as unknown`,
+    );
+    return again;
+  }
+
+  /** The error for a request that is not sent again after its session ended (its outcome is unknown). */
+  private notResent(method: string, ended: SessionEndedError): WireError {
+    return new WireError(
+      ErrorCode.ConnectionClosed,
+      `upstream "${this.name}" ended the gate's session as this ${method} went out (${ended.how}); the server may have run it before it answered, and a call that may write is never sent twice, so it was not sent again`,
+    );
   }
 
   /**
    * Leaves a session the server ended: the next use opens a new one (one, however many requests saw the
    * old one die). Requests still waiting on the old session fail with ConnectionClosed (outcome unknown).
    */
-  private retire(client: Client | undefined): void {
+  private retire(client: Client | undefined, ended: SessionEndedError): void {
     if (!client || this.client !== client) return;
     this.client = undefined;
     this.transportInUse = undefined;
     this.lastError = '';
     this.events.log(
-      `upstream ${this.name}: the server ended the gate's session (it answered 404 for it: it restarted, or dropped the session); a new session is opened and the request that found out is sent once more on it; the old session id is never sent again`,
+      `upstream ${this.name}: the server ended the gate's session (${ended.why}: it restarted, or dropped the session); a new session is opened on next use; the old session id is never sent again`,
     );
     // Closed once its sends have settled; then what it delivered will never be answered: those fail.
     const old = client.transport;
@@ -311,10 +344,6 @@ export class Upstream {
         return client.close();
       })
       .catch(() => {});
-  }
-
-  private sessionIdOf(transport: Transport | undefined): string | undefined {
-    return transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined;
   }
 
   private send(client: Client, method: string, params: Record<string, unknown> | undefined, opts: ForwardOptions): Promise<Result> {
