@@ -3,6 +3,8 @@
  * session id (or 400 naming the session, as server-everything does). The gate opens one new session,
  * transparently: the read and the approved write after the restart just work, the write runs once, the
  * dead session id is never sent again after the answer that said so, and stderr says what happened.
+ * A write that is itself the request meeting the 404 is never sent again (outcome unknown, tool blocked);
+ * hostile servers that run a call and then answer so: test/http-upstream-resend.test.ts.
  * The upstream is a real SDK server process (test/fixtures/session-http-server.mjs), killed and started
  * again on the same port; it records every HTTP request it receives.
  */
@@ -102,6 +104,35 @@ for (const unknown of ['404', '400'] as const) {
     });
   });
 }
+
+describe('an HTTP upstream that restarts, when the first request after it is a write', () => {
+  it('does not send the write again: it is reported with its outcome unknown and its tool blocked; reads go on', async () => {
+    const dir = tmp();
+    const afterRestart = join(dir, 'after.jsonl');
+    let server = await startServer(0, join(dir, 'before.jsonl'), '404');
+    const config = writeConfig(dir, `upstreams:\n  notes:\n    url: http://127.0.0.1:${server.port}/mcp\n`);
+    const agent = await startAgent(config, approve);
+    try {
+      assert.equal(textOf(await agent.call('echo', { n: 1 })), '{"n":1}');
+      await server.stop();
+      server = await startServer(server.port, afterRestart, '404');
+
+      const write = await agent.call('add_note', { n: 1 });
+      const verdict = verdictOf(write);
+      assert.deepEqual([verdict?.outcome, verdict?.readback, verdict?.blocked], ['executed', 'unclear', true], JSON.stringify(write));
+      assert.match(textOf(write), /answered HTTP 404 and no answer to the request.*never sent twice/);
+      assert.equal(requests(afterRestart).filter((e) => e.method === 'tools/call').length, 1, 'the write went out once (and met the 404)');
+      assert.match(agent.stderr(), /tools\/call is NOT sent again \(the upstream answered HTTP 404/);
+
+      assert.equal(textOf(await agent.call('echo', { n: 2 })), '{"n":2}', 'a read after it is answered on a new session');
+      assert.equal(requests(afterRestart).filter((e) => e.method === 'initialize').length, 1);
+    } finally {
+      await agent.close();
+      await server.stop();
+    }
+    assert.equal(runCli(['verify-log', '--config', config]).status, 0);
+  });
+});
 
 describe('server-everything over Streamable HTTP, restarted', () => {
   it('answers the next read after the restart without a gate restart', async () => {
