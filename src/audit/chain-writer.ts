@@ -179,19 +179,34 @@ export class ChainWriter {
    */
   private recover(): void {
     const path = this.opts.logPath;
-    if (!existsSync(path)) return;
-    let data: Buffer;
+    const headPath = this.paths.head;
+    // A missing log is checked as an empty one against the head that remains: a head that vouched for
+    // entries over a deleted log is a cut, never a fresh start (which would overwrite the head).
+    const logMissing = !existsSync(path);
+    if (logMissing && !existsSync(headPath)) return;
+    const read = (file: string, what: (b: Buffer) => void) => {
+      try {
+        what(readFileSync(file));
+      } catch (err) {
+        throw new LookfirstError(
+          'AUDIT_LOG_UNREADABLE',
+          `cannot read ${file}: ${(err as Error).message}. The gate will not append to a log it cannot check: make it a readable file again, or run lookfirst verify-log to see what is wrong.`,
+        );
+      }
+    };
+    let data: Buffer = Buffer.alloc(0);
     let headNote: string | undefined;
-    try {
-      data = readFileSync(path);
-      headNote = existsSync(this.paths.head) ? readFileSync(this.paths.head, 'utf8') : undefined;
-    } catch (err) {
-      throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot read ${path}: ${(err as Error).message}`);
-    }
+    if (!logMissing) read(path, (b) => (data = b));
+    if (existsSync(headPath)) read(headPath, (b) => (headNote = b.toString('utf8')));
     const signer = this.opts.signer;
     const verifier = { name: signer.name, keyId: signer.keyId, key: createPublicKey(signer.key) };
     const checked = checkBeforeAppend(data, headNote, verifier, (entry) => this.replayInterlock(entry));
-    if (!checked.ok) throw appendRefused(path, this.paths.head, checked.problem);
+    if (!checked.ok && logMissing && checked.problem.kind === 'line')
+      throw new LookfirstError(
+        'AUDIT_LOG_UNREADABLE',
+        `${path} is missing, but its signed head ${headPath} still records entries: the log was deleted or moved, and starting afresh would overwrite the head and erase that history. Restore the log from a backup; to start a new log on purpose, move the head aside too (keep both as evidence). Run lookfirst verify-log to see what the head records.`,
+      );
+    if (!checked.ok) throw appendRefused(path, headPath, checked.problem);
     this.seq = checked.size;
     this.prev = checked.tip;
     this.tree = checked.tree;

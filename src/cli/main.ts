@@ -49,8 +49,9 @@ program
   .description('check the audit log: signatures, hash chain, signed head (exit 0 intact, 2 tampered, 1 no verdict)')
   .requiredOption('-c, --config <file>', 'path to lookfirst.yaml')
   .option('--trusted-head <file>', 'a copy of the head kept elsewhere, to check the log against')
+  .option('--expect-key <key>', 'the key you expect the log under: its key id, its verifier key, or your kept copy of audit.pub')
   .option('--json', 'machine-readable output')
-  .action((o: { config: string; trustedHead?: string; json?: boolean }) => run(() => verifyLogCommand(o))());
+  .action((o: { config: string; trustedHead?: string; expectKey?: string; json?: boolean }) => run(() => verifyLogCommand(o))());
 
 program
   .command('demo')

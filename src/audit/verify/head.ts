@@ -73,6 +73,21 @@ export function headSizeOf(head: HeadInput, verifier: NoteVerifier): number | un
   return opened.ok ? parseCheckpoint(opened.text)?.size : undefined;
 }
 
+/**
+ * The chain tips (hex) the heads record, for heads that open under the key and cover at least one entry:
+ * where the log's own history ends, so its own lines can be told from another log's under the same key.
+ */
+export function headTips(heads: HeadInput[], verifier: NoteVerifier): string[] {
+  const tips: string[] = [];
+  for (const head of heads) {
+    const opened = openNote(head.note, verifier);
+    const cp = opened.ok ? parseCheckpoint(opened.text) : undefined;
+    const chain = cp?.extensions.find((e) => e.startsWith(`${CHAIN_EXTENSION} `))?.slice(CHAIN_EXTENSION.length + 1);
+    if (cp && cp.size > 0 && chain) tips.push(chain);
+  }
+  return tips;
+}
+
 /** Checks one head: signature, origin, size against the log, Merkle root and chain tip over its prefix. */
 export function checkHead(head: HeadInput, items: Item[], verifier: NoteVerifier, problems: Problem[], warnings: string[]): void {
   const opened = openNote(head.note, verifier);

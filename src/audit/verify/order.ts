@@ -45,41 +45,50 @@ export function classifyUnsigned(items: Item[], headSize: number, hasHead: boole
 }
 
 /**
- * Signed lines whose `prev` links lead back, through lines of this file, to the start of the log: the
- * log's own history, wherever the lines now stand.
+ * The log's own history among the signed lines, wherever they now stand. With a head that names a chain
+ * tip found in the file: the lines whose `prev` links lead back to that tip's chain (the chain itself
+ * walked back from the tip, and what continues it). Without one: the lines whose links lead back to the
+ * start of the log (so another log under the same key, put in front, would pass for the log's own).
+ * @param tips chain tips (hex) recorded by heads that verify under the key and cover at least one entry.
  */
-function rootedLines(items: Item[]): Set<Item> {
+function ownLines(items: Item[], tips: string[]): Set<Item> {
   const byHash = new Map<string, Item>();
   for (const item of items) if (item.signed && !byHash.has(item.hash)) byHash.set(item.hash, item);
-  const rooted = new Set<Item>();
-  const settled = new Set<Item>();
+  const anchors = new Set<Item>();
+  for (const tip of tips) {
+    for (let at = byHash.get(tip); at && !anchors.has(at); at = at.prev === undefined ? undefined : byHash.get(at.prev)) anchors.add(at);
+  }
+  const anchored = anchors.size > 0;
+  const own = new Set<Item>(anchors);
+  const settled = new Set<Item>(anchors);
   for (const item of items) {
     if (!item.signed || settled.has(item)) continue;
-    // Walk back to the start, a settled line or a dead end; hashes cannot cycle.
+    // Walk back to an anchor (or the start), a settled line or a dead end; hashes cannot cycle.
     const path: Item[] = [];
     let at: Item | undefined = item;
     let reaches = false;
     while (at && !settled.has(at)) {
       path.push(at);
       settled.add(at);
-      if (at.prev === GENESIS_PREV) {
+      if (!anchored && at.prev === GENESIS_PREV) {
         reaches = true;
         break;
       }
       at = at.prev === undefined ? undefined : byHash.get(at.prev);
-      if (at && settled.has(at)) reaches = rooted.has(at);
+      if (at && settled.has(at)) reaches = own.has(at);
     }
-    if (reaches) for (const p of path) rooted.add(p);
+    if (reaches) for (const p of path) own.add(p);
   }
-  return rooted;
+  return own;
 }
 
 /**
- * Two signed lines with one entry number: the log's own is the one whose links lead back to the start of
- * the log (and, among those, the one that links to the line before it); the other is inserted (a copy, or
- * another log's entry under the same key).
+ * Two signed lines with one entry number: the log's own is the one on the head's chain (or, without a
+ * head, whose links lead back to the start of the log), and among those the one that links to the line
+ * before it; the other is inserted (a copy, or another log's entry under the same key).
+ * @param tips chain tips of the heads that verify (see ownLines); empty without a head.
  */
-export function markCopies(items: Item[], problems: Problem[]): void {
+export function markCopies(items: Item[], problems: Problem[], tips: string[] = []): void {
   const bySeq = new Map<number, Item[]>();
   for (const item of items) {
     if (!item.signed || item.seq === undefined || item.kind === 'inserted') continue;
@@ -90,7 +99,7 @@ export function markCopies(items: Item[], problems: Problem[]): void {
   let rooted: Set<Item> | undefined;
   for (const [seq, group] of bySeq) {
     if (group.length < 2) continue;
-    rooted ??= rootedLines(items);
+    rooted ??= ownLines(items, tips);
     const inPlace = (i: Item) => i.prev === (items[i.line - 2]?.hash ?? GENESIS_PREV);
     const own = group.find((i) => rooted!.has(i) && inPlace(i)) ?? group.find((i) => rooted!.has(i)) ?? group.find(inPlace) ?? group[0]!;
     for (const item of group) {

@@ -10,7 +10,7 @@
  */
 
 import type { NoteVerifier } from '../note.js';
-import { checkHead, headSizeOf, keyMismatch } from './head.js';
+import { checkHead, headSizeOf, headTips, keyMismatch } from './head.js';
 import { parseItems } from './items.js';
 import { checkLinks, checkNumbering, classifyUnsigned, markCopies } from './order.js';
 import type { HeadInput, VerifyReport } from './types.js';
@@ -33,7 +33,7 @@ export function verifyLog(log: string | Uint8Array, verifier: NoteVerifier, head
 
   const headSize = Math.max(0, ...heads.map((h) => headSizeOf(h, verifier) ?? 0));
   classifyUnsigned(items, headSize, heads.length > 0, problems);
-  markCopies(items, problems);
+  markCopies(items, problems, headTips(heads, verifier));
   const held = checkNumbering(items, problems);
   checkLinks(items, held, problems);
   for (const head of heads) checkHead(head, items, verifier, problems, warnings);

@@ -47,8 +47,12 @@ function entriesOf(text: string): Record<string, unknown>[] {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-/** Whether a log file has any entry yet (a missing or empty file has none). */
-function hasEntries(path: string): boolean {
+/**
+ * Whether a log has any evidence to check: entries, or a head (a head over a deleted or emptied log still
+ * records the replays it held, so that log must verify before promote trusts that none were made).
+ */
+function hasEvidence(path: string): boolean {
+  if (existsSync(sidecarPaths(path).head)) return true;
   try {
     return statSync(path).size > 0;
   } catch {
@@ -162,8 +166,8 @@ export async function promoteCommand(logArg: string, opts: PromoteOptions): Prom
     const entries = entriesOf(text);
     const sessions = dryRunSessions(entries);
     const session = chooseSession(sessions, opts.session, logPath);
-    // Earlier replays are found in both logs; the config's log must verify too, or a cut could hide one.
-    const separate = !samePath(logPath, target) && hasEntries(target);
+    // Earlier replays are found in both logs; the config's log must verify too, or a cut (or a deleted log) could hide one.
+    const separate = !samePath(logPath, target) && hasEvidence(target);
     const own = separate ? verify(target) : undefined;
     if (own && own.report.verdict !== 'intact') {
       logLine(`the config's own audit log ${target} does not verify (${own.report.verdict}), so earlier replays recorded in it cannot be trusted`);

@@ -1,17 +1,20 @@
 /**
- * `lookfirst verify-log --config F [--trusted-head FILE] [--json]`: checks the audit log's bytes exactly as
+ * `lookfirst verify-log --config F [--trusted-head FILE] [--expect-key KEY] [--json]`: checks the audit log's bytes exactly as
  * they are on disk. Exit 0 intact, 2 tampered (a log or head under a key other than audit.pub's included),
  * 1 when no verdict can be given (no head to check the end against, or files missing): missing evidence is
- * never a clean verdict. `--json` adds the configured key (`key: { name, key_id, file }`) to the report.
+ * never a clean verdict. audit.pub is checked against audit.key (when it can be read here) and
+ * `--expect-key` (verify-log-key.ts). `--json` adds the key (`key: { name, key_id, file, checked_against }`).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { loadVerifier } from '../../audit/keys.js';
 import type { NoteVerifier } from '../../audit/note.js';
+import { describeKey } from '../../audit/verify/head.js';
 import { type HeadInput, type Problem, type VerifyReport, verifyLog } from '../../audit/verify/verify.js';
 import { sidecarPaths } from '../../audit/writer.js';
 import { loadConfig } from '../../config/load.js';
 import { LookfirstError } from '../../errors.js';
 import { cliName, paint } from '../output.js';
+import { checkVerifierKey } from './verify-log-key.js';
 
 /** Exit codes of verify-log (pinned by tests). */
 export const VERIFY_EXIT = { intact: 0, unproven: 1, tampered: 2 } as const;
@@ -29,6 +32,8 @@ export interface LogEvidence {
   sidecarNote: string | undefined;
   /** Warnings about missing evidence. */
   missing: string[];
+  /** The log file does not exist, but a head does: `bytes` is empty and the head decides. */
+  logMissing: boolean;
 }
 
 /**
@@ -37,19 +42,24 @@ export interface LogEvidence {
  */
 export function readLogEvidence(logPath: string, trustedHead?: string, configFile = 'lookfirst.yaml'): LogEvidence {
   let bytes: Buffer;
+  let logMissing = false;
+  const sidecar = sidecarPaths(logPath).head;
   try {
     bytes = readFileSync(logPath);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT')
+    // A missing log under a head (or a trusted head) is checked as an empty one: the head says how many
+    // entries it vouched for, and a deleted history is a cut, never "no log yet".
+    if (code !== 'ENOENT') throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot read the audit log ${logPath}: ${code ?? err}`);
+    if (!existsSync(sidecar) && !trustedHead)
       throw new LookfirstError(
         'AUDIT_LOG_UNREADABLE',
         `no audit log at ${logPath} yet: the gate creates it when it first runs (${cliName()} serve --config ${configFile}).`,
       );
-    throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot read the audit log ${logPath}: ${code ?? err}`);
+    bytes = Buffer.alloc(0);
+    logMissing = true;
   }
   const heads: HeadInput[] = [];
-  const sidecar = sidecarPaths(logPath).head;
   const missing: string[] = [];
   let sidecarNote: string | undefined;
   try {
@@ -72,7 +82,7 @@ export function readLogEvidence(logPath: string, trustedHead?: string, configFil
       throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot read the trusted head ${trustedHead}: ${(err as NodeJS.ErrnoException).code ?? err}`);
     }
   }
-  return { bytes, heads, sidecarNote, missing };
+  return { bytes, heads, sidecarNote, missing, logMissing };
 }
 
 /**
@@ -93,20 +103,44 @@ export function verifyLogFile(
   // The sidecar warning says the same as the verifier's generic "no head" one, with the path.
   if (evidence.heads.length === 0) report.warnings = report.warnings.filter((w) => !w.startsWith('no head to check against'));
   report.warnings.unshift(...evidence.missing);
+  if (evidence.logMissing) {
+    const cut = report.problems.find((p) => p.kind === 'truncated');
+    if (cut)
+      cut.message = `${cut.message}: the log file ${logPath} is missing (deleted or moved) while its signed head remains. Restore the log from a backup; the gate refuses to start until then. To start a new log on purpose, move the head aside too (keep both as evidence)`;
+    else report.warnings.push(`the log file ${logPath} is missing; its head records no entries, so it was checked as an empty log`);
+  }
   // Without the sidecar, a trusted head alone still cannot vouch for entries written after it.
   if (evidence.missing.length > 0 && report.verdict === 'intact') report.verdict = 'unproven';
   return { report, text: evidence.bytes.toString('utf8'), evidence, verifier };
 }
 
-/** Runs the command; returns the exit code. */
-export function verifyLogCommand(opts: { config: string; trustedHead?: string; json?: boolean }): number {
+/**
+ * Runs the command; returns the exit code. The key the verdict is made with is always named, with what it
+ * was checked against (audit.key when readable here, `--expect-key`); a mismatch is a `key` problem.
+ * @throws LookfirstError `USAGE` for an `--expect-key` that is not a key id, a verifier key or a file holding one.
+ */
+export function verifyLogCommand(opts: { config: string; trustedHead?: string; json?: boolean; expectKey?: string }): number {
   const config = loadConfig(opts.config);
   const { report, verifier } = verifyLogFile(config.audit.logPath, config.audit.pubPath, opts.trustedHead, config.file);
+  const keyCheck = checkVerifierKey(verifier, config.audit, opts.expectKey);
+  if (keyCheck.problems.length > 0) {
+    report.problems.unshift(...keyCheck.problems);
+    report.verdict = 'tampered';
+  }
+  report.warnings.push(...keyCheck.warnings);
+  const keyId = verifier.keyId.toString('hex');
   if (opts.json) {
-    const key = { name: verifier.name, key_id: verifier.keyId.toString('hex'), file: config.audit.pubPath };
+    const key = { name: verifier.name, key_id: keyId, file: config.audit.pubPath, checked_against: keyCheck.pinnedBy };
     process.stdout.write(`${JSON.stringify({ log: config.audit.logPath, key, ...report })}\n`);
   } else {
     const out = process.stdout;
+    const against =
+      keyCheck.problems.length > 0
+        ? ', NOT the key you hold (see below)'
+        : keyCheck.pinnedBy.length > 0
+          ? `, matches ${keyCheck.pinnedBy.join(' and ')}`
+          : ', not checked against audit.key or --expect-key';
+    out.write(`key: ${describeKey(verifier)} from ${config.audit.pubPath}${against}\n`);
     const where = (p: Problem) => (p.kind === 'key' ? 'key' : p.line > 0 ? `line ${p.line}` : 'head');
     for (const p of report.problems) out.write(`${paint(out, 'red', where(p))}: ${p.message}\n`);
     for (const w of report.warnings) out.write(`${paint(out, 'yellow', 'warning')}: ${w}\n`);
