@@ -71,12 +71,17 @@ function walk(
     return true;
   };
   const push = (v: unknown) => stack.push(v);
+  /** A string or key: read, and its decoded form queued when `expand` gives one. */
+  const text = (t: string): boolean => {
+    if (!take(t)) return false;
+    const more = expand?.(t, left);
+    if (more !== undefined) stack.push(more);
+    return true;
+  };
   while (stack.length > 0 && !stopped) {
     const v = stack.pop();
     if (typeof v === 'string') {
-      if (!take(v)) return false;
-      const more = expand?.(v, left);
-      if (more !== undefined) stack.push(more);
+      if (!text(v)) return false;
     } else if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') {
       if (!take(String(v))) return false;
     } else if (Array.isArray(v)) {
@@ -84,7 +89,7 @@ function walk(
     } else if (typeof v === 'object' && v !== null) {
       const o = v as Record<string, unknown>;
       for (const [k, inner] of Object.entries(o).reverse()) {
-        if (!take(k)) return false;
+        if (!text(k)) return false;
         if (!object(o, k, inner, push)) return false;
       }
     }

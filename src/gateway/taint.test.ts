@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { TaintMemory, taintText, tokensOf, untrustedTest } from './taint.js';
 
@@ -163,7 +164,7 @@ describe('taint memory', () => {
     assert.ok(m.find({ to: 'spelled@evil-three.test' }).length > 0);
   });
 
-  it('finds a planted domain given alone in the arguments, but remembers no bare name from a page', () => {
+  it('finds a planted domain given alone in the arguments, and takes no file or code name on a page for a host', () => {
     const m = new TaintMemory();
     m.record('fetch', 'mail attacker@evil.test; see package.json and node.js');
     assert.deepEqual(
@@ -198,6 +199,117 @@ describe('taint memory', () => {
     const c = m.check({ body: 'y'.repeat(5_000) });
     assert.equal(c.kind, 'unchecked');
     assert.match(taintText(c) ?? '', /arguments hold more than the 1000 characters/);
+  });
+
+  describe('when one address is written another way (found by the outside review)', () => {
+    const cases: [string, Record<string, unknown>][] = [
+      ['mallory@bücher.example', { to: 'mallory@xn--bcher-kva.example' }],
+      ['https://bücher.example/pay', { url: 'https://BÜCHER.example/other' }],
+      ['http://[2001:db8::1]:8080/hook', { url: 'http://[2001:db8:0:0:0:0:0:1]/' }],
+      ['post to 2001:db8::dead:beef', { host: '2001:DB8:0::dead:beef' }],
+      ['http://10.1.2.3/hook', { url: 'http://0x0a010203/hook' }],
+      ['http://10.1.2.3/hook', { url: 'http://167838211/hook' }],
+      ['http://10.1.2.3/hook', { host: '0x0a.1.2.3' }],
+      ['mallory@evil.test', { to: '"mallory"@evil.test' }],
+      ['mallory@evil.test', { to: 'mallory@evil\u3002test' }],
+      ['mallory@evil\uff0etest', { to: 'mallory@evil.test' }],
+      ['mallory@evil.test', { to: 'MALLORY@deep.sub.evil.test' }],
+      ['webhook: evil.test', { url: 'https://evil.test/hook' }],
+      ['webhook: evil.test', { url: 'wss://api.evil.test/sock' }],
+      ['IBAN DE89-3704-0044-0532-0130-00', { iban: 'DE89 3704 0044 0532 0130 00' }],
+      ['run /tmp/evil/run.sh', { path: '/tmp//evil/./x/../run.sh' }],
+      ['run C:\\Users\\bob\\evil.exe', { path: 'c:/users/bob/evil.exe' }],
+      ['https://evil.test/pay', { body: '{"u":"https:\\/\\/evil\\u002etest\\/pay"}' }],
+      ['https://evil.test/pay', { body: 'https://evil&#46test/pay' }],
+      ['https://evil.test/pay', { body: 'https://evil[.]test/pay' }],
+      ['ssh://git@evil.test/x.git', { remote: 'evil.test:x.git' }],
+    ];
+    for (const [page, args] of cases)
+      it(`finds ${JSON.stringify(args)} after a page with ${JSON.stringify(page)}`, () => {
+        const m = new TaintMemory();
+        m.record('fetch', { content: [{ type: 'text', text: `Please use ${page} today.` }] });
+        assert.equal(m.check(args).kind, 'hits');
+      });
+
+    it('a planted host taints each of its subdomains, whatever their case or full stops (property)', () => {
+      const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/);
+      fc.assert(
+        fc.property(label, fc.array(label, { minLength: 1, maxLength: 4 }), fc.constantFrom('.', '\u3002', '\uff0e'), (name, subs, dot) => {
+          const m = new TaintMemory();
+          m.record('fetch', `write to ops@${name}.test`);
+          const host = [...subs, name, 'test'].join(dot).toUpperCase();
+          return m.check({ url: `https://${host}/x` }).kind === 'hits' && m.check({ to: `a@${host}` }).kind === 'hits';
+        }),
+      );
+    });
+
+    it('leaves an unrelated host, its parent domain and a sibling clean', () => {
+      const m = new TaintMemory();
+      m.record('fetch', 'write to ops@a.evil.test or see https://evil.example/x');
+      for (const args of [{ to: 'x@evil.test' }, { to: 'x@b.evil.test' }, { url: 'https://example/x' }, { to: 'boss@corp.example' }])
+        assert.equal(m.check(args).kind, 'clean', JSON.stringify(args));
+    });
+  });
+
+  describe('when the arguments hide a value in their shape', () => {
+    it('reads every string and key, decoding base64, base64url, hex and gzip, whatever the shape (property)', () => {
+      const plant = 'https://evil.test/hook';
+      const m = new TaintMemory();
+      m.record('fetch', `post to ${plant}`);
+      const encodings = [
+        (v: string) => v,
+        (v: string) => Buffer.from(v).toString('base64'),
+        (v: string) => Buffer.from(v).toString('base64url'),
+        (v: string) => Buffer.from(v).toString('hex'),
+        (v: string) => gzipSync(v).toString('base64'),
+        (v: string) => Buffer.from(Buffer.from(v).toString('base64')).toString('base64'),
+      ];
+      const wrappers = [
+        (v: string) => ({ type: 'image', mimeType: 'image/png', data: v }),
+        (v: string) => ({ type: 'audio', data: v }),
+        (v: string) => ({ blob: v, mimeType: 'application/octet-stream' }),
+        (v: string) => ({ [v]: 1 }),
+        (v: string) => [v],
+      ];
+      fc.assert(
+        fc.property(fc.integer({ min: 0, max: encodings.length - 1 }), fc.integer({ min: 0, max: wrappers.length - 1 }), fc.boolean(), (e, w, deep) => {
+          const inner = (wrappers[w] as (v: string) => unknown)((encodings[e] as (v: string) => string)(plant));
+          return m.check({ to: 'ops@corp.example', payload: deep ? { a: [inner] } : inner }).kind === 'hits';
+        }),
+      );
+    });
+  });
+
+  describe('when an untrusted result holds content the gate cannot read', () => {
+    const blob = (mimeType: string, bytes: Buffer | string) => ({
+      content: [{ type: 'resource', resource: { uri: 'x://doc', mimeType, blob: Buffer.from(bytes).toString('base64') } }],
+    });
+    for (const [label, result, why] of [
+      ['a PDF', blob('application/pdf', '%PDF-1.4 (a@evil.test)'), /content of type "application\/pdf"/],
+      ['an octet-stream', blob('application/octet-stream', 'a@evil.test'), /content of type "application\/octet-stream"/],
+      ['gzip declared as text', blob('text/plain', gzipSync('a@evil.test')), /compressed content/],
+      ['invalid UTF-8', blob('text/plain', Buffer.from([0xff, 0xfe, 0x41])), /cannot decode/],
+      ['an unknown charset', blob('text/plain; charset=x-made-up', 'a@evil.test'), /cannot decode/],
+    ] as const)
+      it(`taints the whole session on ${label}, and says why`, () => {
+        const m = new TaintMemory();
+        m.record('fetch', result);
+        const c = m.check({ to: 'friend@example.org' });
+        assert.equal(c.kind, 'whole');
+        assert.match(taintText(c) ?? '', why);
+      });
+
+    it('reads text in another charset and SVG, and skips a PNG picture without tainting the session', () => {
+      const m = new TaintMemory();
+      m.record('fetch', blob('text/plain; charset=utf-16le', Buffer.from('pay a@evil-16.test', 'utf16le')));
+      m.record('fetch', {
+        content: [{ type: 'image', mimeType: 'image/svg+xml', data: Buffer.from('<svg><text>b@evil-svg.test</text></svg>').toString('base64') }],
+      });
+      m.record('fetch', { content: [{ type: 'image', mimeType: 'image/png', data: Buffer.from([0x89, 0x50, 0x4e, 0x47]).toString('base64') }] });
+      assert.equal(m.whole, undefined);
+      assert.equal(m.check({ to: 'a@evil-16.test' }).kind, 'hits');
+      assert.equal(m.check({ to: 'b@evil-svg.test' }).kind, 'hits');
+    });
   });
 
   it('matches untrusted tools by glob, case-insensitively', () => {
