@@ -159,7 +159,17 @@ export class Gateway {
         down.length > 0
           ? `tools of ${down.join(', ')} are unknown until it answers`
           : `tools: ${names.slice(0, 12).join(', ')}${names.length > 12 ? ', …' : ''}`;
-      this.opts.log(`warning: rule "${pattern}"${line ? ` (line ${line})` : ''} matches no tool; check the name (${known})`);
+      // With one upstream the client sees the tools' own names; a rule written with the prefix misses them.
+      const bare = /^[^_]+__(.+)$/.exec(pattern)?.[1];
+      const only = this.upstreams.length === 1 ? this.upstreams[0]?.name : undefined;
+      const wouldMatch =
+        only !== undefined &&
+        !unmatchedRules(
+          this.policy,
+          names.map((n) => `${only}__${n}`),
+        ).includes(pattern);
+      const hint = bare !== undefined && wouldMatch ? `; with one upstream tools are not prefixed: did you mean "${bare}"?` : '';
+      this.opts.log(`warning: rule "${pattern}"${line ? ` (line ${line})` : ''} matches no tool; check the name (${known})${hint}`);
     }
   }
 

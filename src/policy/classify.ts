@@ -240,6 +240,8 @@ export function combine(n: NameVerdict, a: ReturnType<typeof classifyArgs>, anno
   let risk = n.risk;
   const reasons = [...n.reasons];
   if (a) {
+    // The name's own "read" reason would read as a contradiction beside the arguments' finding.
+    if (kind === 'read-only') reasons.splice(0, reasons.length, ...n.reasons.map((r) => `the name alone would read (${r})`));
     kind = 'mutation';
     risk = higher(risk, a.risk);
     reasons.unshift(...a.reasons);

@@ -93,7 +93,7 @@ export async function planCommand(file: string | undefined, opts: PlanOptions): 
   const mutations = plan.filter((p) => p.kind === 'mutation');
   const high = mutations.filter((p) => p.risk === 'high').length;
   out.write(
-    `${plan.length} call${plan.length === 1 ? '' : 's'}: ${plan.length - mutations.length} read-only, ${mutations.length} mutation${mutations.length === 1 ? '' : 's'}${high ? ` (${high} high risk)` : ''}; each mutation would wait for a person's approval\n`,
+    `${plan.length} call${plan.length === 1 ? '' : 's'}: ${plan.length - mutations.length} read-only, ${mutations.length} mutation${mutations.length === 1 ? '' : 's'}${high ? ` (${high} high risk)` : ''}; by the classifier alone (the rules in a config may allow or deny a call), each mutation would wait for a person's approval\n`,
   );
   return 0;
 }

@@ -84,7 +84,13 @@ function createBrowserOpener(): { open: (url: string) => void; close: () => void
         logLine(`could not write the file that opens the approval page (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
         return fallback();
       }
-      open(launch.path).then((child) => child.on('error', fallback), fallback);
+      // xdg-open and friends exit non-zero when no browser is there: that is a failure too.
+      open(launch.path).then((child) => {
+        child.on('error', fallback);
+        child.on('exit', (code) => {
+          if (code !== null && code !== 0) fallback();
+        });
+      }, fallback);
     },
     close: () => launch?.remove(),
   };
