@@ -46,14 +46,18 @@ describe('bad config', () => {
 });
 
 describe('rules', () => {
-  it('warns at start about a rule that matches no tool, with its line', async () => {
+  it('warns at start about a rule that matches no tool, with its line, and names the unprefixed tool a prefixed rule meant', async () => {
     const dir = tmp();
-    const config = writeConfig(dir, fakeConfig(dir, 'rules:\n  tools:\n    wirte_note: { action: deny }\n    "echo*": { action: confirm }\n'));
+    const config = writeConfig(
+      dir,
+      fakeConfig(dir, 'rules:\n  tools:\n    wirte_note: { action: deny }\n    "echo*": { action: confirm }\n    fake__write_note: { action: deny }\n'),
+    );
     const agent = await startAgent(config, approve);
     try {
       await waitFor(() => /serving/.test(agent.stderr()), 3000);
       assert.match(agent.stderr(), /warning: rule "wirte_note" \(line 7\) matches no tool/);
       assert.doesNotMatch(agent.stderr(), /rule "echo\*"/);
+      assert.match(agent.stderr(), /rule "fake__write_note" \(line 9\) matches no tool.*with one upstream tools are not prefixed: did you mean "write_note"\?/);
     } finally {
       await agent.close();
     }
