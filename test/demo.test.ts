@@ -21,7 +21,7 @@ describe('lookfirst demo', () => {
   it('without a terminal: no means no, and the money stays', () => {
     const r = runCli(['demo']);
     assert.equal(r.status, 0, r.stdout + r.stderr);
-    assert.match(r.stdout, /\(no terminal: No\)/);
+    assert.match(r.stdout, /\(no terminal to ask on, so the answer is No\)/);
     assert.match(r.stdout, /"outcome":"denied"/);
     assert.doesNotMatch(r.stdout, /Balance: 1000\.00/);
   });

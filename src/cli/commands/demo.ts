@@ -92,13 +92,13 @@ export async function demoCommand(opts: { yes?: boolean }): Promise<number> {
 
   const ok = before.verdict === 'intact' && after.verdict === 'tampered' && after.problems.some((p) => p.line === target + 1);
   say(ok ? '\nThe demo ran as promised.' : '\nSomething did not behave as promised: see above.');
-  say(`Try it yourself: ${cliName()} verify-log --config ${configPath}`);
+  say(`Try it yourself: ${cliName()} verify-log --config ${configPath}  (it names line ${target + 1}, the one the demo edited)`);
   return ok ? 0 : 2;
 }
 
 async function askYesNo(prompt: string): Promise<boolean> {
   if (!process.stdin.isTTY) {
-    process.stdout.write(`${prompt}(no terminal: No)\n`);
+    process.stdout.write(`${prompt}(no terminal to ask on, so the answer is No)\n`);
     return false;
   }
   const rl = createInterface({ input: process.stdin, output: process.stdout });
