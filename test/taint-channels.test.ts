@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -17,7 +18,8 @@ import {
   ResourceUpdatedNotificationSchema,
   ResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { linesIn, MAIN, NODE, ROOT, startAgent, tmp, verdictOf, writeConfig } from './helpers.js';
+import { linesIn, MAIN, NODE, ROOT, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { httpGate, TOKEN } from './http-gate.js';
 
 const HOSTILE = join(ROOT, 'test/fixtures/untrusted-upstream.mjs');
 
@@ -94,6 +96,8 @@ describe('taint from everything an untrusted upstream relays', () => {
     const c = await fullClient(g.config);
     try {
       await c.client.setLoggingLevel('debug');
+      // Resource updates reach only subscribers (gateway/notify-scope.ts).
+      await c.client.subscribeResource({ uri: 'mailto:upd@evil-upd.test' });
       const planted = { log: 'log@evil-log.test', updated: 'upd@evil-upd.test', sample: 'sample@evil-sample.test', elicit: 'elicit@evil-elicit.test' };
       for (const [where, plant] of Object.entries(planted)) await c.call('fetch_page', { where, plant });
       assert.ok(
@@ -121,6 +125,29 @@ describe('taint from everything an untrusted upstream relays', () => {
       await a.close();
     }
     assert.equal(g.sent(), 2);
+  });
+});
+
+describe('upstream notifications over HTTP', () => {
+  it("sends a log message during one principal's call to that principal only, not to another principal's idle session", async () => {
+    const OTHER = 'second-'.repeat(6);
+    // emit_all is a write by its name: a rule lets it run.
+    const g = await httpGate('rules:\n  tools:\n    emit_all: { action: allow }\n', true, false, [TOKEN, OTHER]);
+    const connect = async (token: string) => {
+      const c = new Client({ name: 'agent', version: '1.0.0' }, { capabilities: {} });
+      const logs: string[] = [];
+      c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(JSON.stringify(n.params.data)));
+      await c.connect(new StreamableHTTPClientTransport(g.url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      return { c, logs };
+    };
+    const caller = await connect(TOKEN);
+    const bystander = await connect(OTHER);
+    await caller.c.callTool({ name: 'emit_all', arguments: {} });
+    await waitFor(() => caller.logs.length > 0, 5000);
+    assert.deepEqual(caller.logs, ['"hello from upstream"']);
+    assert.deepEqual(bystander.logs, [], 'another principal does not see it');
+    for (const x of [caller, bystander]) await x.c.close();
+    await g.stop();
   });
 });
 

@@ -27,6 +27,7 @@ import { Forwarder, unionCapabilities } from './forward.js';
 import { auditedHolds, type Holds } from './hold.js';
 import { Interlock } from './interlock.js';
 import type { InClientRound } from './mrtr.js';
+import { recipientsOf, trackSubscription } from './notify-scope.js';
 import { ToolPins } from './pins.js';
 import { idKey, isPlainObject, RAW_RESULT } from './raw.js';
 import { TaintMemory, untrustedTest } from './taint.js';
@@ -54,6 +55,8 @@ export interface Session {
   inflight: number;
   /** Its principal's taint memory (gateway/taint-principals.ts); none for a relay to every 2026 HTTP client. */
   taint?: TaintMemory;
+  /** URIs it subscribed to, when kept: resource updates reach only subscribers (gateway/notify-scope.ts). */
+  subscriptions?: Set<string>;
   /** Relays an upstream's question (elicitation, sampling) to this client; absent where it cannot be asked. */
   ask?: (method: string, params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<Result>;
   close(): Promise<void>;
@@ -189,10 +192,12 @@ export class Gateway {
       ready: false,
       activeIds: new Set(),
       holds: undefined as never,
-      notify: (n) => server.notification(n as never),
+      // Over HTTP, on the stream of the one call in flight (not every client opens the standalone one).
+      notify: (n) => server.notification(n as never, { relatedRequestId: busy.size === 1 ? [...busy][0] : undefined }),
       close: () => server.close(),
       inflight: 0,
       taint,
+      subscriptions: new Set(),
       ask: async (method, params, signal) => {
         const caps = server.getClientCapabilities();
         const what = method === 'sampling/createMessage' ? 'sampling' : 'elicitation';
@@ -403,6 +408,7 @@ export class Gateway {
       const result = await this.forwarder.forward(method, params, { signal, onprogress: progress }, (u, payload) =>
         this.taint.relayed([deps.taint], u, method, payload),
       );
+      trackSubscription(ctx.session, method, params);
       // A resource an untrusted tool linked to is the untrusted source too (gateway/tool-result.ts).
       if (method === 'resources/read') rememberResource(deps, params?.uri, result);
       return result;
@@ -418,7 +424,11 @@ export class Gateway {
       this.catalogue.markChanged(upstream);
       await this.catalogue.refresh(upstream);
     }
-    const ready = [...this.sessions].filter((s) => s.ready);
+    // Not every session: one principal must not see what another's calls caused (gateway/notify-scope.ts).
+    const ready = recipientsOf(
+      n,
+      [...this.sessions].filter((s) => s.ready),
+    );
     // Remembered before it is relayed, in the memory of every principal it reaches.
     this.taint.relayed(this.taint.memoriesOf(ready), upstream, n.method, n.params);
     for (const session of ready) {
