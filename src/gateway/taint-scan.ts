@@ -12,8 +12,27 @@ import { canonicalEmail, canonicalHost, canonicalPath, canonicalUrl, canonicalWi
 // E-mail addresses are found from their `@` (emailsIn): a local-part pattern tried at every position
 // of a long run of word characters and dots costs 64 steps a character. A URL is any scheme with `//`
 // (ssh:, wss:, s3:), its host possibly an IPv6 address in brackets.
-const TOKEN =
-  /[a-z][a-z0-9+.-]{0,15}:\/\/(?:\[[0-9a-f:.]{2,45}\])?[^\s"'<>()[\]{}]{0,2048}|(?:~|\.{1,2})?\/[\w.@%+-]{1,255}(?:\/{1,2}[\w.@%+-]{1,255}){1,32}|[A-Za-z0-9_+/=-]{24,}/gi;
+// URLs are found from their `://` (urlsIn): a scheme pattern tried at every letter costs 16 steps each.
+const TOKEN = /(?:~|\.{1,2})?\/[\w.@%+-]{1,255}(?:\/{1,2}[\w.@%+-]{1,255}){1,32}|[A-Za-z0-9_+/=-]{24,}/gi;
+const SCHEME_CHAR = /[a-z0-9+.-]/i;
+const URL_REST = /(?:\[[0-9a-f:.]{2,45}\])?[^\s"'<>()[\]{}]{0,2048}/iy;
+
+/** The spans `[start, end)` of the URLs in a text (any scheme of at most 16 characters, then `://`), in order. */
+function urlSpans(text: string): [number, number][] {
+  const out: [number, number][] = [];
+  let last = 0;
+  for (let at = text.indexOf('://'); at >= 0; at = text.indexOf('://', Math.max(at + 3, last))) {
+    let start = at;
+    while (start > last && at - start < 16 && SCHEME_CHAR.test(text[start - 1] as string)) start--;
+    while (start < at && !/[a-z]/i.test(text[start] as string)) start++;
+    if (start === at) continue;
+    URL_REST.lastIndex = at + 3;
+    const end = at + 3 + (URL_REST.exec(text)?.[0].length ?? 0);
+    out.push([start, end]);
+    last = end;
+  }
+  return out;
+}
 
 /** Longest token kept (characters). */
 export const MAX_TOKEN_CHARS = 256;
@@ -68,25 +87,44 @@ function variants(t: string): string[] {
 
 /**
  * Calls `visit` with each distinctive token of a text, normalised and in its canonical forms, in order
- * (repeats included); stops when `visit` returns false. `bareHosts`: also dotted words that look like
+ * (a repeat of the same text once only); stops when `visit` returns false. `bareHosts`: also dotted words that look like
  * hosts (on an untrusted page: `webhook: evil.test`).
  */
 function scanTokens(text: string, visit: (token: string) => boolean, bareHosts: boolean): boolean {
   const emit = (t: string): boolean => t.length < 6 || visit(t);
+  // A page repeats its links: each distinct token is parsed (URL parser) once per text.
+  const memo = new Map<string, string[]>();
+  const done = new Set<string>();
   const add = (raw: string): boolean => {
+    // A token seen before in this text was visited with its forms already (every visitor keeps each once).
+    if (done.has(raw)) return true;
+    done.add(raw);
     // Kept to their first 256 characters on both sides (memory, and what the log quotes), so a long
     // token still matches itself.
     // Trailing punctuation is stripped with a loop: a regex anchored at the end rescans a run of dots
     // from each of its positions. Spaces go (a spaced IBAN is the same IBAN).
     let end = raw.length;
     while (end > 0 && TRAILING.has(raw[end - 1] as string)) end--;
-    let t = raw.slice(0, end).replace(/\s+/g, '').slice(0, MAX_TOKEN_CHARS).toLowerCase();
-    if (/^[a-z]{2}\d{2}(?:-?[a-z0-9]{1,4}){3,9}$/.test(t)) t = t.replaceAll('-', '');
+    let t = raw.slice(0, end);
+    if (/\s/.test(t)) t = t.replace(/\s+/g, '');
+    t = t.slice(0, MAX_TOKEN_CHARS).toLowerCase();
+    if (t.includes('-') && /^[a-z]{2}\d{2}(?:-?[a-z0-9]{1,4}){3,9}$/.test(t)) t = t.replaceAll('-', '');
     if (!emit(t)) return false;
-    for (const v of variants(t)) if (v !== t && !emit(v.slice(0, MAX_TOKEN_CHARS))) return false;
+    let vs = memo.get(t);
+    if (vs === undefined) {
+      vs = variants(t).filter((v) => v !== t);
+      memo.set(t, vs);
+    }
+    for (const v of vs) if (!emit(v.slice(0, MAX_TOKEN_CHARS))) return false;
     return true;
   };
+  const urls = urlSpans(text);
+  for (const [start, end] of urls) if (!add(text.slice(start, end))) return false;
+  let u = 0;
   for (const m of text.matchAll(TOKEN)) {
+    // Inside a URL, a path or a long string is the URL's (as one pattern found them before): not a token of its own.
+    while (u < urls.length && (urls[u] as [number, number])[1] <= m.index) u++;
+    if (u < urls.length && (urls[u] as [number, number])[0] <= m.index) continue;
     if (!add(m[0])) return false;
     // `GITHUB_TOKEN=ghp_…`: the value alone is the secret that was copied.
     if (m[0].includes('=') && !m[0].includes('://')) for (const part of m[0].split('=')) if (part.length >= 24 && !add(part)) return false;
@@ -101,10 +139,17 @@ function scanTokens(text: string, visit: (token: string) => boolean, bareHosts: 
     // The domain of an address: another mailbox at a planted domain is found too.
     if (!add(domain)) return false;
   }
+  const bare = new Map<string, string>();
   if (bareHosts)
     for (const m of text.matchAll(BARE_HOST)) {
-      const h = canonicalHost(m[0]);
-      if (h !== undefined && looksLikeHost(h) && !add(h)) return false;
+      const word = m[0].toLowerCase();
+      let h = bare.get(word);
+      if (h === undefined) {
+        const c = canonicalHost(word);
+        h = c !== undefined && looksLikeHost(c) ? c : '';
+        bare.set(word, h);
+      }
+      if (h !== '' && !add(h)) return false;
     }
   return true;
 }
