@@ -129,13 +129,37 @@ export function walkResult(value: unknown, maxChars: number, visit: (text: strin
   );
 }
 
-const BASE64ISH = /^[A-Za-z0-9+/_-]{8,}={0,2}$/;
+// Runs of base64/base64url (or hex) anywhere in a string: a whole value, a `data:…;base64,` URL, a
+// `payload: <base64>` line. At least 12 characters: 9 bytes, shorter than any remembered token's encoding.
+const ENCODED_RUN = /[A-Za-z0-9+/_-]{12,}={0,2}/g;
 const HEXISH = /^(?:[0-9a-f]{2}){6,}$/i;
+
+/** The UTF-8 text a base64 or hex run encodes (gzip/zlib undone, within `left` characters), else undefined. */
+function decodeRun(run: string, left: number): string | undefined {
+  let bytes = Buffer.from(run, HEXISH.test(run) ? 'hex' : 'base64');
+  if (isCompressed(bytes)) {
+    // A zip archive is not opened (honest limit); gzip and zlib streams are.
+    if (bytes[0] === 0x50) return undefined;
+    try {
+      const opts = { maxOutputLength: Math.max(1, left) };
+      bytes = bytes[0] === 0x1f ? gunzipSync(bytes, opts) : inflateSync(bytes, opts);
+    } catch {
+      return undefined;
+    }
+  }
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return text.length > 0 && text !== run && !text.includes('\u0000') ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Every string and key of a call's arguments, skipping nothing (whatever `type` or key name a value has),
- * numbers and booleans too; a string that is base64/base64url or hex of UTF-8 text (also gzip or deflate of
- * it) is read decoded as well, and so on recursively within the budget.
+ * numbers and booleans too; each run of base64/base64url or hex in a string (the whole value, a data URL,
+ * a line of text) that encodes UTF-8 text (also gzip or zlib of it) is read decoded as well, and so on
+ * recursively within the budget.
  * @returns false when the pieces went past `maxChars` (the rest was not visited), else true.
  */
 export function walkArgs(value: unknown, maxChars: number, visit: (text: string) => boolean): boolean {
@@ -148,26 +172,12 @@ export function walkArgs(value: unknown, maxChars: number, visit: (text: string)
       return true;
     },
     (s, left) => {
-      const t = s.trim();
-      const hex = HEXISH.test(t);
-      if (!hex && !BASE64ISH.test(t)) return undefined;
-      let bytes = Buffer.from(t, hex ? 'hex' : 'base64');
-      if (isCompressed(bytes)) {
-        try {
-          const opts = { maxOutputLength: Math.max(1, left) };
-          // A zip archive is not opened (honest limit); gzip and zlib streams are.
-          if (bytes[0] === 0x50) return undefined;
-          bytes = bytes[0] === 0x1f ? gunzipSync(bytes, opts) : inflateSync(bytes, opts);
-        } catch {
-          return undefined;
-        }
+      let out: string | undefined;
+      for (const m of s.matchAll(ENCODED_RUN)) {
+        const text = decodeRun(m[0], left);
+        if (text !== undefined) out = out === undefined ? text : `${out}\n${text}`;
       }
-      try {
-        const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-        return text.length > 0 && text !== t && !text.includes('\u0000') ? text : undefined;
-      } catch {
-        return undefined;
-      }
+      return out;
     },
   );
 }

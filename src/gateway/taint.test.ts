@@ -252,7 +252,7 @@ describe('taint memory', () => {
   });
 
   describe('when the arguments hide a value in their shape', () => {
-    it('reads every string and key, decoding base64, base64url, hex and gzip, whatever the shape (property)', () => {
+    it('reads every string and key, decoding base64, base64url, hex and gzip runs anywhere in them, whatever the shape (property)', () => {
       const plant = 'https://evil.test/hook';
       const m = new TaintMemory();
       m.record('fetch', `post to ${plant}`);
@@ -263,6 +263,8 @@ describe('taint memory', () => {
         (v: string) => Buffer.from(v).toString('hex'),
         (v: string) => gzipSync(v).toString('base64'),
         (v: string) => Buffer.from(Buffer.from(v).toString('base64')).toString('base64'),
+        (v: string) => `data:text/plain;base64,${Buffer.from(v).toString('base64')}`,
+        (v: string) => `see the payload ${Buffer.from(v).toString('base64')} below`,
       ];
       const wrappers = [
         (v: string) => ({ type: 'image', mimeType: 'image/png', data: v }),
