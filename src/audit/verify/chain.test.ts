@@ -42,8 +42,9 @@ describe('when entries of another log under the same key are spliced in', () => 
     );
   });
 
-  it('names the line where the chain breaks when the splice starts at the first entry, unless the whole log is the other one (property)', () => {
-    // Two first entries both link to the start: which is the log's own shows only where the other chain ends.
+  it('names the foreign lines, or without a head on the log’s chain the line where the chain breaks, when the splice starts at the first entry, unless the whole log is the other one (property)', () => {
+    // Two first entries both link to the start: which is the log's own shows from the head's chain tip,
+    // or, when the head's tip is not in the file, only where the other chain ends.
     fc.assert(
       fc.property(fc.integer({ min: 0, max: N }), fc.integer({ min: 1, max: N }), (h, j) => {
         const spliced = [...b.lines.slice(0, j), ...a.lines.slice(j)];
@@ -53,7 +54,13 @@ describe('when entries of another log under the same key are spliced in', () => 
         // The whole log replaced: the head's Merkle root tells.
         if (j === N) return assert.ok(r.problems.some((p) => p.kind === 'head'));
         assert.ok(firstLine(r.problems) <= j + 1, JSON.stringify(r.problems));
-        assert.ok(r.problems.some((p) => p.kind === 'spliced' && p.line === j + 1));
+        // A head whose chain tip is in the file says which lines are foreign: named from the first of them.
+        if (h > j)
+          assert.ok(
+            r.problems.some((p) => p.kind === 'spliced' && p.line === 1 && (p.through ?? 1) === j),
+            JSON.stringify(r.problems),
+          );
+        else assert.ok(r.problems.some((p) => p.kind === 'spliced' && p.line === j + 1));
       }),
       { numRuns: 60 },
     );

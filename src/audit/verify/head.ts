@@ -5,10 +5,13 @@
  * @see https://c2sp.org/signed-note
  * @see https://c2sp.org/tlog-checkpoint
  */
+
+import { sha256Hex } from '../canonical.js';
 import { GENESIS_PREV } from '../entry.js';
-import { CompactTree } from '../merkle.js';
+import { CompactTree, leafHash } from '../merkle.js';
 import { type NoteVerifier, openNote, parseCheckpoint } from '../note.js';
 import { decodeBase64Canonical, printable } from './encoding.js';
+import { lineCount } from './items.js';
 import type { HeadInput, Item, Problem } from './types.js';
 
 /** Extension line name carrying the chain tip in a lookfirst checkpoint. */
@@ -88,8 +91,25 @@ export function headTips(heads: HeadInput[], verifier: NoteVerifier): string[] {
   return tips;
 }
 
-/** Checks one head: signature, origin, size against the log, Merkle root and chain tip over its prefix. */
-export function checkHead(head: HeadInput, items: Item[], verifier: NoteVerifier, problems: Problem[], warnings: string[]): void {
+/** The RFC 6962 root over the first `size` lines of the log's bytes, and the hash of the last of them. */
+function prefixOf(data: Buffer, size: number): { root: Buffer; tip: string } {
+  const tree = new CompactTree();
+  let tip = GENESIS_PREV;
+  for (let start = 0, n = 0; n < size; n++) {
+    const nl = data.indexOf(0x0a, start);
+    const line = data.subarray(start, nl);
+    tree.appendLeafHash(leafHash(line));
+    if (n === size - 1) tip = sha256Hex(line);
+    start = nl + 1;
+  }
+  return { root: tree.root(), tip };
+}
+
+/**
+ * Checks one head: signature, origin, size against the log, Merkle root and chain tip over its prefix.
+ * @param data the log's bytes (the Merkle root is computed over them, not kept per line).
+ */
+export function checkHead(head: HeadInput, data: Buffer, items: Item[], verifier: NoteVerifier, problems: Problem[], warnings: string[]): void {
   const opened = openNote(head.note, verifier);
   if (!opened.ok) {
     const signers = noteSigners(head.note);
@@ -114,24 +134,23 @@ export function checkHead(head: HeadInput, items: Item[], verifier: NoteVerifier
   // A loop, not Math.max(...spread): a log of a few hundred thousand entries would overflow the stack.
   let maxSeq = -1;
   for (const i of items) if (i.signed && i.kind !== 'inserted' && i.seq !== undefined && i.seq > maxSeq) maxSeq = i.seq;
-  if (items.length < cp.size || maxSeq + 1 < cp.size) {
-    const held = Math.min(items.length, maxSeq + 1);
+  const lines = lineCount(items);
+  if (lines < cp.size || maxSeq + 1 < cp.size) {
+    const held = Math.min(lines, maxSeq + 1);
     problems.push({
       kind: 'truncated',
-      line: items.length + 1,
+      line: lines + 1,
       message: `log truncated: ${head.label} records ${cp.size} entries, the log ends after ${held}`,
     });
     return;
   }
-  const tree = new CompactTree();
-  for (const item of items.slice(0, cp.size)) tree.appendLeafHash(item.leaf);
+  const { root, tip } = prefixOf(data, cp.size);
   const chain = cp.extensions.find((e) => e.startsWith(`${CHAIN_EXTENSION} `))?.slice(CHAIN_EXTENSION.length + 1);
-  const tip = cp.size > 0 ? items[cp.size - 1]!.hash : GENESIS_PREV;
   const lineProblems = problems.some((p) => p.kind !== 'head' && p.kind !== 'key' && p.line <= cp.size);
-  if (!tree.root().equals(cp.root) && !lineProblems) {
+  if (!root.equals(cp.root) && !lineProblems) {
     problems.push({ kind: 'head', line: 0, message: `${head.label}: Merkle root over the first ${cp.size} entries does not match` });
   } else if (chain !== tip && !lineProblems) {
     problems.push({ kind: 'head', line: cp.size, message: `${head.label}: chain hash of entry #${cp.size - 1} does not match` });
   }
-  if (items.length > cp.size) warnings.push(`${head.label} covers ${cp.size} of ${items.length} entries; the rest are checked by signature and chain only`);
+  if (lines > cp.size) warnings.push(`${head.label} covers ${cp.size} of ${lines} entries; the rest are checked by signature and chain only`);
 }

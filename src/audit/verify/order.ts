@@ -6,6 +6,7 @@
  * Pure.
  */
 import { GENESIS_PREV } from '../entry.js';
+import { heldRanges } from './numbering.js';
 import type { Item, Problem } from './types.js';
 
 /** Lines whose signature fails are re-encoded, edited, forged or inserted, told apart by how they sit. */
@@ -24,13 +25,35 @@ export function classifyUnsigned(items: Item[], headSize: number, hasHead: boole
     const before = k > 0 ? items[k - 1]!.hash : GENESIS_PREV;
     const next = items[k + 1];
     const linksIn = item.prev === before;
-    if (next && next.prev === before) {
+    if (item.span > 1) {
+      // A run of lines that are not entries: put in around the chain, or in place of entries.
+      const through = item.line + item.span - 1;
+      const atEnd = !next && item.line - 1 >= headSize && hasHead;
+      item.kind = (next && next.prev === before) || atEnd ? 'inserted' : 'edited';
+      const what = item.empty
+        ? 'empty lines'
+        : item.object === false
+          ? 'lines that are not JSON objects'
+          : item.object
+            ? 'entries whose signatures do not match their content'
+            : 'lines that are not entries signed by the log key (some not JSON objects)';
+      problems.push({
+        kind: item.kind,
+        line: item.line,
+        through,
+        message: atEnd
+          ? `${item.span} ${what} after the last entry`
+          : item.kind === 'inserted'
+            ? `${item.span} ${what} inserted: the chain runs around them`
+            : `${item.span} ${what}, in place of entries`,
+      });
+    } else if (next && next.prev === before) {
       item.kind = 'inserted';
       problems.push({ kind: 'inserted', line: item.line, message: 'entry inserted: the chain runs from the line before to the line after, around it' });
     } else if (linksIn && next && next.prev === item.hash) {
       item.kind = 'forged';
       problems.push({ kind: 'forged', line: item.line, message: 'entry forged: it links into the chain but is not signed by the log key' });
-    } else if (linksIn && !next && k >= headSize && hasHead) {
+    } else if (linksIn && !next && item.line - 1 >= headSize && hasHead) {
       item.kind = 'forged';
       problems.push({ kind: 'forged', line: item.line, message: 'entry forged: appended past the signed head without the log key' });
     } else {
@@ -38,7 +61,7 @@ export function classifyUnsigned(items: Item[], headSize: number, hasHead: boole
       problems.push({
         kind: 'edited',
         line: item.line,
-        message: item.entry ? 'entry edited: its signature does not match its content' : 'entry edited: the line is not a JSON object',
+        message: item.object ? 'entry edited: its signature does not match its content' : 'entry edited: the line is not a JSON object',
       });
     }
   });
@@ -51,7 +74,7 @@ export function classifyUnsigned(items: Item[], headSize: number, hasHead: boole
  * start of the log (so another log under the same key, put in front, would pass for the log's own).
  * @param tips chain tips (hex) recorded by heads that verify under the key and cover at least one entry.
  */
-function ownLines(items: Item[], tips: string[]): Set<Item> {
+export function ownLines(items: Item[], tips: string[]): OwnChain {
   const byHash = new Map<string, Item>();
   for (const item of items) if (item.signed && !byHash.has(item.hash)) byHash.set(item.hash, item);
   const anchors = new Set<Item>();
@@ -79,16 +102,22 @@ function ownLines(items: Item[], tips: string[]): Set<Item> {
     }
     if (reaches) for (const p of path) own.add(p);
   }
-  return own;
+  return { lines: own, anchored };
+}
+
+/** The log's own lines, and whether a head's chain tip decided them (else: rooted at the start). */
+export interface OwnChain {
+  lines: Set<Item>;
+  anchored: boolean;
 }
 
 /**
  * Two signed lines with one entry number: the log's own is the one on the head's chain (or, without a
  * head, whose links lead back to the start of the log), and among those the one that links to the line
  * before it; the other is inserted (a copy, or another log's entry under the same key).
- * @param tips chain tips of the heads that verify (see ownLines); empty without a head.
+ * @param chain the log's own lines (ownLines, with the tips of the heads that verify).
  */
-export function markCopies(items: Item[], problems: Problem[], tips: string[] = []): void {
+export function markCopies(items: Item[], problems: Problem[], chain: OwnChain = ownLines(items, [])): void {
   const bySeq = new Map<number, Item[]>();
   for (const item of items) {
     if (!item.signed || item.seq === undefined || item.kind === 'inserted') continue;
@@ -96,12 +125,14 @@ export function markCopies(items: Item[], problems: Problem[], tips: string[] = 
     if (group) group.push(item);
     else bySeq.set(item.seq, [item]);
   }
-  let rooted: Set<Item> | undefined;
+  const rooted = chain.lines;
+  let index: Map<Item, string> | undefined;
   for (const [seq, group] of bySeq) {
     if (group.length < 2) continue;
-    rooted ??= ownLines(items, tips);
-    const inPlace = (i: Item) => i.prev === (items[i.line - 2]?.hash ?? GENESIS_PREV);
-    const own = group.find((i) => rooted!.has(i) && inPlace(i)) ?? group.find((i) => rooted!.has(i)) ?? group.find(inPlace) ?? group[0]!;
+    index ??= new Map(items.map((i, k) => [i, k > 0 ? items[k - 1]!.hash : GENESIS_PREV]));
+    const before = index;
+    const inPlace = (i: Item) => i.prev === before.get(i);
+    const own = group.find((i) => rooted.has(i) && inPlace(i)) ?? group.find((i) => rooted.has(i)) ?? group.find(inPlace) ?? group[0]!;
     for (const item of group) {
       if (item === own) continue;
       item.kind = 'inserted';
@@ -118,103 +149,59 @@ export function markCopies(items: Item[], problems: Problem[], tips: string[] = 
 }
 
 /**
- * Entry numbers must run 0,1,2,... in file order. A reordering is reported once, at the first line out of
- * place (the first holding a number while a smaller one still comes later); numbers that never appear
- * are removed, reported where they belonged.
- * @returns the number each placed line holds (an unsigned line's claim only where it fits).
- */
-export function checkNumbering(items: Item[], problems: Problem[]): Map<Item, number> {
-  const placed = items.filter((i) => i.kind !== 'inserted');
-  // The smallest signed number at or after each position, with its line: where a missing number turns up.
-  const after: ({ seq: number; line: number } | undefined)[] = new Array(placed.length + 1).fill(undefined);
-  for (let k = placed.length - 1; k >= 0; k--) {
-    const item = placed[k]!;
-    const later = after[k + 1];
-    after[k] = item.signed && item.seq !== undefined && (!later || item.seq < later.seq) ? { seq: item.seq, line: item.line } : later;
-  }
-  const held = new Map<Item, number>();
-  const seen = new Set<number>();
-  let next = 0;
-  let maxSeen = -1;
-  let outOfOrder = false;
-  placed.forEach((item, k) => {
-    const later = after[k + 1];
-    let s: number;
-    if (item.signed && item.seq !== undefined) s = item.seq;
-    else {
-      // An unsigned line holds its claimed number only where it agrees with the signed lines after it.
-      const claim = item.seq;
-      s = claim !== undefined && claim >= next && claim < next + placed.length && !seen.has(claim) && (!later || claim < later.seq) ? claim : next;
-    }
-    const filledLater = later !== undefined && later.seq < s;
-    if (item.signed && !outOfOrder && (s < next || (s > next && filledLater))) {
-      outOfOrder = true;
-      if (item.kind === undefined) item.kind = 'reordered';
-      problems.push({
-        kind: 'reordered',
-        line: item.line,
-        message:
-          s > next
-            ? `entry reordered: line ${item.line} holds entry #${s}, but entry #${later!.seq} comes later (line ${later!.line}): the lines are out of order from here`
-            : `entry reordered: entry #${s} comes after entry #${maxSeen}`,
-      });
-    }
-    held.set(item, s);
-    seen.add(s);
-    maxSeen = Math.max(maxSeen, s);
-    if (s === next || (s > next && !filledLater)) next = s + 1;
-    while (seen.has(next)) next++;
-    if (outOfOrder && maxSeen < next) outOfOrder = false;
-  });
-  reportGaps(placed, held, problems);
-  return held;
-}
-
-/** Numbers missing from 0..max, as ranges, each reported at the first line holding a larger number. */
-function reportGaps(placed: Item[], held: Map<Item, number>, problems: Problem[]): void {
-  const sorted = [...new Set(held.values())].sort((a, b) => a - b);
-  const gaps: { from: number; to: number }[] = [];
-  let expect = 0;
-  for (const s of sorted) {
-    if (s > expect) gaps.push({ from: expect, to: s - 1 });
-    expect = s + 1;
-  }
-  let g = 0;
-  for (const item of placed) {
-    const s = held.get(item)!;
-    for (; g < gaps.length && gaps[g]!.from < s; g++) {
-      const { from, to } = gaps[g]!;
-      problems.push({
-        kind: 'removed',
-        line: item.line,
-        message: from === to ? `entry #${from} removed (it belonged before this line)` : `entries #${from} to #${to} removed (they belonged before this line)`,
-      });
-    }
-  }
-}
-
-/**
  * Checks every signed line's `prev` against the hash of the line before it (inserted lines aside). A
  * break that an edit, a reordering or a removal explains is already reported; any other is a splice.
  */
-export function checkLinks(items: Item[], held: Map<Item, number>, problems: Problem[]): void {
+export function checkLinks(items: Item[], held: Map<Item, number>, problems: Problem[], chain?: OwnChain): void {
   const hashes = new Set(items.map((i) => i.hash));
-  const numbers = new Set(held.values());
+  const ranges = heldRanges(held);
+  const isHeld = (n: number) => {
+    let [lo, hi] = [0, ranges.length - 1];
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const [from, to] = ranges[mid]!;
+      if (n < from) hi = mid - 1;
+      else if (n > to) lo = mid + 1;
+      else return true;
+    }
+    return false;
+  };
   const flagged = new Set(problems.filter((p) => p.kind === 'reordered' || p.kind === 'removed').map((p) => p.line));
   const reordering = problems.some((p) => p.kind === 'reordered' || p.kind === 'inserted');
   let before: Item | undefined;
+  let foreignStart: Item | undefined;
+  let foreignEnd: Item | undefined;
   for (const item of items) {
     if (item.kind === 'inserted') continue;
     const expected = before?.hash ?? GENESIS_PREV;
     const prior = before;
     before = item;
+    // A run of signed lines off the head's chain, each linking to the one before.
+    if (chain?.anchored && item.signed && item.kind === undefined && !chain.lines.has(item)) {
+      if (!(foreignEnd && foreignEnd === prior && item.prev === expected)) foreignStart = item;
+      foreignEnd = item;
+    }
     if (!item.signed || item.prev === expected) continue;
     // The line before is not as written (edited, re-encoded, forged, out of place): its hash moved, not this link.
     if (flagged.has(item.line) || (prior?.kind !== undefined && prior.kind !== 'inserted')) continue;
     const intoThisLog = item.prev === GENESIS_PREV || (item.prev !== undefined && hashes.has(item.prev));
     if (intoThisLog && reordering) continue;
     const seq = item.seq ?? 0;
-    if (!intoThisLog && seq > 0 && !numbers.has(seq - 1)) continue;
+    if (!intoThisLog && seq > 0 && !isHeld(seq - 1)) continue;
+    // The head's chain runs through this line but not through the signed lines before it (a chain of
+    // their own): they are another log's entries under the same key, put in place of the log's own.
+    // Named from the first of them.
+    if (!intoThisLog && foreignEnd === prior && foreignStart && prior && chain?.lines.has(item)) {
+      prior.kind = 'spliced';
+      const [from, to] = [foreignStart.seq ?? '?', prior.seq ?? '?'];
+      problems.push({
+        kind: 'spliced',
+        line: foreignStart.line,
+        ...(prior.line > foreignStart.line ? { through: prior.line } : {}),
+        message: `${from === to ? `entry #${from} is` : `entries #${from} to #${to} are`} signed by this key, but the head's chain does not run through them (line ${item.line} links to another entry): another log's entries under the same key, put in place of the log's own`,
+      });
+      continue;
+    }
     if (item.kind === undefined) item.kind = intoThisLog ? 'reordered' : 'spliced';
     problems.push(
       intoThisLog

@@ -58,3 +58,38 @@ describe('when another log\u2019s first entries under the same key are put in am
     assert.ok(r.problems.some((p) => p.line === 4));
   });
 });
+
+describe('when another log’s entries under the same key take the place of the log’s own', () => {
+  it('names them, from the first, when the head’s chain tip is past them (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: N - 2 }), fc.integer({ min: 1, max: N - 1 }), fc.integer({ min: 1, max: N }), (i, len, h) => {
+        const j = Math.min(N - 1, i + len);
+        fc.pre(h > j);
+        const replaced = [...a.lines.slice(0, i), ...b.lines.slice(i, j), ...a.lines.slice(j)];
+        const r = verifyLog(textOf(replaced), a.verifier, [headAt(a, a.lines, h)]);
+        assert.equal(r.verdict, 'tampered');
+        const named = r.problems.filter((p) => p.line > 0);
+        assert.equal(Math.min(...named.map((p) => p.line)), i + 1, JSON.stringify(named));
+        assert.ok(
+          named.every((p) => p.line <= j),
+          `a genuine line was named: ${JSON.stringify(named)}`,
+        );
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('when the head carries cosignatures', () => {
+  it('accepts a head with another key\u2019s well-formed signature line beside the log key\u2019s (C2SP), and ignores it', async () => {
+    const { signatureLine } = await import('../note.js');
+    const note = a.heads[0]!.note;
+    const body = note.slice(0, note.lastIndexOf('\n\n') + 1);
+    const witness = signatureLine(body, (await makeLog(0)).signer);
+    const cosigned = `${note}${witness}\n`;
+    assert.equal(verifyLog(textOf(a.lines), a.verifier, [{ label: 'head', note: cosigned }]).verdict, 'intact');
+    // A cosignature does not stand in for the log key's: alone, it vouches for nothing.
+    const alone = `${body}\n${witness}\n`;
+    assert.equal(verifyLog(textOf(a.lines), a.verifier, [{ label: 'head', note: alone }]).verdict, 'tampered');
+  });
+});

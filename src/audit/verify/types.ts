@@ -19,10 +19,14 @@
  */
 export type ProblemKind = 'edited' | 'encoding' | 'forged' | 'inserted' | 'removed' | 'reordered' | 'spliced' | 'truncated' | 'head' | 'key';
 
-/** One finding. `line` is 1-based in the log (0 when it concerns a head file as a whole). */
+/**
+ * One finding. `line` is 1-based in the log (0 when it concerns a head file as a whole); `through`, when
+ * present, is the last line of a run of lines with the same finding (reported once, as a range).
+ */
 export interface Problem {
   kind: ProblemKind;
   line: number;
+  through?: number;
   message: string;
 }
 
@@ -32,23 +36,38 @@ export interface HeadInput {
   note: string;
 }
 
-/** Verdict: `intact` (exit 0), `tampered` (exit 2), `unproven` (no head to check the end against). */
+/**
+ * Verdict: `intact` (exit 0), `tampered` (exit 2), `unproven` (no head to check the end against).
+ * `entries` counts the log's whole lines. At most MAX_PROBLEMS problems are listed, first lines first;
+ * `omitted` counts the rest.
+ */
 export interface VerifyReport {
   verdict: 'intact' | 'tampered' | 'unproven';
   entries: number;
   problems: Problem[];
+  omitted: number;
   warnings: string[];
 }
 
-/** One line of the log as read. */
+/** How many problems a report lists (after runs are merged into ranges); the rest are counted. */
+export const MAX_PROBLEMS = 1000;
+
+/**
+ * One line of the log as read, or a run of consecutive lines that are not entries (not JSON objects, or
+ * unsigned objects with no `prev`): those cannot link into the chain, and a run of them is one item, so
+ * the verifier's state stays small however many such lines there are.
+ */
 export interface Item {
-  /** 1-based line number. */
+  /** 1-based line number (of the run's first line). */
   line: number;
-  /** SHA-256 (hex) of the line's bytes: what the next line's `prev` must be. */
+  /** Lines this item stands for: 1, or the length of a run of lines that are not entries. */
+  span: number;
+  /** SHA-256 (hex) of the (last) line's bytes: what the next line's `prev` must be. */
   hash: string;
-  /** RFC 6962 leaf hash of the line's bytes. */
-  leaf: Buffer;
-  entry: Record<string, unknown> | undefined;
+  /** The line is a JSON object (for a run: every line is; false: none is; undefined: some are). */
+  object: boolean | undefined;
+  /** Every line of the run is empty. */
+  empty?: boolean;
   /** The entry's content verifies under the key (whatever its encoding). */
   signed: boolean;
   /** Signed, and the bytes are exactly the canonical ones the gate writes. */

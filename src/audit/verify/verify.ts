@@ -11,11 +11,12 @@
 
 import type { NoteVerifier } from '../note.js';
 import { checkHead, headSizeOf, headTips, keyMismatch } from './head.js';
-import { parseItems } from './items.js';
-import { checkLinks, checkNumbering, classifyUnsigned, markCopies } from './order.js';
-import type { HeadInput, VerifyReport } from './types.js';
+import { lineCount, parseItems } from './items.js';
+import { checkNumbering } from './numbering.js';
+import { checkLinks, classifyUnsigned, markCopies, ownLines } from './order.js';
+import { type HeadInput, MAX_PROBLEMS, type Problem, type VerifyReport } from './types.js';
 
-export type { HeadInput, Problem, ProblemKind, VerifyReport } from './types.js';
+export { type HeadInput, MAX_PROBLEMS, type Problem, type ProblemKind, type VerifyReport } from './types.js';
 
 /**
  * Verifies a log against its key and heads.
@@ -24,21 +25,39 @@ export type { HeadInput, Problem, ProblemKind, VerifyReport } from './types.js';
  * @param heads heads to check against (the sidecar, a trusted copy); empty → verdict at best `unproven`.
  */
 export function verifyLog(log: string | Uint8Array, verifier: NoteVerifier, heads: HeadInput[]): VerifyReport {
-  const problems: VerifyReport['problems'] = [];
+  const data = typeof log === 'string' ? Buffer.from(log, 'utf8') : Buffer.from(log.buffer, log.byteOffset, log.byteLength);
+  const problems: Problem[] = [];
   const warnings: string[] = [];
-  const items = parseItems(log, verifier.key, problems);
+  const items = parseItems(data, verifier.key, problems);
+  const entries = lineCount(items);
   if (heads.length === 0) warnings.push('no head to check against: entries cut from the end of the log would go unnoticed');
   const mismatch = keyMismatch(items, heads, verifier);
-  if (mismatch) return { verdict: 'tampered', entries: items.length, problems: [mismatch, ...problems], warnings };
+  if (mismatch) return { verdict: 'tampered', entries, ...listed([mismatch, ...problems]), warnings };
 
   const headSize = Math.max(0, ...heads.map((h) => headSizeOf(h, verifier) ?? 0));
   classifyUnsigned(items, headSize, heads.length > 0, problems);
-  markCopies(items, problems, headTips(heads, verifier));
+  const chain = ownLines(items, headTips(heads, verifier));
+  markCopies(items, problems, chain);
   const held = checkNumbering(items, problems);
-  checkLinks(items, held, problems);
-  for (const head of heads) checkHead(head, items, verifier, problems, warnings);
+  checkLinks(items, held, problems, chain);
+  for (const head of heads) checkHead(head, data, items, verifier, problems, warnings);
 
-  problems.sort((a, b) => a.line - b.line);
   const verdict = problems.length > 0 ? 'tampered' : heads.length === 0 ? 'unproven' : 'intact';
-  return { verdict, entries: items.length, problems, warnings };
+  return { verdict, entries, ...listed(problems), warnings };
+}
+
+/**
+ * The problems as listed: by line, a run of lines with one finding merged into one range, at most
+ * MAX_PROBLEMS of them; the rest counted.
+ */
+function listed(problems: Problem[]): { problems: Problem[]; omitted: number } {
+  problems.sort((a, b) => a.line - b.line);
+  const merged: Problem[] = [];
+  for (const p of problems) {
+    const last = merged.at(-1);
+    if (last && last.line > 0 && last.kind === p.kind && last.message === p.message && p.line === (last.through ?? last.line) + 1)
+      last.through = p.through ?? p.line;
+    else merged.push({ ...p });
+  }
+  return { problems: merged.slice(0, MAX_PROBLEMS), omitted: Math.max(0, merged.length - MAX_PROBLEMS) };
 }

@@ -146,9 +146,8 @@ export async function promoteCommand(logArg: string, opts: PromoteOptions): Prom
   if (gateKey.note) logLine(gateKey.note);
   const verify = (path: string) => checkReplayLog(path, config, path === logPath ? opts.trustedHead : undefined, gateKey.verifier);
   const refuse = (path: string, report: VerifyReport): number => {
-    const why = [...report.problems.map((p) => (p.line > 0 ? `line ${p.line}: ${p.message}` : p.message)), ...report.warnings].map((w) =>
-      w.replace(/\.+$/, ''),
-    );
+    const where = (p: { line: number; through?: number }) => (p.through && p.through > p.line ? `lines ${p.line}\u2013${p.through}` : `line ${p.line}`);
+    const why = [...report.problems.map((p) => (p.line > 0 ? `${where(p)}: ${p.message}` : p.message)), ...report.warnings].map((w) => w.replace(/\.+$/, ''));
     logLine(`refusing to replay: ${path} does not verify (${report.verdict}) with the key of ${usedConfig}. ${why.slice(0, 5).join('; ')}.`);
     logLine(
       `see every problem with: ${cliName()} verify-log --config ${config.file}${samePath(path, target) ? '' : ` (it checks ${target})`}${report.problems.some((p) => /torn|not a JSON object/.test(p.message)) ? '. A last line torn by a killed gate is moved aside by the next serve start' : ''}`,

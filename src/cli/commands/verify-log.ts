@@ -141,14 +141,17 @@ export function verifyLogCommand(opts: { config: string; trustedHead?: string; j
           ? `, matches ${keyCheck.pinnedBy.join(' and ')}`
           : ', not checked against audit.key or --expect-key';
     out.write(`key: ${describeKey(verifier)} from ${config.audit.pubPath}${against}\n`);
-    const where = (p: Problem) => (p.kind === 'key' ? 'key' : p.line > 0 ? `line ${p.line}` : 'head');
+    const where = (p: Problem) =>
+      p.kind === 'key' ? 'key' : p.line > 0 ? (p.through && p.through > p.line ? `lines ${p.line}\u2013${p.through}` : `line ${p.line}`) : 'head';
     for (const p of report.problems) out.write(`${paint(out, 'red', where(p))}: ${p.message}\n`);
+    if (report.omitted > 0) out.write(`${paint(out, 'red', `${report.omitted} more`)}: problems after these are counted, not listed\n`);
     for (const w of report.warnings) out.write(`${paint(out, 'yellow', 'warning')}: ${w}\n`);
+    const count = report.problems.length + report.omitted;
     const summary =
       report.verdict === 'intact'
         ? paint(out, 'green', `intact: ${report.entries} entries, signatures, hash chain and signed head all check out`)
         : report.verdict === 'tampered'
-          ? paint(out, 'red', `TAMPERED: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'} in ${config.audit.logPath}`)
+          ? paint(out, 'red', `TAMPERED: ${count} problem${count === 1 ? '' : 's'} in ${config.audit.logPath}`)
           : paint(out, 'yellow', `no verdict: ${report.entries} entries, but the evidence is incomplete (see the warnings above)`);
     out.write(`${summary}\n`);
   }
