@@ -3,14 +3,15 @@
  * can overflow the stack, within a budget of characters.
  *
  * Two walks, because the two sides differ. What an untrusted source returned ({@link walkResult}) is read
- * as an agent can read it: every string, key, number and boolean; base64 content decoded when it is text;
+ * as an agent can read it: every string, key, number and boolean; base64 content decoded when it is text,
+ * and base64 or hex runs inside its text decoded too (as in arguments);
  * content the gate cannot read (a PDF, octet-stream, a charset Node cannot decode, compressed or invalid
  * text) is reported, so that the memory fails closed. Pictures and sound (`image/*`, `audio/*`, `video/*`
  * that are not textual, e.g. not SVG) are the one honest gap: text inside them is not recognised.
  *
  * What a call's arguments carry ({@link walkArgs}) skips nothing whatever its shape claims: every string
- * and key (a `data` beside `type: "image"`, a `blob`, included), and each string that is base64, base64url
- * or hex of UTF-8 text (or of gzip/deflate of it) is also read decoded, recursively, within the budget.
+ * and key (a `data` beside `type: "image"`, a `blob`, included), and each run of base64, base64url or hex
+ * of UTF-8 text (or of gzip/zlib of it) is also read decoded, recursively, within the budget.
  */
 import { gunzipSync, inflateSync } from 'node:zlib';
 
@@ -126,6 +127,8 @@ export function walkResult(value: unknown, maxChars: number, visit: (text: strin
       push(inner);
       return true;
     },
+    // "Decode this: bWFsbG9y…": an agent can undo base64 on a page as well as a reader can.
+    decodedRuns,
   );
 }
 
@@ -171,13 +174,16 @@ export function walkArgs(value: unknown, maxChars: number, visit: (text: string)
       push(inner);
       return true;
     },
-    (s, left) => {
-      let out: string | undefined;
-      for (const m of s.matchAll(ENCODED_RUN)) {
-        const text = decodeRun(m[0], left);
-        if (text !== undefined) out = out === undefined ? text : `${out}\n${text}`;
-      }
-      return out;
-    },
+    decodedRuns,
   );
+}
+
+/** The texts that the base64 or hex runs of a string encode, joined by line breaks; undefined when none. */
+function decodedRuns(s: string, left: number): string | undefined {
+  let out: string | undefined;
+  for (const m of s.matchAll(ENCODED_RUN)) {
+    const text = decodeRun(m[0], left);
+    if (text !== undefined) out = out === undefined ? text : `${out}\n${text}`;
+  }
+  return out;
 }
