@@ -75,7 +75,7 @@ export class TaintMemory {
     private readonly limits: { perClass: number; scanChars: number } = { perClass: MAX_TOKENS_PER_CLASS, scanChars: MAX_SCAN_CHARS },
   ) {}
 
-  /** Set once the session is tainted as a whole (it stays so until the session ends). */
+  /** Set once the memory is tainted as a whole (it stays so while the gate runs: the memory is the principal's). */
   get whole(): WholeTaint | undefined {
     return this.wholeTaint;
   }
@@ -193,7 +193,7 @@ export function taintText(c: TaintCheck): string | undefined {
       return `TAINTED: ${shown} came from ${first.source.tool} (an untrusted source)${more}; ${rule}`;
     }
     case 'whole':
-      return `TAINTED: this whole session, since ${c.whole.source.tool} (an untrusted source) was read: ${c.whole.why}, so every state change in this session needs a person until it ends; ${rule}`;
+      return `TAINTED: this whole session, since ${c.whole.source.tool} (an untrusted source) was read: ${c.whole.why}, so every state change of this client (and of every session with its credentials) needs a person until the gate restarts; ${rule}`;
     case 'unchecked':
       return `TAINTED: this session has read untrusted data and ${c.why}; ${rule}`;
   }
