@@ -82,7 +82,10 @@ describe('taint memory', () => {
       const c = m.check({ to: 'friend@example.com' });
       assert.equal(c.kind, 'whole');
       assert.match(taintText(c) ?? '', /^TAINTED: this whole session, since fetch \(an untrusted source\) was read: its result held more urls than the 100/);
-      assert.match(taintText(c) ?? '', /every state change of this client \(and of every session with its credentials\) needs a person until the gate restarts/);
+      assert.match(
+        taintText(c) ?? '',
+        /every state change of this client \(and of every session with its credentials\) needs a person until the gate restarts/,
+      );
       // It stays so: later, small results do not clear it.
       m.record('fetch', 'nothing here');
       assert.equal(m.check({}).kind, 'whole');
