@@ -102,26 +102,35 @@ export type NoteCheck = { ok: true; text: string } | { ok: false; reason: string
 
 /**
  * Opens a signed note and checks it against one verifier. Pure.
- * Returns `ok: false` (never throws) for malformed notes, unknown signers, bad signatures, and a signature
- * by the verifier's name whose base64 is not canonical.
+ * Returns `ok: false` (never throws) for malformed notes (a signature line of any key that is not
+ * canonical base64 of at least 5 bytes), unknown signers, bad signatures, and a signature by the verifier's
+ * name whose base64 is not canonical. Well-formed lines of other keys (cosignatures) are ignored.
  */
 export function openNote(note: string, verifier: NoteVerifier): NoteCheck {
   const split = note.lastIndexOf('\n\n');
   if (split < 0 || !note.endsWith('\n')) return { ok: false, reason: 'not a signed note (no blank line before signatures)' };
   const text = note.slice(0, split + 1);
   const lines = note.slice(split + 2, -1).split('\n');
+  let result: NoteCheck | undefined;
   for (const line of lines) {
     const m = /^\u2014 (\S+) (\S+)$/u.exec(line);
     if (!m) return { ok: false, reason: `malformed signature line: ${printable(line, 60)}` };
-    if (m[1] !== verifier.name) continue;
     // Only the canonical base64 counts: a signature with its padding or unused bits changed is not the one signed.
     const blob = decodeBase64Canonical(m[2]!);
+    // Other keys' lines (C2SP cosignatures) are ignored, but only when well formed: a key hash and a
+    // signature (at least 5 bytes), as C2SP signed-note and Go's note.Open require.
+    if (m[1] !== verifier.name) {
+      if (!blob || blob.length < 5) return { ok: false, reason: `malformed signature line: ${printable(line, 60)}` };
+      continue;
+    }
     if (!blob) return { ok: false, reason: `signature by ${verifier.name} is not in canonical base64` };
     if (blob.length !== 68 || !blob.subarray(0, 4).equals(verifier.keyId)) continue;
-    if (verify(null, Buffer.from(text, 'utf8'), verifier.key, blob.subarray(4))) return { ok: true, text };
-    return { ok: false, reason: `signature by ${verifier.name} does not verify` };
+    // Every line is checked for its form before the note is accepted: the verdict waits for the loop.
+    result ??= verify(null, Buffer.from(text, 'utf8'), verifier.key, blob.subarray(4))
+      ? { ok: true, text }
+      : { ok: false, reason: `signature by ${verifier.name} does not verify` };
   }
-  return { ok: false, reason: `no signature by ${verifier.name}` };
+  return result ?? { ok: false, reason: `no signature by ${verifier.name}` };
 }
 
 /** A tlog checkpoint body: origin, tree size, root hash, extension lines. */

@@ -92,4 +92,13 @@ describe('when the head carries cosignatures', () => {
     const alone = `${body}\n${witness}\n`;
     assert.equal(verifyLog(textOf(a.lines), a.verifier, [{ label: 'head', note: alone }]).verdict, 'tampered');
   });
+
+  it('refuses a head with a malformed signature line of any key (not canonical base64 of a key hash and a signature)', () => {
+    const note = a.heads[0]!.note;
+    for (const junk of ['AAAA', 'AAAAAA==', 'not base64!', 'QUFBQUE']) {
+      const r = verifyLog(textOf(a.lines), a.verifier, [{ label: 'head', note: `${note}\u2014 someone ${junk}\n` }]);
+      assert.equal(r.verdict, 'tampered', junk);
+      assert.match(r.problems[0]!.message, /malformed signature line/);
+    }
+  });
 });
