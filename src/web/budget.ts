@@ -3,8 +3,8 @@
  * bodies through `readBounded`, against one process-wide `ByteBudget`: a body is refused with 413 when it
  * alone is too large (its Content-Length is checked before a byte is read), and with 503 when the bytes
  * all requests hold at once would pass the budget, or one owner's share of it (half: one principal or
- * address cannot take it all). A body's bytes count until its response has closed (the parsed message
- * lives that long). Fail closed: a body that cannot be counted is not read further.
+ * address cannot take it all). A body's bytes count until its response (or its connection) has closed (the parsed
+ * message lives that long). Fail closed: a body that cannot be counted is not read further.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -85,7 +85,18 @@ export function readBounded(
   const declared = Number(req.headers['content-length'] ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve(tooLarge());
   let held = 0;
-  res.once('close', () => budget.release(held, owner));
+  let given = false;
+  // Given back when the response closes, or when the connection does: Node emits no 'close' for a
+  // response queued behind others when its socket dies.
+  const socket = req.socket;
+  const giveBack = () => {
+    if (given) return;
+    given = true;
+    socket.removeListener('close', giveBack);
+    budget.release(held, owner);
+  };
+  res.once('close', giveBack);
+  socket.once('close', giveBack);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let done = false;

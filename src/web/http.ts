@@ -21,8 +21,8 @@ export const BASE_HEADERS = {
   'cross-origin-resource-policy': 'same-origin',
 } as const;
 
-/** Statuses after which the connection is closed: a refused client does not keep a socket. */
-const CLOSING = new Set([400, 401, 403, 408, 413, 415, 429, 503]);
+/** Statuses after which the connection is closed (`Connection: close`): a refused client does not keep a socket. */
+const CLOSING = new Set([400, 401, 403, 404, 405, 408, 413, 415, 429, 503]);
 
 /** Sends a complete response (no-op when headers went out already); a refusal closes the connection after it. */
 export function send(res: ServerResponse, status: number, body: string, type: string, extra: Record<string, string> = {}): void {

@@ -5,7 +5,8 @@
  * Origin, when sent, its own origin (DNS rebinding, as on the approval page); with tokens, every request
  * needs `Authorization: Bearer <one of them>` (else 401, nothing runs). Upstream legs are independent: the
  * client's session id never goes upstream, each upstream has its own session.
- * Limits: connections as every listener (listener.ts: idle sockets closed and evicted first); bodies within
+ * Limits: connections as every listener (listener.ts: idle sockets closed and evicted first, requests in
+ * progress counted per principal, one per connection); bodies within
  * MAX_MESSAGE_BYTES each and the process-wide budget (budget.ts: 413, 503); sessions per principal (each
  * token is one), per remote address and in all (session-table.ts: a principal at its cap gives up its own
  * oldest idle session, nobody else's). A session is used only by the principal that opened it.
@@ -223,12 +224,18 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
     }
   }
 
-  const server = createListener((req, res) => {
-    handle(req, res).catch((err) => {
-      opts.log(`MCP endpoint: ${(err as Error).message}`);
-      if (!res.headersSent) rpcError(res, 500, -32603, 'internal error');
-    });
-  }, opts.limits);
+  const server = createListener(
+    (req, res) => {
+      handle(req, res).catch((err) => {
+        opts.log(`MCP endpoint: ${(err as Error).message}`);
+        if (!res.headersSent) rpcError(res, 500, -32603, 'internal error');
+      });
+      // Requests in progress are counted per authenticated principal: one token holder's calls cannot
+      // fill the cap of every other client on the same address (loopback is one address).
+    },
+    opts.limits,
+    principalOf,
+  );
   const port = await listen(server, opts.host, opts.port, 'MCP endpoint', '--port (or http.port)');
   allowed = allowedHosts(opts.host, port, opts.publicUrl);
   const shown = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
