@@ -8,6 +8,8 @@
  * Sessions: the protocol has none, but holds, retries and request states need one. On stdio the
  * connection is the session. Over HTTP it is the principal (the bearer token, or "anyone on loopback")
  * together with the client name the request claims; two clients with different names never share holds.
+A principal holds at most 64 such sessions (256 in all); making room closes only its own least recently
+used one without a question open, so made-up names cannot push out, or lock out, another principal.
  * Taint memory is the principal's, never a claimed name's: every session of a principal shares one, and
  * so do its 2025 sessions (gateway/taint-principals.ts), so a client that claims a new name, or switches
  * protocol generation, keeps what it read from untrusted sources. A claimed
@@ -27,8 +29,13 @@ import { RequestStates } from './request-state.js';
 import type { TaintMemory } from './taint.js';
 import { toWireError } from './wire-error.js';
 
-/** Most 2026-07-28 HTTP sessions (principal × client name) kept at once; the least recent is closed first. */
+/** Most 2026-07-28 HTTP sessions (principal × client name) kept at once, all principals together. */
 const MAX_SESSIONS = 256;
+/**
+ * Most 2026-07-28 sessions of one principal (each claimed client name is one, and each may hold questions
+ * open): past it the principal's own least recently used session without a question open is closed.
+ */
+const MAX_SESSIONS_PER_PRINCIPAL = 64;
 /** A 2026-07-28 HTTP session with no request for this long is closed, in ms. */
 const SESSION_IDLE_MS = 30 * 60_000;
 
@@ -45,6 +52,10 @@ interface Principal {
 /** One 2026-07-28 session: the gate's session plus the identity it was first seen with. */
 interface ModernSession {
   key: string;
+  /** The principal at the transport level (never the claimed name): whose cap it counts against. */
+  principal: string;
+  /** Requests of this session being handled: it is not closed to make room while one is. */
+  busy: number;
   session: Session;
   deps: PipelineDeps;
   detach: () => void;
@@ -107,6 +118,7 @@ export class ModernFront {
                 void rctx.mcpReq.notify({ method: 'notifications/progress', params: { ...p, progressToken: token } } as never).catch(() => {});
         const caps = envelope[CLIENT_CAPABILITIES_META_KEY];
         const elicitation = isPlainObject(caps) && isPlainObject(caps.elicitation) ? caps.elicitation : undefined;
+        session.busy++;
         try {
           return await this.opts.gateway.route(
             request.method,
@@ -131,6 +143,7 @@ export class ModernFront {
           const wire = toWireError(err) as { code: number; message: string; data?: unknown };
           throw new ProtocolError(wire.code, wire.message, wire.data);
         } finally {
+          session.busy--;
           // A cancelled request gets no response: its id is free again only once its handler has ended.
           hooks.settled?.(request.id);
         }
@@ -189,9 +202,11 @@ export class ModernFront {
             .slice(0, 16)}`;
     let s = this.sessions.get(key);
     if (!s) {
-      this.evict();
+      this.makeRoom(principal);
       const created: ModernSession = {
         key,
+        principal,
+        busy: 0,
         client,
         lastSeenMs: Date.now(),
         session: undefined as never,
@@ -250,20 +265,40 @@ export class ModernFront {
   }
 
   /**
-   * Closes idle sessions and, at the cap, the least recently used one. A session with a question open is
-   * never closed to make room: that would withdraw a person's pending decision.
-   * @throws ProtocolError when every session at the cap has a question open.
+   * Closes sessions idle too long (anyone's) and, when `principal` is at its own cap or the gate at its
+   * global one, the principal's own least recently used session: never another principal's. A session
+   * with a question open (or a request being handled, which may open one) is never closed to make room:
+   * that would withdraw a person's pending decision.
+   * @throws ProtocolError when every session of the principal has a question open at its cap, or the gate
+   *   is at its global cap and the principal has no session to give up.
    */
-  private evict(): void {
+  private makeRoom(principal: string): void {
     const cutoff = Date.now() - SESSION_IDLE_MS;
+    // The Map is in order of last use: the idle ones come first.
     for (const [key, s] of this.sessions) {
-      if (s.lastSeenMs >= cutoff && this.sessions.size < MAX_SESSIONS) break;
-      if (s.session.holds.count > 0) continue;
+      if (s.lastSeenMs >= cutoff) break;
+      if (s.session.holds.count > 0 || s.busy > 0) continue;
       s.detach();
       this.sessions.delete(key);
     }
+    const mine = [...this.sessions.values()].filter((s) => s.principal === principal);
+    const overMine = mine.length >= MAX_SESSIONS_PER_PRINCIPAL;
+    if (overMine || this.sessions.size >= MAX_SESSIONS) {
+      const victim = mine.find((s) => s.session.holds.count === 0 && s.busy === 0);
+      if (victim) {
+        victim.detach();
+        this.sessions.delete(victim.key);
+      } else if (overMine)
+        throw new ProtocolError(
+          -32000,
+          `these credentials already hold ${MAX_SESSIONS_PER_PRINCIPAL} 2026-07-28 client sessions (one per client name), each with a question open or a request in progress: reuse a client name, or wait until some are decided`,
+        );
+    }
     if (this.sessions.size >= MAX_SESSIONS)
-      throw new ProtocolError(-32000, `too many 2026-07-28 client sessions (${MAX_SESSIONS}) with questions open; try again when some are decided`);
+      throw new ProtocolError(
+        -32000,
+        `too many 2026-07-28 client sessions (${MAX_SESSIONS}) with questions open, none of them yours to close; try again when some are decided`,
+      );
   }
 }
 
