@@ -3,12 +3,17 @@
  * that holds many idle TCP connections (to the MCP endpoint and to the approval page, reopening each one
  * the gate closes) and opens MCP sessions with its own token up to its cap and past it, does not lock a
  * legitimate client out: the client reads, gets a write approved on the page, and keeps its session.
- * The attacker gives up only its own oldest sessions, and cannot use the client's session id. A body
- * larger than a message may be is refused with 413 before it is read.
+ * The attacker gives up only its own oldest sessions, and cannot use the client's session id. Neither do
+ * pipelined requests whose answers are never read, one token holder's calls in progress, questions left
+ * open under made-up 2026-07-28 client names, or churned silent connections. A body larger than a message
+ * may be is refused with 413 before it is read.
  */
 import assert from 'node:assert/strict';
+import { type ClientRequest, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { ResultSchema as ModernResult } from '@modelcontextprotocol/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResultSchema, textOf, verdictOf } from './helpers.js';
@@ -53,6 +58,21 @@ function holdIdle(port: number, n: number): { stop: () => void; closedByGate: ()
     closedByGate: () => closed,
   };
 }
+
+/** An SDK client with `token`, connected, and its tools/call. */
+async function sdkClient(url: URL, token: string) {
+  const client = new Client({ name: 'legit', version: '1.0.0' }, { capabilities: {} });
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  const call = (tool: string, args: Record<string, unknown>) =>
+    client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, ResultSchema, { timeout: 20_000 }) as Promise<Record<string, unknown>>;
+  return { client, call };
+}
+
+const modernEnvelope = (name: string) => ({
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name, version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+});
 
 async function openSession(port: number, token: string, name: string): Promise<{ status: number; id?: string }> {
   const r = await http(port, 'POST', '/mcp', { ...MCP_HEADERS, authorization: `Bearer ${token}` }, init(name));
@@ -120,6 +140,117 @@ describe('serve over HTTP under a flood', () => {
       await g.stop();
     }
     assert.equal(g.executed(), 1);
+  });
+
+  it('serves an SDK client while connections pipeline thousands of requests without reading the answers, and after they leave', async () => {
+    const g = await httpGate();
+    const flood: Socket[] = [];
+    try {
+      const nope = await http(g.port, 'GET', '/nope');
+      assert.equal(nope.status, 404);
+      assert.equal(nope.headers.connection, 'close', 'an unauthenticated error closes the connection');
+      for (const [port, path] of [
+        [g.port, '/nope'],
+        [g.page.port, '/static/app.js'],
+      ] as const)
+        for (let i = 0; i < 2; i++) {
+          const s = connect({ port, host: '127.0.0.1' });
+          s.on('error', () => {});
+          s.pause();
+          s.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`.repeat(3000));
+          flood.push(s);
+        }
+      await new Promise((r) => setTimeout(r, 500));
+      const during = await sdkClient(g.url, TOKEN);
+      assert.equal(textOf(await during.call('echo', { n: 1 })), '{"n":1}');
+      assert.equal((await http(g.page.port, 'GET', `/state.json?k=${g.page.key}`)).status, 200);
+      for (const s of flood) s.destroy();
+      const after = await sdkClient(g.url, TOKEN);
+      assert.equal(textOf(await after.call('echo', { n: 2 })), '{"n":2}');
+      assert.equal((await http(g.page.port, 'GET', `/state.json?k=${g.page.key}`)).status, 200);
+      await Promise.all([during.client.close(), after.client.close()]);
+    } finally {
+      for (const s of flood) s.destroy();
+      await g.stop();
+    }
+  });
+
+  it("serves another token's SDK client while one token holder has more calls in progress than it may", async () => {
+    const g = await httpGate('', true, false, [TOKEN, ATTACKER]);
+    const held: ClientRequest[] = [];
+    try {
+      const s = await openSession(g.port, ATTACKER, 'busy');
+      const headers = { ...MCP_HEADERS, authorization: `Bearer ${ATTACKER}`, 'mcp-session-id': s.id!, 'mcp-protocol-version': '2025-06-18' };
+      await http(g.port, 'POST', '/mcp', headers, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+      const statuses = await Promise.all(
+        Array.from(
+          { length: 270 },
+          (_, i) =>
+            new Promise<number>((resolve) => {
+              const r = request({ host: '127.0.0.1', port: g.port, method: 'POST', path: '/mcp', headers, agent: false }, (res) =>
+                resolve(res.statusCode ?? 0),
+              );
+              r.on('error', () => resolve(0));
+              r.end(JSON.stringify({ jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name: 'slow', arguments: {} } }));
+              held.push(r);
+            }),
+        ),
+      );
+      assert.ok(statuses.filter((x) => x === 503).length >= 270 - 256, 'the token holder is refused past its own cap');
+      const other = await sdkClient(g.url, TOKEN);
+      assert.equal(textOf(await other.call('echo', { n: 1 })), '{"n":1}');
+      await other.client.close();
+    } finally {
+      for (const r of held) r.destroy();
+      await g.stop();
+    }
+  });
+
+  it('serves a 2026-07-28 client of another token while one token holder leaves questions open under many made-up client names', async () => {
+    const g = await httpGate('', true, false, [TOKEN, ATTACKER]);
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 70 }, (_, i) =>
+          http(
+            g.port,
+            'POST',
+            '/mcp',
+            { ...MCP_HEADERS, authorization: `Bearer ${ATTACKER}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'write_note' },
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: i,
+              method: 'tools/call',
+              params: { name: 'write_note', arguments: { note: `n${i}` }, _meta: modernEnvelope(`made-up-${i}`) },
+            }),
+          ),
+        ),
+      );
+      assert.ok(answers.some((a) => /these credentials already hold 64 2026-07-28 client sessions/.test(a.body)));
+      const client = new ModernClient({ name: 'legit-2026', version: '1' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+      await client.connect(new ModernTransport(g.url, { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+      const r = await client.request({ method: 'tools/call', params: { name: 'echo', arguments: { n: 3 } } }, ModernResult, { timeout: 20_000 });
+      assert.equal(textOf(r as Record<string, unknown>), '{"n":3}');
+      await client.close();
+    } finally {
+      await g.stop();
+    }
+  });
+
+  it("keeps an SDK client's kept-alive connection while an attacker churns more silent connections than the idle cap", async () => {
+    const g = await httpGate();
+    const churn = holdIdle(g.port, 1100);
+    try {
+      const c = await sdkClient(g.url, TOKEN);
+      for (let i = 0; i < 10; i++) {
+        assert.equal(textOf(await c.call('echo', { i })), `{"i":${i}}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(churn.closedByGate() > 0, 'the gate closed silent connections to make room');
+      await c.client.close();
+    } finally {
+      churn.stop();
+      await g.stop();
+    }
   });
 
   it('refuses a body larger than a message may be with 413, before reading it', async () => {
