@@ -62,6 +62,19 @@ export function execute(deps: PipelineDeps, tool: CatalogueTool, call: ToolCall,
   return deps.interlock.executing(tool.exposed, () => executeNow(deps, tool, call, ctx, approval, verdictOf));
 }
 
+/**
+ * Writes `execution_started` to disk before anything is sent (no execution without its entry).
+ * @returns undefined once written, or the reason the call must not run.
+ */
+async function startExecution(deps: PipelineDeps, base: { call_id: string; tool: string }): Promise<string | undefined> {
+  try {
+    await deps.audit.appendDurable({ event: 'execution_started', ...base });
+    return undefined;
+  } catch (err) {
+    return `the audit log cannot be written (${(err as Error).message})`;
+  }
+}
+
 async function executeNow(
   deps: PipelineDeps,
   tool: CatalogueTool,
@@ -97,11 +110,8 @@ async function executeNow(
     await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution' }).catch(() => {});
     return deny('cancelled by the client');
   }
-  try {
-    await deps.audit.appendDurable({ event: 'execution_started', ...base });
-  } catch (err) {
-    return deny(`the audit log cannot be written (${(err as Error).message})`);
-  }
+  const notLogged = await startExecution(deps, base);
+  if (notLogged) return deny(notLogged);
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(deps.executionTimeoutMs)]);
   try {
     const result = await callTool(deps, tool, forward, { signal, onprogress: ctx.progress });
@@ -200,11 +210,8 @@ async function executeAllowedNow(
     await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution', reason: reason.slice(0, 300) }).catch(() => {});
     return deny(reason, { blocked: true });
   }
-  try {
-    await deps.audit.appendDurable({ event: 'execution_started', ...base });
-  } catch (err) {
-    return deny(`the audit log cannot be written (${(err as Error).message})`);
-  }
+  const notLogged = await startExecution(deps, base);
+  if (notLogged) return deny(notLogged);
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(deps.executionTimeoutMs)]);
   try {
     const result = await callTool(deps, tool, { name: call.upstreamTool, arguments: call.args }, { signal, onprogress: ctx.progress });

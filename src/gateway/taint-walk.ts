@@ -26,10 +26,10 @@ export type Unreadable = (why: string) => void;
  * Decodes a base64 content field of a result by its mimeType (and charset): the text, `'picture'` for
  * pictures and sound, or why it cannot be read.
  */
-function decodeContent(b64: string, mimeType: unknown): { text: string } | { skip: true } | { why: string } {
+function decodeContent(b64: string, mimeType: unknown): { text: string } | { picture: true } | { why: string } {
   const mime = typeof mimeType === 'string' ? mimeType.trim() : '';
   const essence = mime.split(';')[0]?.trim() ?? '';
-  if (essence !== '' && !TEXTUAL_MIME.test(essence)) return PICTURE_MIME.test(essence) ? { skip: true } : { why: `content of type ${oneWord(essence)}` };
+  if (essence !== '' && !TEXTUAL_MIME.test(essence)) return PICTURE_MIME.test(essence) ? { picture: true } : { why: `content of type ${oneWord(essence)}` };
   const charset = /;\s*charset\s*=\s*"?([\w.:-]{1,40})/i.exec(mime)?.[1];
   const bytes = Buffer.from(b64, 'base64');
   if (isCompressed(bytes)) return { why: 'compressed content' };
