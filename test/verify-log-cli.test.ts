@@ -137,6 +137,14 @@ describe('verify-log on a real session', () => {
     assert.ok(report.problems.some((p) => p.kind === 'truncated'));
   });
 
+  it('says the log continues the trusted head when it does', () => {
+    const trusted = join(dir, 'trusted-ok.head');
+    copyFileSync(`${logPath}.head`, trusted);
+    const r = runCli(['verify-log', '--config', config, '--trusted-head', trusted]);
+    assert.equal(r.status, 0);
+    assert.match(r.stdout, /intact: .* and the log continues the trusted head /);
+  });
+
   it('writes the head as a C2SP checkpoint in a signed note', () => {
     const head = readFileSync(`${logPath}.head`, 'utf8');
     const [body, sigs] = head.split('\n\n');

@@ -149,7 +149,11 @@ export function verifyLogCommand(opts: { config: string; trustedHead?: string; j
     const count = report.problems.length + report.omitted;
     const summary =
       report.verdict === 'intact'
-        ? paint(out, 'green', `intact: ${report.entries} entries, signatures, hash chain and signed head all check out`)
+        ? paint(
+            out,
+            'green',
+            `intact: ${report.entries} entries, signatures, hash chain and signed head all check out${opts.trustedHead ? `, and the log continues the trusted head ${opts.trustedHead}` : ''}`,
+          )
         : report.verdict === 'tampered'
           ? paint(out, 'red', `TAMPERED: ${count} problem${count === 1 ? '' : 's'} in ${config.audit.logPath}`)
           : paint(out, 'yellow', `no verdict: ${report.entries} entries, but the evidence is incomplete (see the warnings above)`);
