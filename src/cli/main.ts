@@ -30,7 +30,7 @@ const run = (f: () => number | Promise<number>) => async () => {
 program
   .command('serve')
   .description('run the gate in front of the upstreams in the config, on stdio (default) or Streamable HTTP')
-  .requiredOption('-c, --config <file>', 'path to lookfirst.yaml')
+  .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
   .option('--transport <kind>', 'stdio or http (MCP endpoint at /mcp)', 'stdio')
   .option('--host <host>', 'with --transport http: address to listen on (default http.host, 127.0.0.1)')
   .option('--port <port>', 'with --transport http: port (default http.port, 8470; 0 picks a free one)')
@@ -40,14 +40,14 @@ program
 program
   .command('keygen')
   .description('create the Ed25519 audit key pair named in the config (never overwrites)')
-  .requiredOption('-c, --config <file>', 'path to lookfirst.yaml')
+  .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
   .option('--json', 'machine-readable output')
   .action((o: { config: string; json?: boolean }) => run(() => keygenCommand(o))());
 
 program
   .command('verify-log')
   .description('check the audit log: signatures, hash chain, signed head (exit 0 intact, 2 tampered, 1 no verdict)')
-  .requiredOption('-c, --config <file>', 'path to lookfirst.yaml')
+  .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
   .option('--trusted-head <file>', 'a copy of the head kept elsewhere, to check the log against')
   .option('--expect-key <key>', 'the key you expect the log under: its key id, its verifier key, or your kept copy of audit.pub')
   .option('--json', 'machine-readable output')
