@@ -262,3 +262,24 @@ describe('other query languages, by their plain read forms', () => {
     assert.equal(kindOf('get_metrics', { query: 'DROP TABLE metrics' }, promql), 'mutation');
   });
 });
+
+describe('found by the second attack on the parsers', () => {
+  it('MariaDB executable comments are held when MySQL or MariaDB is named', () => {
+    assert.equal(kindOf('query', { sql: 'SELECT 1 /*M! ; DROP TABLE t */' }, { description: 'Run a MariaDB SQL query' }), 'mutation');
+    assert.equal(kindOf('query', { sql: "SELECT 1 /*M!100000 INTO OUTFILE '/tmp/x' */" }, { description: 'Run a MySQL SQL query' }), 'mutation');
+  });
+
+  it('comments PostgreSQL reads differently do not hide a statement in a plain field', () => {
+    assert.equal(kindOf('search', { q: '-- x\rDROP TABLE users' }), 'mutation');
+    assert.equal(kindOf('query', { query: '/* /* */ */ DELETE FROM users' }), 'mutation');
+  });
+
+  it('command lines under other names are commands', () => {
+    assert.equal(kindOf('get_output', { cmd_line: 'rm -rf /' }), 'mutation');
+    assert.equal(kindOf('get_output', { commandLine: 'rm -rf /' }), 'mutation');
+  });
+
+  it('a long command is held without being parsed', () => {
+    assert.equal(judgeShell(`echo ${'a '.repeat(30000)}`).kind, 'write');
+  });
+});

@@ -65,6 +65,7 @@ const STRICT_NAMES: Record<string, readonly CodeLanguage[]> = {
   command: ['shell'],
   cmd: ['shell'],
   cmdline: ['shell'],
+  exec: ['shell'],
   commandline: ['shell'],
   script: ['shell'],
   shell: ['shell'],
@@ -96,12 +97,16 @@ const CODE_IF_TOOL_SAYS = new Set(['query', 'q', 'filter', 'expression', 'expr',
 
 /** Lower-case words of a field name: `sqlQuery` → sql, query; `search_query` → search, query. */
 function keyWords(key: string): string[] {
-  return key
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .split(/[^A-Za-z0-9]+/)
-    .map((w) => w.toLowerCase())
-    .filter(Boolean)
-    .map((w) => (/^(command|statement|script|quer)(s|ies)$/.test(w) ? w.replace(/ies$/, 'y').replace(/s$/, '') : w));
+  return (
+    key
+      // `command_line`, `cmdLine` name one thing.
+      .replace(/(command|cmd)[_\-\s]?line/gi, (_m, w: string) => `${w}line`)
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .split(/[^A-Za-z0-9]+/)
+      .map((w) => w.toLowerCase())
+      .filter(Boolean)
+      .map((w) => (/^(command|statement|script|quer)(s|ies)$/.test(w) ? w.replace(/ies$/, 'y').replace(/s$/, '') : w))
+  );
 }
 
 /** Languages and dialects a free text (a description, a title, a tool or upstream name) names. */

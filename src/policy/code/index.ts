@@ -35,7 +35,9 @@ const SQL_STATEMENT_WORDS = new Set(
 
 /** The first word of a text after white space, comments and opening parentheses, in lower case. */
 function leadWord(text: string): string {
-  const t = text.slice(0, 4000).replace(/^(?:[\s(;\ufeff]+|--[^\n]*(\n|$)|#[^\n]*(\n|$)|\/\*[\s\S]*?\*\/)+/, '');
+  const t = text.slice(0, 4000).replace(/^(?:[\s(;\ufeff\u200b-\u200d\u2060]+|--[^\n\r]*|#[^\n\r]*|\/\*[\s\S]*?\*\/)+/, '');
+  // A comment the simple skip above may misread (PostgreSQL nests /* */) leaves text that is still tried.
+  if (/^\s*(--|#|\/\*)/.test(text) && !/^[A-Za-z_]/.test(t)) return 'select';
   return (/^[A-Za-z_]+/.exec(t)?.[0] ?? '').toLowerCase();
 }
 
@@ -87,12 +89,17 @@ export const CODE_BUDGET_CHARS = 64_000;
  */
 export interface CodeBudget {
   chars: number;
+  /** Shell is parsed on the gate's thread (about 0.1 ms per 10 characters): its own, smaller budget. */
+  shellChars: number;
   sqlTime: ParseTime;
 }
 
+/** How many characters of shell one call may make the gate parse. */
+export const SHELL_BUDGET_CHARS = 16_000;
+
 /** A fresh budget for one call. */
 export function newCodeBudget(): CodeBudget {
-  return { chars: CODE_BUDGET_CHARS, sqlTime: { ms: CALL_PARSE_MS } };
+  return { chars: CODE_BUDGET_CHARS, shellChars: SHELL_BUDGET_CHARS, sqlTime: { ms: CALL_PARSE_MS } };
 }
 
 /**
@@ -106,7 +113,8 @@ export function judgeValue(text: string, hint: CodeHint | undefined, budget: Cod
   const unparsed: string[] = [];
   const ask = (language: CodeLanguage, code = text) => {
     budget.chars -= code.length;
-    if (budget.chars < 0) {
+    if (language === 'shell') budget.shellChars -= code.length;
+    if (budget.chars < 0 || budget.shellChars < 0) {
       const spent: CodeJudgement = {
         kind: 'write',
         risk: 'medium',

@@ -18,10 +18,13 @@ import mvdan, { type ShNode } from 'mvdan-sh';
 import type { Risk } from '../../types.js';
 import { RANK } from '../rank.js';
 import { judgeArgv } from './shell-programs.js';
-import { type CodeJudgement, MAX_CODE_CHARS } from './verdict.js';
+import type { CodeJudgement } from './verdict.js';
 
 const { syntax } = mvdan;
 const parser = syntax.NewParser(syntax.Variant(syntax.LangBash));
+
+/** Longest command read (characters): the parser and the walk take about 0.1 ms per 10 characters, on the gate's thread. */
+export const MAX_SHELL_CHARS = 8_000;
 
 /** Redirect operators (mvdan/sh RedirOperator values) that open a file for writing: > >> <> >| &> &>>. */
 const WRITE_REDIRECTS = new Set([54, 55, 57, 60, 64, 65]);
@@ -79,14 +82,18 @@ function literal(word: ShNode): string | undefined {
   return wordText(word).text;
 }
 
+/** A `$NAME` or `${NAME}` with no operation (no subscript, default, slice, substitution, indirection). */
+function plainParam(p: ShNode): boolean {
+  return !p.Excl && !p.Length && !p.Width && !p.Index && !p.Slice && !p.Repl && !p.Exp && !((p.Names as unknown as number) > 0);
+}
+
 /** Whether a word holds only text and plain `$NAME` / `${NAME}` expansions (no subscript, default, slice or substitution). */
 function plainExpansions(word: ShNode): boolean {
   const plain = (p: ShNode): boolean => {
     const t = syntax.NodeType(p);
     if (t === 'Lit' || t === 'SglQuoted') return true;
     if (t === 'DblQuoted') return ((p.Parts as ShNode[] | undefined) ?? []).every(plain);
-    if (t !== 'ParamExp') return false;
-    return !p.Excl && !p.Length && !p.Width && !p.Index && !p.Slice && !p.Repl && !p.Exp && !((p.Names as unknown as number) > 0);
+    return t === 'ParamExp' && plainParam(p);
   };
   return ((word.Parts as ShNode[] | undefined) ?? []).every(plain);
 }
@@ -114,13 +121,16 @@ function judgeEvaluating(node: ShNode, raise: (risk: Risk, why: string) => void)
     if (t === 'UnaryTest' && TEST_VARIABLE_OPS.has(Number(n.Op))) raise('medium', 'tests a variable by name (bash evaluates its subscript)');
     if ((t === 'Lit' || t === 'SglQuoted') && /[[`$]/.test(String(n.Value)))
       raise('medium', 'evaluates text that bash reads as an expression (an array subscript can run a command)');
+    // `$'\x5b…'` decodes to a subscript only at run time, and a variable's value is evaluated too.
+    if ((t === 'SglQuoted' || t === 'DblQuoted') && n.Dollar) raise('medium', 'evaluates text decoded at run time as an expression');
+    if (t === 'ParamExp' || t === 'CmdSubst' || t === 'ProcSubst') raise('medium', 'evaluates a value known only at run time as an expression');
     return true;
   });
 }
 
 /** Judges a shell command (bash syntax). */
 export function judgeShell(text: string): CodeJudgement {
-  if (text.length > MAX_CODE_CHARS) return { kind: 'write', risk: 'medium', why: `a command longer than ${MAX_CODE_CHARS} characters is not read` };
+  if (text.length > MAX_SHELL_CHARS) return { kind: 'write', risk: 'medium', why: `a command longer than ${MAX_SHELL_CHARS} characters is not read` };
   let file: ShNode;
   try {
     file = parser.Parse(text, 'command');
@@ -129,6 +139,8 @@ export function judgeShell(text: string): CodeJudgement {
     return { kind: 'unparsed', why: `shell: ${String(message).slice(0, 120)}` };
   }
   let worst: { risk: Risk; why: string } | undefined;
+  let changedDir = false;
+  let ranGit = false;
   const raise = (risk: Risk, why: string) => {
     if (!worst || RANK[risk] > RANK[worst.risk]) worst = { risk, why };
   };
@@ -139,12 +151,19 @@ export function judgeShell(text: string): CodeJudgement {
       const writing = WRITING_NODES[type];
       if (writing) raise('medium', writing);
       else if (type === 'Redirect') judgeRedirect(node, raise);
-      else if (type === 'CallExpr') judgeCall(node, raise);
-      else if (type === 'TestClause' || type === 'ArithmCmd' || type === 'LetClause' || type === 'ArithmExp') judgeEvaluating(node, raise);
+      else if (type === 'CallExpr') {
+        judgeCall(node, raise);
+        const first = (node.Args as ShNode[] | undefined)?.[0];
+        const program = first ? literal(first) : undefined;
+        if (program === 'cd' && ((node.Args as ShNode[] | undefined)?.length ?? 0) > 1) changedDir = true;
+        if (program === 'git') ranGit = true;
+      } else if (type === 'TestClause' || type === 'ArithmCmd' || type === 'LetClause' || type === 'ArithmExp') judgeEvaluating(node, raise);
       else if (type === 'WordIter') {
-        // A loop variable is an assignment: `for PATH in /tmp/evil; do ls; done`.
+        // A loop variable is an assignment (`for PATH in /tmp/evil`), and its value may be evaluated later.
         const name = String((node.Name as ShNode | undefined)?.Value ?? '');
-        if (/[A-Z]/.test(name) && !HARMLESS_VARIABLES.test(name)) raise('medium', `sets ${name.slice(0, 40)} in a loop, which can change what a command runs`);
+        raise('medium', `sets ${name.slice(0, 40) || 'a variable'} in a loop, which can change what a later command runs or evaluates`);
+      } else if (type === 'ParamExp' && !plainParam(node)) {
+        raise('medium', 'expands a variable with an operation (a default that assigns, a subscript, an indirection or a prompt expansion)');
       }
       return true;
     });
@@ -152,12 +171,16 @@ export function judgeShell(text: string): CodeJudgement {
     // The walk recurses: a command nested thousands deep overflows the stack. Not read means not read-only.
     return { kind: 'write', risk: 'medium', why: 'a command nested too deeply to read' };
   }
+  // `cd dir && git …` is `git -C dir …`: that repository's own config can make git run a program.
+  if (changedDir && ranGit) raise('medium', 'runs git in a directory the command names (its config can make git run a program)');
   return worst ? { kind: 'write', ...(worst as { risk: Risk; why: string }) } : { kind: 'read', language: 'shell' };
 }
 
 function judgeRedirect(node: ShNode, raise: (risk: Risk, why: string) => void): void {
   const op = Number(node.Op);
   const target = node.Word ? literal(node.Word as ShNode) : undefined;
+  // bash opens a network connection for these names, whatever the direction.
+  if (target !== undefined && /^\/dev\/(tcp|udp)\//.test(target)) raise('medium', 'opens a network connection (/dev/tcp, /dev/udp)');
   if (WRITE_REDIRECTS.has(op)) {
     if (target === undefined || !HARMLESS_TARGETS.has(target))
       raise('medium', `redirects output to a file (${target?.slice(0, 60) ?? 'a name known only at run time'})`);

@@ -68,12 +68,12 @@ function holdsWord(text: string, words: ReadonlySet<string>, from: number): bool
 const MAX_OTHER_DIALECT_CHARS = 4_000;
 
 /** How long node-sql-parser may take for all the SQL of one call (ms); past it, the call is held. */
-export const CALL_PARSE_MS = 1_000;
+export const CALL_PARSE_MS = 500;
 
 /** Tokens that different SQL dialects (or node-sql-parser and the MySQL server) read differently. */
 const DIALECT_SENSITIVE = /[\\#$`]|--(?![ \t\r\n\f\v]|$)|\/\*/;
-/** For MySQL and MariaDB alone: where node-sql-parser lexes unlike the MySQL server (`--1`, `/*!` code). */
-const MYSQL_SENSITIVE = /--(?![ \t\r\n\f\v]|$)|\/\*!/;
+/** For MySQL and MariaDB alone: where node-sql-parser lexes unlike the servers (`--1`, `/*!` and MariaDB's `/*M!` code). */
+const MYSQL_SENSITIVE = /--(?![ \t\r\n\f\v]|$)|\/\*M?!/;
 /** For one other named dialect: backslashes, whose meaning in strings node-sql-parser may not share. */
 const OTHER_SENSITIVE = /\\/;
 
@@ -320,7 +320,7 @@ function judgeNspTree(root: unknown, language: string): CodeJudgement {
     if (
       type &&
       n.ast === undefined &&
-      /^(insert|update|delete|replace|create|drop|alter|truncate|grant|revoke|lock|unlock|call|exec|set|use|rename|load|attach|detach)$/.test(type)
+      /^(insert|update|delete|replace|create|drop|alter|truncate|grant|revoke|lock|unlock|call|exec|set|use|rename|load|attach|detach|assign)$/.test(type)
     )
       return write(HIGH_STATEMENTS.test(type) ? 'high' : 'medium', `${type.toUpperCase()} inside a query (${language})`);
     const into = n.into as { position?: unknown; keyword?: unknown } | undefined;
