@@ -75,6 +75,13 @@ async function startExecution(deps: PipelineDeps, base: { call_id: string; tool:
   }
 }
 
+/** Why an execution that was sent has no known outcome: the client cancelled, the time ran out, or the upstream failed. */
+function unknownOutcomeReason(deps: PipelineDeps, client: AbortSignal, execution: AbortSignal, err: unknown): string {
+  if (client.aborted) return 'cancelled by the client during execution';
+  if (execution.aborted) return `no answer within execution.timeout_seconds (${deps.executionTimeoutMs / 1000} s)`;
+  return describeUpstreamError(err);
+}
+
 async function executeNow(
   deps: PipelineDeps,
   tool: CatalogueTool,
@@ -146,11 +153,7 @@ async function executeNow(
     );
     return withVerdict(result, v, tool.hasOutputSchema);
   } catch (err) {
-    const reason = ctx.signal.aborted
-      ? 'cancelled by the client during execution'
-      : signal.aborted
-        ? `no answer within execution.timeout_seconds (${deps.executionTimeoutMs / 1000} s)`
-        : describeUpstreamError(err);
+    const reason = unknownOutcomeReason(deps, ctx.signal, signal, err);
     try {
       await deps.audit.appendDurable({ event: 'execution_failed', ...base, outcome: 'unknown', reason });
     } catch {
@@ -257,11 +260,7 @@ async function executeAllowedNow(
     );
     return withVerdict(result, v, tool.hasOutputSchema);
   } catch (err) {
-    const reason = ctx.signal.aborted
-      ? 'cancelled by the client during execution'
-      : signal.aborted
-        ? `no answer within execution.timeout_seconds (${deps.executionTimeoutMs / 1000} s)`
-        : describeUpstreamError(err);
+    const reason = unknownOutcomeReason(deps, ctx.signal, signal, err);
     await deps.audit.appendDurable({ event: 'execution_failed', ...base, outcome: 'unknown', reason }).catch(() => {});
     // Settled as far as the gate goes: the rule needs no person to look (a restart must not block the tool).
     await deps.audit.appendDurable({ event: 'execution_resolved', ...base }).catch(() => {});
