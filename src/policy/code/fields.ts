@@ -110,7 +110,7 @@ function keyWords(key: string): string[] {
 }
 
 /** Languages and dialects a free text (a description, a title, a tool or upstream name) names. */
-export function languagesNamed(text: string): { languages: CodeLanguage[]; dialects?: SqlDialect[] } {
+function languagesNamed(text: string): { languages: CodeLanguage[]; dialects?: SqlDialect[] } {
   const languages = LANGUAGE_WORDS.filter(([, re]) => re.test(text)).map(([l]) => l);
   const dialects = [...new Set(DIALECT_WORDS.filter(([, re]) => re.test(text)).flatMap(([d]) => d))];
   return dialects.length > 0 ? { languages, dialects } : { languages };

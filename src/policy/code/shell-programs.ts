@@ -59,13 +59,13 @@ export const READERS: ReadonlyMap<string, Reader> = new Map<string, Reader>([
 ]);
 
 /** Git subcommands that read, and the options that make them write or run a program. */
-export const GIT_READ = new Set(['status', 'log', 'diff', 'show', 'blame', 'ls-files', 'rev-parse', 'describe', 'shortlog', 'ls-tree', 'cat-file', 'grep']);
+const GIT_READ = new Set(['status', 'log', 'diff', 'show', 'blame', 'ls-files', 'rev-parse', 'describe', 'shortlog', 'ls-tree', 'cat-file', 'grep']);
 const GIT_WRITING_LONG = ['--output', '--ext-diff', '--textconv', '--open-files-in-pager', '--exec', '--upload-pack', '--receive-pack', '--filters'];
 /** Git's global options that make any subcommand run a program or read another repository's config. */
 const GIT_CONFIGURING = /^(-c|-C|--config-env|--exec-path|--git-dir|--work-tree|--namespace|--super-prefix)(=|$)|^-[cC]./;
 
 /** Programs that destroy: a command that runs one is high risk (others are medium). */
-export const DESTRUCTIVE_PROGRAMS = new Set(
+const DESTRUCTIVE_PROGRAMS = new Set(
   'rm rmdir unlink shred dd mkfs fdisk parted wipefs truncate kill pkill killall shutdown reboot halt poweroff sudo su doas chmod chown userdel iptables curl wget ssh scp eval exec source . xargs'.split(
     ' ',
   ),
@@ -186,7 +186,7 @@ function judgeSed(args: readonly string[]): { risk: Risk; why: string } | undefi
 }
 
 /** Why a sed script writes or runs (w, W, e, the s flags w and e, or a command not known), else undefined. */
-export function sedScriptWrites(script: string): string | undefined {
+function sedScriptWrites(script: string): string | undefined {
   let i = 0;
   const n = script.length;
   const skipDelimited = (d: string): boolean => {

@@ -71,7 +71,7 @@ function start(): Running {
 }
 
 /** Stops the worker (tests, shutdown); the next parse starts a new one. */
-export function stopSqlWorker(): void {
+function stopSqlWorker(): void {
   if (running) void running.worker.terminate();
   running = undefined;
 }
