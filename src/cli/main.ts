@@ -84,10 +84,12 @@ program
 
 program
   .command('ecosystem')
-  .description('score the classifier against captured tool catalogues (exit 2 on any false negative)')
-  .argument('[dir]', "folder of catalogue JSON files (default: the clone's test/catalogues/npm)")
+  .description(
+    'score the classifier against labelled tool catalogues in three views: names only, catalogue, catalogue with annotations (exit 2 on any write judged read-only)',
+  )
+  .argument('[dirs...]', "folders of catalogue JSON files, each with labels/<slug>.tsv (default: every set in the clone's test/catalogues)")
   .option('--json', 'machine-readable output')
-  .action((dir: string | undefined, o: { json?: boolean }) => run(() => ecosystemCommand(dir, o))());
+  .action((dirs: string[], o: { json?: boolean }) => run(() => ecosystemCommand(dirs, o))());
 
 // Output piped into a reader that stops early (`| head`): stop quietly, as Unix tools do.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {

@@ -4,7 +4,7 @@
  * several upstreams). Decisions read annotations from here, fetched by the gate itself, never from what
  * the client sends. Calls route through this table, never by splitting names on "__".
  */
-import { type Classification, classifyArgs, classifyName, combine, type NameVerdict, namespacePrefixes, type ToolCodeHints } from '../policy/classify.js';
+import { type Classification, classifyArgs, combine, judgeTool, type NameVerdict, namespacePrefixes, type ToolCodeHints } from '../policy/classify.js';
 import { toolCodeHints } from '../policy/code/index.js';
 import type { ToolAnnotations } from '../types.js';
 import { definitionSha, type PinStatus, type ToolPins } from './pins.js';
@@ -24,8 +24,11 @@ export interface CatalogueTool {
   annotations: ToolAnnotations | undefined;
   /** The tool declares an outputSchema: the client validates structuredContent against it. */
   hasOutputSchema: boolean;
-  /** The classifier's verdict on the upstream's name for it, with the upstream's namespace prefixes. */
-  nameVerdict: NameVerdict;
+  /**
+   * The classifier's verdict on the upstream's definition (name, description, schemas; annotations are
+   * applied per call), with the upstream's namespace prefixes: computed once per listing.
+   */
+  toolVerdict: NameVerdict;
   /** The upstream's own definition (its name) and the SHA-256 of its pinned part (gateway/pins.ts). */
   upstreamDefinition: Record<string, unknown>;
   definitionSha: string;
@@ -50,7 +53,7 @@ export function classifyTool(tool: CatalogueTool, args: unknown): Classification
     hints = toolCodeHints(tool.upstreamDefinition, tool.upstream.name);
     codeHints.set(tool.upstreamDefinition, hints);
   }
-  if (args === undefined) return combine(tool.nameVerdict, undefined, tool.annotations);
+  if (args === undefined) return combine(tool.toolVerdict, undefined, tool.annotations);
   let key: string | undefined;
   try {
     key = JSON.stringify(args);
@@ -60,7 +63,7 @@ export function classifyTool(tool: CatalogueTool, args: unknown): Classification
   const seen = recent.get(tool);
   const cached = key !== undefined ? seen?.get(key) : undefined;
   if (cached) return cached;
-  const verdict = combine(tool.nameVerdict, classifyArgs(args, hints), tool.annotations);
+  const verdict = combine(tool.toolVerdict, classifyArgs(args, hints), tool.annotations);
   if (key !== undefined && key.length <= RECENT_MAX_KEY) {
     const map = seen ?? new Map<string, Classification>();
     if (!seen) recent.set(tool, map);
@@ -173,9 +176,9 @@ export class Catalogue {
     }
     // A refresh that started before another one must not overwrite the newer definitions.
     if (this.started.get(upstream.name) !== generation) return;
-    // Namespace prefixes are a property of the whole list: names are judged once all pages are in.
+    // Namespace prefixes are a property of the whole list: definitions are judged once all pages are in.
     const prefixes = namespacePrefixes(tools.map((t) => t.upstreamTool));
-    for (const t of tools) t.nameVerdict = classifyName(t.upstreamTool, prefixes);
+    for (const t of tools) t.toolVerdict = judgeTool(t.upstreamDefinition as { name: string }, prefixes);
     // The first successful listing pins, even an empty one; a failed one pins nothing.
     if (this.pins && listed) {
       const { changed, added } = this.pins.observe(
@@ -219,7 +222,7 @@ export class Catalogue {
       definition: exposed === upstreamTool ? def : { ...def, name: exposed },
       annotations: isPlainObject(def.annotations) ? (def.annotations as ToolAnnotations) : undefined,
       hasOutputSchema: def.outputSchema !== undefined,
-      nameVerdict: classifyName(upstreamTool),
+      toolVerdict: judgeTool(def as { name: string }),
       upstreamDefinition: def,
       definitionSha: definitionSha(def),
     };

@@ -13,7 +13,9 @@ const kind = (name: string, args?: unknown, annotations?: Parameters<typeof clas
 describe('the classifier: names', () => {
   it('splits names on separators, camelCase and digits', () => {
     assert.deepEqual(splitName('getFileInfo'), ['get', 'file', 'info']);
-    assert.deepEqual(splitName('list_v2Items'), ['list', 'v', '2', 'items']);
+    assert.deepEqual(splitName('list_v2Items'), ['list', 'v2', 'items']);
+    assert.deepEqual(splitName('n8n_health_check'), ['n8n', 'health', 'check']);
+    assert.deepEqual(splitName('list2delete'), ['list', '2', 'delete']);
     assert.deepEqual(splitName('crm.contacts:delete/all-now'), ['crm', 'contacts', 'delete', 'all', 'now']);
     assert.deepEqual(splitName('HTTPRequestSend'), ['http', 'request', 'send']);
   });
@@ -62,7 +64,7 @@ describe('the classifier: names', () => {
     const v = classifyName('sequentialthinking');
     assert.equal(v.kind, 'mutation');
     assert.equal(v.benign, true);
-    assert.match(v.reasons[0] ?? '', /nothing in the name/);
+    assert.match(v.reasons[0] ?? '', /word "sequentialthinking" is unknown/);
     assert.equal(kind('frobnicate'), 'mutation');
     assert.equal(kind(''), 'mutation');
   });
@@ -203,7 +205,8 @@ describe('the classifier: annotations are applied asymmetrically', () => {
     assert.match(classifyCall('delete_file', {}, { readOnlyHint: true }).reasons.join(' '), /not believed/);
     assert.equal(kind('sequentialthinking', { thought: 'hm' }, { readOnlyHint: true }), 'read-only');
     assert.equal(kind('sequentialthinking', { sql: 'DROP TABLE t' }, { readOnlyHint: true }), 'mutation');
-    assert.equal(kind('open_nodes', {}, { readOnlyHint: true }), 'mutation', 'open is a mutating word');
+    assert.equal(kind('open_nodes', {}, { readOnlyHint: true }), 'read-only', 'open is a bookkeeping verb: an honest hint is believed');
+    assert.equal(kind('open_nodes', {}, undefined), 'mutation', 'without the hint, open is a change');
   });
 });
 

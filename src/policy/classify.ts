@@ -1,123 +1,26 @@
 /**
  * The classifier: is a tool call read-only or a mutation, how risky, and why. Pure.
  *
- * - Name (policy/words.ts): split into words; deny wins (any mutating word anywhere makes a mutation);
- *   read-only only when clearly so; unknown means mutation.
+ * - The tool's definition (policy/tool.ts): its name's grammar, its description's first verb, its schemas;
+ *   deny wins; read-only only when clearly so; unknown means mutation.
  * - Arguments only make a verdict stricter: an HTTP method field, an operation field naming a mutation,
  *   and code (SQL, GraphQL, Cypher, shell), which is read-only only when a real parser proves it
  *   (policy/code/index.ts).
  * - Annotations are the upstream's untrusted hints, applied asymmetrically: whatever says "more dangerous"
  *   is believed (`destructiveHint: true` → high; `readOnlyHint: false` → mutation); `readOnlyHint: true`
- *   lowers a verdict only when the name holds no mutating word and the arguments reveal nothing.
+ *   lowers a verdict only when neither the name, the description, the schemas nor the arguments say write
+ *   (bookkeeping verbs such as `select_page`, unknown and noun-or-verb words do not count as saying it).
  */
 import type { Classification, Risk, ToolAnnotations } from '../types.js';
 import { type CodeBudget, judgeValue, nameHint, newCodeBudget, type ToolCodeHints } from './code/index.js';
+import { type NameVerdict, splitName } from './name.js';
 import { higher } from './rank.js';
-import {
-  AMBIGUOUS,
-  CATEGORY_FIELDS,
-  CONJUNCTIONS,
-  DESTRUCTIVE,
-  METHOD_FIELDS,
-  MUTATING,
-  OBJECT_NOUNS,
-  OPERATION_FIELDS,
-  OUTBOUND,
-  READ_NOUNS,
-  READ_VERBS,
-  WEAK_READ_VERBS,
-} from './words.js';
+import { judgeTool, type ToolDefinitionLike } from './tool.js';
+import { AMBIGUOUS, CATEGORY_FIELDS, DESTRUCTIVE, METHOD_FIELDS, MUTATING, OPERATION_FIELDS, OUTBOUND } from './words.js';
 
-export type { Classification, ToolCodeHints };
-
-/** The verdict on a name alone; `benign` when it is a mutation only because nothing says read-only. */
-export interface NameVerdict extends Classification {
-  benign: boolean;
-}
-
-/**
- * Splits a tool name into lower-case words: on `_ - . : /` and spaces, at camelCase humps and at digits
- * (`getFileInfo` → get, file, info; `list_v2Items` → list, v, 2, items).
- */
-export function splitName(name: string): string[] {
-  // NFKC first: fullwidth or styled letters (`ｄｅｌｅｔｅ`, `𝖽𝖾𝗅𝖾𝗍𝖾`) are the words they look like.
-  return name
-    .normalize('NFKC')
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .replace(/(\d+)/g, ' $1 ')
-    .split(/[\s_\-.:/\\|,;+]+/u)
-    .map((w) => w.toLowerCase())
-    .filter(Boolean);
-}
-
-/** Whether a word means anything to the classifier (then it is never taken for a namespace prefix). */
-function known(word: string): boolean {
-  return DESTRUCTIVE.has(word) || OUTBOUND.has(word) || MUTATING.has(word) || AMBIGUOUS.has(word) || READ_VERBS.has(word) || READ_NOUNS.has(word);
-}
-
-/**
- * Namespace prefixes of one upstream's tools: a first word shared by at least three tools (or by every
- * tool of a smaller catalogue of two or more) that is not itself a known verb (`browser_click`,
- * `browser_snapshot` → `browser`).
- */
-export function namespacePrefixes(names: readonly string[]): Set<string> {
-  const counts = new Map<string, number>();
-  for (const n of names) {
-    const first = splitName(n)[0];
-    if (first !== undefined) counts.set(first, (counts.get(first) ?? 0) + 1);
-  }
-  const out = new Set<string>();
-  for (const [word, count] of counts) {
-    if (known(word)) continue;
-    if (count >= 3 || (names.length >= 2 && count === names.length)) out.add(word);
-  }
-  return out;
-}
-
-/** Classifies a tool by its name alone. */
-export function classifyName(name: string, prefixes: ReadonlySet<string> = new Set()): NameVerdict {
-  const all = splitName(name);
-  let words = all;
-  while (words.length > 1 && prefixes.has(words[0] as string)) words = words.slice(1);
-  const lead = words[0] ?? '';
-  const strong = READ_VERBS.has(lead) && !WEAK_READ_VERBS.has(lead);
-  let risk: Risk = 'low';
-  const reasons: string[] = [];
-  let joined = false;
-  for (const w of words) {
-    if (CONJUNCTIONS.has(w)) {
-      joined = true;
-      continue;
-    }
-    let r: Risk | undefined;
-    let why = `name word "${w}"`;
-    if (DESTRUCTIVE.has(w) || OUTBOUND.has(w)) r = 'high';
-    else if (MUTATING.has(w)) r = 'medium';
-    else if (AMBIGUOUS.has(w) && !(strong && !joined) && w !== lead) r = AMBIGUOUS.get(w);
-    else if (AMBIGUOUS.has(w) && w === lead && !READ_VERBS.has(w)) r = AMBIGUOUS.get(w);
-    else if (/[^\x00-\x7f]/.test(w)) {
-      r = 'medium';
-      why = `name word "${w}" is not in the vocabulary (another language or script)`;
-    } else if (joined && !known(w)) {
-      r = 'medium';
-      why = `unknown word "${w}" after a conjunction`;
-    }
-    if (r) {
-      risk = higher(risk, r);
-      reasons.push(why);
-    }
-  }
-  if (reasons.length > 0) return { kind: 'mutation', risk, reasons, benign: false };
-  const rest = words.slice(1);
-  const last = words[words.length - 1] ?? '';
-  if (strong) return { kind: 'read-only', risk: 'low', reasons: [`name starts with the read verb "${lead}"`], benign: true };
-  if (READ_VERBS.has(lead) && rest.every((w) => READ_NOUNS.has(w)))
-    return { kind: 'read-only', risk: 'low', reasons: [`name is the read verb "${lead}"${rest.length ? ` and report nouns` : ''}`], benign: true };
-  if (READ_NOUNS.has(last) && words.slice(0, -1).every((w) => OBJECT_NOUNS.has(w) || READ_NOUNS.has(w) || /^\d+$/.test(w)))
-    return { kind: 'read-only', risk: 'low', reasons: [`name is a report: "${words.join(' ')}"`], benign: true };
-  return { kind: 'mutation', risk: 'medium', reasons: [`nothing in the name "${name}" says read-only`], benign: true };
-}
+export { classifyName, namespacePrefixes, splitName } from './name.js';
+export { judgeTool } from './tool.js';
+export type { Classification, NameVerdict, ToolCodeHints, ToolDefinitionLike };
 
 /** Most values the argument scan visits, and how deep: beyond either, the call counts as a mutation. */
 const MAX_NODES = 10_000;
@@ -219,10 +122,12 @@ function inspectString(key: string, value: string, hit: (r: Risk, why: string) =
 }
 
 /**
- * Classifies one call: name, then arguments, then annotations as described above.
+ * Classifies one call: the tool's definition, then arguments, then annotations as described above. A
+ * caller that classifies many calls of one tool computes `judgeTool` once and calls `combine`.
  * @param name the upstream's name of the tool (without the gate's `<upstream>__` prefix).
  * @param prefixes namespace prefixes of the tool's upstream (namespacePrefixes).
  * @param hints which of the tool's fields hold code, from its definition (code/fields.ts toolCodeHints).
+ * @param definition the rest of the tool's definition (description, schemas), when known.
  */
 export function classifyCall(
   name: string,
@@ -230,11 +135,12 @@ export function classifyCall(
   annotations: ToolAnnotations | undefined,
   prefixes: ReadonlySet<string> = new Set(),
   hints?: ToolCodeHints,
+  definition?: Omit<ToolDefinitionLike, 'name'>,
 ): Classification {
-  return combine(classifyName(name, prefixes), args === undefined ? undefined : classifyArgs(args, hints), annotations);
+  return combine(judgeTool({ ...definition, name }, prefixes), args === undefined ? undefined : classifyArgs(args, hints), annotations);
 }
 
-/** Applies argument findings and annotations to a name verdict (split out so a name verdict can be cached). */
+/** Applies argument findings and annotations to a tool's verdict (split out so that verdict can be cached). */
 export function combine(n: NameVerdict, a: ReturnType<typeof classifyArgs>, annotations: ToolAnnotations | undefined): Classification {
   let kind = n.kind;
   let risk = n.risk;
@@ -256,7 +162,14 @@ export function combine(n: NameVerdict, a: ReturnType<typeof classifyArgs>, anno
     reasons.push('annotations: readOnlyHint false');
   } else if (annotations?.readOnlyHint === true) {
     if (kind === 'mutation' && n.benign && !a)
-      return { kind: 'read-only', risk: 'low', reasons: ['annotations: readOnlyHint (the name and arguments show no change)'] };
+      return {
+        kind: 'read-only',
+        risk: 'low',
+        reasons: [
+          'annotations: readOnlyHint, and nothing in the name, description, schemas or arguments says write',
+          ...n.reasons.filter((r) => !/counts as a change/.test(r)),
+        ],
+      };
     if (kind === 'mutation') reasons.push('annotations: readOnlyHint, not believed');
   }
   return { kind, risk, reasons };

@@ -1,14 +1,14 @@
 /**
- * The classifier's vocabulary: data, not logic (policy/classify.ts reads it). Words are lower case and
- * match whole words of a tool name after it is split (`getFileInfo` → get, file, info).
+ * The classifier's vocabulary: data, not logic (policy/phrase.ts reads it). Words are lower case, in their
+ * base form (`deletes`, `deleting` and `deleted` are found through policy/lemma.ts), and match whole words
+ * of a tool name after it is split (`getFileInfo` → get, file, info) or of a description's first sentence.
  *
- * - A mutating word anywhere makes the call a mutation, whatever else the name says (deny wins):
- *   `get_and_delete` is a mutation.
- * - Some words are nouns as often as verbs (`email`, `order`, `transfer`). They mutate too, except as the
- *   object of a leading read verb with no conjunction before them: `get_email` reads, `send_email`,
- *   `email_user` and `get_and_transfer` do not.
- * - A name is read-only only when a read verb leads it (after any namespace prefix) or it ends in a
- *   report noun (`directory_tree`), and nothing mutates. A name of unknown words is a mutation.
+ * - A clear verb leads a name (or ends it: `web_search`, `user_create`); the head verb decides and the words
+ *   around it are its objects. An object decides only when it is destructive in every reading
+ *   (VERB_ONLY: `search_replace`, `read_write_file`): `get_actor_run` reads, the run is a noun.
+ * - Some words are nouns as often as verbs (`email`, `order`, `log`). They act as the verb only when no clear
+ *   verb is in the name (`email_user`, `git_log`), and then the description has to settle what they do.
+ * - Unknown means mutation; what is not a known verb, noun or report is named in the reason.
  * Add synonyms here; each list says what it means for the verdict and its risk.
  */
 import type { Risk } from '../types.js';
@@ -33,29 +33,56 @@ export const DESTRUCTIVE = words(`
   delete del remove rm rmdir unlink drop destroy purge wipe erase truncate terminate kill shred format
   reset revoke overwrite uninstall obliterate nuke expunge shutdown reboot deprovision decommission ban
   evict flush clear empty trash discard prune yank unpublish drain cordon void rewrite quarantine borrar
+  cancel abort
 `);
 
 /** Mutations that leave the system or run code: messages, money, releases, execution. Risk high. */
 export const OUTBOUND = words(`
-  send notify reply forward broadcast tweet publish pay refund withdraw purchase buy sell deploy ship
-  merge push exec execute run eval evaluate invoke spawn sudo invite dispatch submit wire remit
+  send notify reply forward broadcast tweet retweet publish pay refund withdraw purchase buy sell deploy ship
+  merge push exec execute run eval evaluate invoke spawn sudo invite dispatch submit wire remit transact
+  checkout payout bid
 `);
 
 /** Other mutations (create, change, move, control a browser or a service): risk medium. */
 export const MUTATING = words(`
   create add insert new make put patch set write update upsert save store edit modify change alter rename
   move mv copy cp replace append prepend commit rebase revert restore rollback upload import install
-  upgrade downgrade migrate seed trigger start stop restart launch pause resume suspend schedule cancel
+  upgrade downgrade migrate seed trigger start stop restart launch pause resume suspend schedule reschedule
   close archive unarchive lock unlock enable disable approve reject assign unassign grant deny block
   unblock fork clone react follow unfollow subscribe unsubscribe register signup sign apply reserve fill
   click press drag select uncheck navigate goto resize scroll hover focus tap swipe emit attach detach
-  mount unmount connect disconnect provision scale rotate generate sync increment decrement toggle
-  configure init initialize track increase decrease duplicate transition complete resolve open annotate
-  handle process perform do act call enqueue dequeue acquire release claim reorder pin unpin mute unmute
+  mount unmount connect disconnect provision scale rotate sync increment decrement toggle
+  configure init initialize increase decrease duplicate transition complete open annotate
+  handle process perform do act enqueue dequeue acquire release claim reorder pin unpin mute unmute
   hide unhide accept decline confirm login logout authenticate authorize build compile train stash stage
   unstage deprecate bump credit debit adjust ack acknowledge dismiss snooze clean cleanup rebuild fix
-  resend rerun reopen undo redo retry taint checkout spam rsvp raise lower elevate promote demote kick
-  mint burn stake unstake swap bridge tweak ingest index reindex download
+  resend rerun reopen undo redo retry taint spam rsvp raise lower elevate promote demote kick
+  mint burn stake unstake swap bridge tweak ingest index reindex download manage type input keypress
+  upvote downvote vote favorite favourite bookmark unbookmark unstar unlike unwatch handoff
+  refresh reload regenerate recalculate reconcile retrain redeploy reassign replay
+  onboard offboard enroll unenroll activate deactivate propose batch draw paste cut crop
+  untag unlabel unlink relate group ungroup nest switch choose pick use play record
+`);
+
+/**
+ * Words that are verbs only: an object that is one of these decides even after a read verb (deny wins:
+ * `search_replace`, `read_write_file`, `get_or_delete`), because no reading of it is harmless.
+ */
+export const VERB_ONLY = words(`
+  delete remove destroy erase wipe purge truncate overwrite create insert modify write send replace
+  rename upload uninstall kill terminate execute exec revoke publish unpublish upsert edit append
+  prepend withdraw
+`);
+
+/**
+ * Verbs that often name harmless bookkeeping of the server itself (`select_page` chooses which tab later
+ * calls use, `start_search` begins a search, `confirm_cost` shows a price): they make a mutation on their
+ * own, but they do not outweigh a `readOnlyHint: true` that nothing else contradicts.
+ */
+export const SOFT_WRITE = words(`
+  select open start begin confirm focus hover scroll resize connect handle process perform do act
+  track trigger init initialize prepare load sync compile build refresh reload close stop toggle navigate
+  goto switch use choose pick activate set play record call
 `);
 
 /** Words that are nouns as often as verbs, with the risk they carry as a verb. */
@@ -64,26 +91,73 @@ export const AMBIGUOUS = withRisk(`
   order:high trade:high share:high script:high shell:high bash:high command:high text:high invoice:medium
   log:medium record:medium comment:medium tag:medium label:medium link:medium config:medium type:medium
   mark:medium request:medium book:medium star:medium like:medium note:medium draft:medium backup:medium
-  check:medium test:medium
+  check:medium test:medium memo:medium reply:high chat:high call:high ping:medium branch:medium
+  release:medium schedule:medium alert:medium task:medium reminder:medium event:medium
 `);
 
-/** Words that join two actions: an ambiguous word after one is a verb (`get_and_transfer`). */
+/** Words that join two actions: each one after a conjunction starts a new action (`get_and_transfer`). */
 export const CONJUNCTIONS = words(`
   and then or plus also
 `);
 
-/**
- * Read verbs that also name actions with effects (`take_payment`, `capture_charge`, `ping_user`,
- * `print_document`, `verify_microdeposits`): a name they lead reads only when nothing but report nouns
- * follows (`take_screenshot`, `check_status`, `ping`).
- */
-export const WEAK_READ_VERBS = words(`
-  take capture convert ping print test verify check validate watch export dump render extract
+/** Words a name or a sentence uses for grammar only: skipped. */
+export const STOPWORDS = words(`
+  a an the of for from by to in on at with into as via its it my your our their all any some this that
+  these those per each every one using within about over under between through against across based
+  upon onto
 `);
 
 /**
- * Nouns that commonly name what a report is about (`directory_tree`, `console_messages`): a name that ends
- * in a report noun reads only when every word before it is one of these (or a namespace prefix).
+ * Read verbs that also name actions with effects (`take_payment`, `capture_charge`, `ping_user`,
+ * `print_document`, `verify_microdeposits`): a name they lead reads only when every object is a known
+ * harmless noun (SAFE_OBJECTS: `take_screenshot`, `check_status`, `validate_schema`).
+ */
+export const WEAK_READ_VERBS = words(`
+  take capture convert ping print test verify check validate watch export dump render extract
+  generate compute calculate map scrape transform monitor audit review resolve sample
+`);
+
+/** Verbs that only look. */
+export const READ_VERBS = words(`
+  get list read fetch search find query lookup look show view describe inspect count stat peek browse
+  retrieve compare diff explain analyze analyse summarize summarise preview head tail grep
+  cat ls echo ping watch wait poll validate lint scan trace print dump take capture measure estimate
+  calculate compute convert parse render translate detect identify recognize recognise extract match filter
+  sort discover explore locate whoami think check test verify has is can exists geocode crawl map observe
+  research learn return provide display output quote examine review audit monitor tell answer resolve
+  suggest recommend reason debug diagnose assess scrape transcribe classify tokenize embed rank score
+  understand interpret decode encode hash format visualize visualise plot chart paginate stream contains
+  probe guess infer predict forecast simulate calc generate transform sample
+`);
+
+/**
+ * Harmless objects: what a weak read verb may act on and still only read (`check_status`, `render_chart`,
+ * `convert_units`, `validate_schema`, `extract_text`). Never money, people, documents to print, or access.
+ */
+export const SAFE_OBJECTS = words(`
+  status health info information metadata schema schemas syntax format text content contents data json
+  yaml xml html markdown md csv url urls uri link links address addresses location coordinates code query
+  queries expression regex pattern file files path paths directory folder page pages element elements
+  selector image images screenshot snapshot dom accessibility tree console network log logs metric
+  metrics trace traces connection connectivity config configuration settings environment env version
+  versions dependency dependencies package packages spelling grammar sentiment language entities unit
+  units currency currencies timezone time date dates number numbers color colors chart charts graph
+  diagram table tables diff changes report summary usage quota limits availability compatibility
+  permission permissions tokens cost costs price prices estimate readiness
+  server service services instance cluster node nodes endpoint endpoints api
+  website site webpage sitemap structure outline headings frame frames viewport
+  layout style styles css font fonts svg png transcript subtitles captions
+  coordinates geocode route routes directions distance elevation weather forecast air quality
+  search results result answer answers spec specs docs documentation readme help reference examples
+  example sample samples formula math equation output input signature signatures
+  certificate cert dns domain whois ip headers header response latency uptime performance
+  a11y contrast lint errors error warnings warning types id ids name names identifier library symbol handle
+  username reference
+`);
+
+/**
+ * Nouns that commonly name what a report is about (`directory_tree`, `console_messages`): a name of nouns
+ * only reads when it ends in a report noun (READ_NOUNS) or in a plural.
  */
 export const OBJECT_NOUNS = words(`
   directory dir file files folder console network system server service database db table user users
@@ -91,16 +165,7 @@ export const OBJECT_NOUNS = words(`
   app queue topic cache disk memory cpu graph index library package model session tab tabs window job
   workflow run deployment container image branch commit pull request order payment invoice customer
   product resource resources env environment tool tools server account wallet chain block transaction
-  error errors test tests code
-`);
-
-/** Verbs that only look. */
-export const READ_VERBS = words(`
-  get list read fetch search find query lookup look show view describe inspect count stat peek browse
-  retrieve export compare diff explain analyze analyse summarize summarise preview head tail grep
-  cat ls echo ping watch wait poll validate lint scan trace print dump take capture measure estimate
-  calculate compute convert parse render translate detect identify recognize extract match filter sort
-  discover explore locate whoami think check test verify has is can exists
+  error errors test tests code web
 `);
 
 /** Nouns that name a report: a name that ends in one (`directory_tree`, `console_messages`) reads. */
@@ -108,6 +173,31 @@ export const READ_NOUNS = words(`
   info information status tree logs messages snapshot screenshot metadata stats statistics health version
   versions schema schemas details history usage summary contents listing requests events metrics report
   docs documentation help profile balance balances changes diff whoami capabilities limits quota
+  overview insights analytics forecast weather quote quotes rates rate price prices time timezone
+  search results lookup count counts catalog catalogue inventory list index directory map
+  availability healthcheck heartbeat uptime readme manifest spec specification
+  definition definitions reference references examples suggestions recommendations trends
+  leaderboard ranking rankings feed timeline context snapshot screenshot screenshots
+  transcript transcripts stream tail reader viewer dashboard
+`);
+
+/** Agent nouns that name a reading tool (`…-services-reader`, `log_viewer`): as a name's last word, they read. */
+export const READ_AGENTS = words(`
+  reader viewer fetcher finder searcher getter lister inspector explorer analyzer analyser checker
+  validator monitor watcher scanner parser
+`);
+
+/**
+ * Light verbs whose object names the real action (`start_search`, `perform_lookup`, "Performs a web
+ * search"): with a reading action as object they read; otherwise they count as written.
+ */
+export const LIGHT_VERBS = words(`
+  start begin initiate perform do run conduct make use execute launch
+`);
+
+/** Actions named as nouns that only read (the object of a light verb: `start_search`). */
+export const READ_ACTIONS = words(`
+  search lookup scan crawl research analysis review inspection audit check
 `);
 
 /** Field names whose value says what a generic tool will do (`{"action": "delete"}`). */

@@ -1,21 +1,40 @@
 /**
- * `lookfirst ecosystem [DIR] [--json]`: scores the classifier against captured tool catalogues (one JSON
- * file per server: `{ slug, serverInfo, tools: [{ name, annotations }] }`), the way the Foreguard report
- * scores its own: only tools that declare a boolean `readOnlyHint` are scoreable; agreement is the verdict
- * equal to the hint; a false negative is a tool declared `readOnlyHint: false` judged read-only (must stay
- * 0: exit 2 otherwise); a false positive is the reverse (safe: it costs a confirmation). Two figures: by
- * name alone (a catalogue has no arguments), and with annotations applied as the gate applies them.
+ * `lookfirst ecosystem [DIR…] [--json]`: scores the classifier against captured tool catalogues, in three
+ * views, and exits 2 when any tool that writes is judged read-only in any view.
+ *
+ * - A DIR is one set: one JSON file per server (`{ slug, serverInfo?, tools: [Tool…] }`, tools as
+ *   `tools/list` gave them), and optionally `labels/<slug>.tsv` (`tool<TAB>read|write<TAB>note`), the
+ *   labels a person gave each tool from its documentation, blind to its annotations
+ *   (test/catalogues/LABELLING.md). Without a labels file, a tool's own `label` field ("read" or "write")
+ *   counts, and without that its declared boolean `readOnlyHint` (the Foreguard method); a tool with none
+ *   of these is not scored.
+ * - Views: `names` (the tool names alone, as a client that shows only names would judge them; namespace
+ *   prefixes come from the server's other names); `catalogue` (names, descriptions and schemas, without
+ *   annotations); `annotated` (the whole definition, annotations applied as the gate applies them).
+ * - Agreement: the verdict (read-only or mutation) equals the label. A false negative is a write judged
+ *   read-only (it would pass unseen: must be 0); a false positive is a read judged a mutation (it costs
+ *   a person a question).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { oneLine } from '../../confirm/visible.js';
 import { LookfirstError } from '../../errors.js';
-import { classifyCall, classifyName, namespacePrefixes } from '../../policy/classify.js';
+import { combine, judgeTool, namespacePrefixes, type ToolDefinitionLike } from '../../policy/classify.js';
 import type { ToolAnnotations } from '../../types.js';
 import { paint } from '../output.js';
 
-/** The score of one catalogue under one method. */
+/** The three ways a catalogue is judged. */
+export const VIEWS = ['names', 'catalogue', 'annotated'] as const;
+export type View = (typeof VIEWS)[number];
+
+const VIEW_TITLE: Record<View, string> = {
+  names: 'names only',
+  catalogue: 'catalogue without annotations',
+  annotated: 'catalogue with annotations',
+};
+
+/** The score of one server (or a total) in one view. */
 export interface Score {
   tools: number;
   scoreable: number;
@@ -24,18 +43,54 @@ export interface Score {
   falsePositives: string[];
 }
 
-/** One server's scores. */
+/** One server's scores in every view, and where its truth came from. */
 export interface ServerScore {
   server: string;
   version: string;
-  byName: Score;
-  withAnnotations: Score;
+  truth: 'labels' | 'readOnlyHint' | 'none';
+  views: Record<View, Score>;
+}
+
+/** One set (a folder of catalogues) and its servers. */
+export interface SetScore {
+  set: string;
+  dir: string;
+  servers: ServerScore[];
+  totals: Record<View, Score>;
+}
+
+interface Tool extends ToolDefinitionLike {
+  label?: unknown;
 }
 
 interface Catalogue {
   slug: string;
   version: string;
-  tools: { name: string; annotations?: ToolAnnotations }[];
+  tools: Tool[];
+  labels?: Map<string, 'read' | 'write'>;
+}
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new LookfirstError('USAGE', `${file} is not JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Reads `labels/<slug>.tsv`: one `tool<TAB>read|write[<TAB>note]` per line. */
+function readLabels(file: string): Map<string, 'read' | 'write'> {
+  const out = new Map<string, 'read' | 'write'>();
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((line, i) => {
+      if (!line.trim() || line.startsWith('#')) return;
+      const [tool, label] = line.split('\t');
+      if (!tool || (label !== 'read' && label !== 'write'))
+        throw new LookfirstError('USAGE', `${file}:${i + 1}: expected "tool<TAB>read|write<TAB>note", got ${JSON.stringify(line.slice(0, 80))}`);
+      out.set(tool, label);
+    });
+  return out;
 }
 
 function load(dir: string): Catalogue[] {
@@ -49,99 +104,129 @@ function load(dir: string): Catalogue[] {
   }
   if (files.length === 0) throw new LookfirstError('USAGE', `no catalogues (*.json) in ${dir}`);
   return files.map((f) => {
-    let data: { slug?: unknown; serverInfo?: { name?: unknown; version?: unknown }; tools?: unknown };
-    try {
-      data = JSON.parse(readFileSync(join(dir, f), 'utf8'));
-    } catch (err) {
-      throw new LookfirstError('USAGE', `${join(dir, f)} is not JSON: ${(err as Error).message}`);
-    }
+    const data = readJson(join(dir, f)) as { slug?: unknown; serverInfo?: { name?: unknown; version?: unknown }; tools?: unknown };
     if (!Array.isArray(data.tools)) throw new LookfirstError('USAGE', `${join(dir, f)} has no "tools" array`);
-    const tools = data.tools.filter((t): t is { name: string; annotations?: ToolAnnotations } => typeof t?.name === 'string');
-    return {
-      slug: typeof data.slug === 'string' ? data.slug : f.replace(/\.json$/, ''),
-      version: `${data.serverInfo?.name ?? '?'} ${data.serverInfo?.version ?? '?'}`,
-      tools,
-    };
+    const slug = typeof data.slug === 'string' ? data.slug : f.replace(/\.json$/, '');
+    const labelsFile = join(dir, 'labels', `${slug}.tsv`);
+    const labels = existsSync(labelsFile) ? readLabels(labelsFile) : undefined;
+    const tools = data.tools.filter((t): t is Tool => typeof t?.name === 'string');
+    if (labels) {
+      const missing = tools.filter((t) => !labels.has(t.name)).map((t) => t.name);
+      if (missing.length)
+        throw new LookfirstError('USAGE', `${labelsFile} has no label for ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ' …' : ''}`);
+    }
+    return { slug, version: `${data.serverInfo?.name ?? '?'} ${data.serverInfo?.version ?? '?'}`, tools, labels };
   });
 }
 
-/** Scores every catalogue in `dir`. */
-export function scoreCatalogues(dir: string): ServerScore[] {
-  return load(dir).map((c) => {
+const emptyScore = (): Score => ({ tools: 0, scoreable: 0, agree: 0, falseNegatives: [], falsePositives: [] });
+
+/** The verdict on one tool in one view: true when judged read-only. */
+export function judgedReadOnly(tool: ToolDefinitionLike, prefixes: ReadonlySet<string>, view: View): boolean {
+  if (view === 'names') return judgeTool({ name: tool.name }, prefixes).kind === 'read-only';
+  const verdict = judgeTool({ ...tool, annotations: undefined }, prefixes);
+  if (view === 'catalogue') return verdict.kind === 'read-only';
+  const annotations = tool.annotations && typeof tool.annotations === 'object' ? (tool.annotations as ToolAnnotations) : undefined;
+  return combine(verdict, undefined, annotations).kind === 'read-only';
+}
+
+/** Scores every catalogue of one set. */
+export function scoreSet(dir: string): SetScore {
+  const servers = load(dir).map((c): ServerScore => {
     const prefixes = namespacePrefixes(c.tools.map((t) => t.name));
-    const score = (judge: (t: Catalogue['tools'][number]) => 'read-only' | 'mutation'): Score => {
-      const s: Score = { tools: c.tools.length, scoreable: 0, agree: 0, falseNegatives: [], falsePositives: [] };
+    const truthOf = (t: Tool): boolean | undefined => {
+      const label = c.labels?.get(t.name) ?? (t.label === 'read' || t.label === 'write' ? t.label : undefined);
+      if (label) return label === 'read';
+      if (c.labels) return undefined;
+      const hint = t.annotations?.readOnlyHint;
+      return typeof hint === 'boolean' ? hint : undefined;
+    };
+    const views = {} as Record<View, Score>;
+    for (const view of VIEWS) {
+      const s = emptyScore();
+      s.tools = c.tools.length;
       for (const t of c.tools) {
-        const hint = t.annotations?.readOnlyHint;
-        if (typeof hint !== 'boolean') continue;
+        const reads = truthOf(t);
+        if (reads === undefined) continue;
         s.scoreable++;
-        const readOnly = judge(t) === 'read-only';
-        if (readOnly === hint) s.agree++;
-        else if (readOnly) s.falseNegatives.push(`${c.slug}::${t.name}`);
+        const judged = judgedReadOnly(t, prefixes, view);
+        if (judged === reads) s.agree++;
+        else if (judged) s.falseNegatives.push(`${c.slug}::${t.name}`);
         else s.falsePositives.push(`${c.slug}::${t.name}`);
       }
-      return s;
-    };
-    return {
-      server: c.slug,
-      version: c.version,
-      byName: score((t) => classifyName(t.name, prefixes).kind),
-      withAnnotations: score((t) => classifyCall(t.name, {}, t.annotations, prefixes).kind),
-    };
+      views[view] = s;
+    }
+    const labelled = c.labels !== undefined || c.tools.some((t) => t.label === 'read' || t.label === 'write');
+    return { server: c.slug, version: c.version, truth: labelled ? 'labels' : views.names.scoreable > 0 ? 'readOnlyHint' : 'none', views };
   });
-}
-
-function total(scores: Score[]): Score {
-  return scores.reduce(
-    (a, s) => ({
-      tools: a.tools + s.tools,
-      scoreable: a.scoreable + s.scoreable,
-      agree: a.agree + s.agree,
-      falseNegatives: [...a.falseNegatives, ...s.falseNegatives],
-      falsePositives: [...a.falsePositives, ...s.falsePositives],
-    }),
-    { tools: 0, scoreable: 0, agree: 0, falseNegatives: [], falsePositives: [] },
-  );
+  const totals = {} as Record<View, Score>;
+  for (const view of VIEWS)
+    totals[view] = servers.reduce((a, s) => {
+      const x = s.views[view];
+      return {
+        tools: a.tools + x.tools,
+        scoreable: a.scoreable + x.scoreable,
+        agree: a.agree + x.agree,
+        falseNegatives: [...a.falseNegatives, ...x.falseNegatives],
+        falsePositives: [...a.falsePositives, ...x.falsePositives],
+      };
+    }, emptyScore());
+  return { set: basename(dir), dir, servers, totals };
 }
 
 const pct = (s: Score) => (s.scoreable === 0 ? 'n/a' : `${((100 * s.agree) / s.scoreable).toFixed(1)}%`);
 
-/** The report as text (also what the golden test pins). */
-export function formatReport(servers: ServerScore[]): string {
+/** The report of one set as text (what the golden test pins). */
+export function formatReport(set: SetScore): string {
   const lines: string[] = [];
-  for (const [title, key] of [
-    ['by name alone', 'byName'],
-    ['with annotations, as the gate applies them', 'withAnnotations'],
-  ] as const) {
-    lines.push(`lookfirst classifier vs declared readOnlyHint: ${title}`, '');
-    lines.push(`${'server'.padEnd(22)}${'tools'.padStart(6)}${'scored'.padStart(8)}${'agree'.padStart(7)}${'FN'.padStart(5)}${'FP'.padStart(5)}`);
-    for (const s of servers) {
-      const x = s[key];
-      lines.push(
-        `  ${oneLine(s.server).padEnd(20)}${String(x.tools).padStart(6)}${String(x.scoreable).padStart(8)}${String(x.agree).padStart(7)}${String(x.falseNegatives.length).padStart(5)}${String(x.falsePositives.length).padStart(5)}`,
-      );
-    }
-    const t = total(servers.map((s) => s[key]));
+  const truth = new Set(set.servers.map((s) => s.truth));
+  lines.push(
+    `lookfirst classifier on the ${set.set} catalogues: agreement with ${truth.has('labels') ? 'labels given by hand, blind to annotations' : "the servers' declared readOnlyHint"}`,
+    '',
+  );
+  lines.push(`${'server'.padEnd(26)}${'tools'.padStart(6)}${'scored'.padStart(7)}${VIEWS.map((v) => v.padStart(16)).join('')}`);
+  const cell = (x: Score) => `${x.agree}/${x.scoreable}${x.falseNegatives.length ? ` FN${x.falseNegatives.length}` : ''}`.padStart(16);
+  for (const s of set.servers)
     lines.push(
-      `  ${'TOTAL'.padEnd(20)}${String(t.tools).padStart(6)}${String(t.scoreable).padStart(8)}${String(t.agree).padStart(7)}${String(t.falseNegatives.length).padStart(5)}${String(t.falsePositives.length).padStart(5)}`,
-      '',
-      `agreement ${pct(t)} of ${t.scoreable} scoreable tools (${t.tools - t.scoreable} of ${t.tools} carry no readOnlyHint and are excluded)`,
-      `false negatives: ${t.falseNegatives.length}${t.falseNegatives.length ? ` (${t.falseNegatives.join(', ')})` : ''}`,
-      `false positives (${t.falsePositives.length}, the safe direction):${t.falsePositives.length ? `\n  ${t.falsePositives.join('\n  ')}` : ' none'}`,
-      '',
+      `  ${oneLine(s.server).padEnd(24)}${String(s.views.names.tools).padStart(6)}${String(s.views.names.scoreable).padStart(7)}${VIEWS.map((v) => cell(s.views[v])).join('')}`,
+    );
+  const t = set.totals;
+  lines.push(`  ${'TOTAL'.padEnd(24)}${String(t.names.tools).padStart(6)}${String(t.names.scoreable).padStart(7)}${VIEWS.map((v) => cell(t[v])).join('')}`, '');
+  for (const view of VIEWS) {
+    const x = t[view];
+    lines.push(
+      `${VIEW_TITLE[view]}: agreement ${pct(x)} of ${x.scoreable} scored tools; false negatives: ${x.falseNegatives.length}${x.falseNegatives.length ? ` (${x.falseNegatives.join(', ')})` : ''}; false positives: ${x.falsePositives.length}`,
     );
   }
-  lines.push('captured from:', ...servers.map((s) => `  ${oneLine(s.server).padEnd(20)} ${oneLine(s.version)}`));
+  if (t.names.tools > t.names.scoreable) lines.push(`(${t.names.tools - t.names.scoreable} of ${t.names.tools} tools have no label and are not scored)`);
+  for (const view of VIEWS) {
+    const x = t[view];
+    if (x.falsePositives.length) lines.push('', `reads asked about (${VIEW_TITLE[view]}, the safe direction):`, ...x.falsePositives.map((f) => `  ${f}`));
+  }
+  lines.push('', 'captured from:', ...set.servers.map((s) => `  ${oneLine(s.server).padEnd(24)} ${oneLine(s.version)}`));
   return `${lines.join('\n')}\n`;
 }
 
-/** Runs the command; exit 2 when any mutating tool is judged read-only by name. */
-export async function ecosystemCommand(dir: string | undefined, opts: { json?: boolean }): Promise<number> {
-  const servers = scoreCatalogues(dir ?? fileURLToPath(new URL('../../../test/catalogues/npm', import.meta.url)));
-  const fn = servers.reduce((n, s) => n + s.byName.falseNegatives.length + s.withAnnotations.falseNegatives.length, 0);
-  if (opts.json) process.stdout.write(`${JSON.stringify(servers, null, 2)}\n`);
+/** The sets the command scores without arguments: every folder of test/catalogues. */
+function defaultSets(): string[] {
+  const root = fileURLToPath(new URL('../../../test/catalogues', import.meta.url));
+  try {
+    return readdirSync(root, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => join(root, d.name))
+      .sort();
+  } catch {
+    throw new LookfirstError('USAGE', `no catalogue folder given, and ${root} is not there: name one, e.g. lookfirst ecosystem ./catalogues`);
+  }
+}
+
+/** Runs the command; exit 2 when any tool that writes is judged read-only in any view. */
+export async function ecosystemCommand(dirs: string[], opts: { json?: boolean }): Promise<number> {
+  const sets = (dirs.length ? dirs : defaultSets()).map(scoreSet);
+  const fn = sets.reduce((n, s) => n + VIEWS.reduce((m, v) => m + s.totals[v].falseNegatives.length, 0), 0);
+  if (opts.json) process.stdout.write(`${JSON.stringify(sets, null, 2)}\n`);
   else {
-    const text = formatReport(servers);
+    const text = sets.map(formatReport).join('\n');
     process.stdout.write(fn > 0 ? text.replace(/false negatives: [1-9]\d*/g, (m) => paint(process.stdout, 'red', m)) : text);
   }
   return fn > 0 ? 2 : 0;

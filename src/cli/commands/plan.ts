@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { oneLine } from '../../confirm/visible.js';
 import { LookfirstError } from '../../errors.js';
-import { classifyCall, namespacePrefixes, type ToolCodeHints } from '../../policy/classify.js';
+import { classifyCall, namespacePrefixes, type ToolCodeHints, type ToolDefinitionLike } from '../../policy/classify.js';
 import { toolCodeHints } from '../../policy/code/index.js';
 import { effectOf } from '../../policy/effect.js';
 import type { ToolAnnotations } from '../../types.js';
@@ -56,10 +56,12 @@ export function buildPlan(calls: unknown, tools: unknown, source = 'calls'): Pla
       : [];
   const annotations = new Map<string, ToolAnnotations | undefined>();
   const hints = new Map<string, ToolCodeHints>();
+  const definitions = new Map<string, ToolDefinitionLike>();
   for (const t of list)
     if (t && typeof t === 'object' && typeof (t as { name?: unknown }).name === 'string') {
       annotations.set((t as { name: string }).name, (t as { annotations?: ToolAnnotations }).annotations);
       hints.set((t as { name: string }).name, toolCodeHints(t as Record<string, unknown>));
+      definitions.set((t as { name: string }).name, t as ToolDefinitionLike);
     }
   const prefixes = namespacePrefixes([...annotations.keys()]);
   return calls.map((c, i) => {
@@ -68,7 +70,7 @@ export function buildPlan(calls: unknown, tools: unknown, source = 'calls'): Pla
     const { name, arguments: args } = c as { name: string; arguments?: unknown };
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
       throw new LookfirstError('USAGE', `${source}: item ${i + 1} ("${oneLine(name).slice(0, 60)}"): "arguments" must be an object`);
-    const cls = classifyCall(name, args ?? {}, annotations.get(name), prefixes, hints.get(name));
+    const cls = classifyCall(name, args ?? {}, annotations.get(name), prefixes, hints.get(name), definitions.get(name));
     const effect = effectOf(name, args ?? {}) ?? `${name} ${JSON.stringify(args ?? {})}`;
     return { name, kind: cls.kind, risk: cls.risk, effect, reasons: cls.reasons };
   });

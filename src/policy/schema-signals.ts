@@ -1,0 +1,134 @@
+/**
+ * What a tool's input and output schemas say about writing: fields that carry content to write or a
+ * target to change (`new_name`, `replacement`, `recipients`, a file to save to), switches only a writing
+ * tool has (`dry_run`, `overwrite`, `confirm`), an operation field whose choices include a write, and
+ * output fields that count changes (`deleted_count`, `rows_affected`). Schemas never make a tool read:
+ * they can only add doubt. Pure.
+ */
+import { judgeNameWords, type PhraseSignal } from './phrase.js';
+import { METHOD_FIELDS, OPERATION_FIELDS } from './words.js';
+
+/** Most properties looked at per schema, and how deep (nested objects, array items). */
+const MAX_PROPERTIES = 500;
+const MAX_DEPTH = 4;
+
+/** Words of a field name: `newName` → new, name; `dry_run` → dry, run. */
+function fieldWords(name: string): string[] {
+  return name
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+/** What follows `new` in a field that carries the new value of something (`new_name`, `newContent`). */
+const NEW_VALUE = new Set(
+  'name content contents string text value title path status state data body description file filename label parent owner location password email message source code version tag branch'.split(
+    ' ',
+  ),
+);
+
+/** A field that names a file or folder to write to, when its own description says so. */
+const OUTPUT_FILE_NAME =
+  /^(?:file_?name|out(?:put)?_?(?:file|path|dir|directory|folder)?|save_?(?:to|as|path|file|dir)?|dest(?:ination)?(?:_?(?:path|file|dir))?|download_?(?:path|dir)|target_?(?:path|file|dir)|export_?(?:path|file))$/i;
+const SAVES =
+  /\b(?:save[sd]?|saving|write[sn]?|writing|written|store[sd]?|export(?:s|ed)?|download(?:s|ed)?)\b[^.]{0,40}\b(?:to|in|into|as|at)\b|\boutput\s+(?:file|path)|\bfile\s+(?:name|path)\s+to\s+(?:save|write)/i;
+
+/** Output fields that count or name what a call changed. */
+const CHANGE_COUNTS =
+  /^(?:deleted_?count|deleted|rows_?affected|affected_?rows|modified_?count|inserted_?(?:id|ids|count)|upserted_?(?:id|count)|created_?count|updated_?count|removed_?count)$/i;
+
+interface Schema {
+  type?: unknown;
+  properties?: Record<string, unknown>;
+  items?: unknown;
+  enum?: unknown[];
+  description?: unknown;
+  anyOf?: unknown[];
+  oneOf?: unknown[];
+}
+
+const asSchema = (v: unknown): Schema | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Schema) : undefined);
+
+/** Visits every named property of a schema (nested objects, array items, anyOf/oneOf), bounded. */
+function eachProperty(schema: unknown, visit: (name: string, prop: Schema) => void): void {
+  let seen = 0;
+  const walk = (s: Schema | undefined, depth: number): void => {
+    if (!s || depth > MAX_DEPTH) return;
+    for (const [name, raw] of Object.entries(s.properties ?? {})) {
+      if (++seen > MAX_PROPERTIES) return;
+      const prop = asSchema(raw);
+      if (!prop) continue;
+      visit(name, prop);
+      walk(prop, depth + 1);
+      walk(asSchema(prop.items), depth + 1);
+    }
+    for (const alt of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) walk(asSchema(alt), depth + 1);
+  };
+  walk(asSchema(schema), 0);
+}
+
+/** Choices an operation or method field offers (`action: enum ["list", "create", "delete"]`). */
+function choices(prop: Schema): string[] {
+  const direct = Array.isArray(prop.enum) ? prop.enum : [];
+  const items = asSchema(prop.items);
+  const nested = items && Array.isArray(items.enum) ? items.enum : [];
+  const alts = [...(prop.anyOf ?? []), ...(prop.oneOf ?? [])].flatMap((a) => {
+    const s = asSchema(a) as (Schema & { const?: unknown }) | undefined;
+    return s?.const !== undefined ? [s.const] : Array.isArray(s?.enum) ? s.enum : [];
+  });
+  return [...direct, ...nested, ...alts].filter((v): v is string => typeof v === 'string').slice(0, 200);
+}
+
+/** Judges an input schema: the first field found that says write, or nothing. */
+export function judgeInputSchema(schema: unknown): PhraseSignal | undefined {
+  let found: PhraseSignal | undefined;
+  eachProperty(schema, (name, prop) => {
+    if (found?.kind === 'write' && !found.soft) return;
+    const w = fieldWords(name);
+    const desc = typeof prop.description === 'string' ? prop.description.slice(0, 500) : '';
+    let hit: PhraseSignal | undefined;
+    if (OPERATION_FIELDS.test(name) || METHOD_FIELDS.test(name)) {
+      for (const c of choices(prop)) {
+        const upper = c.trim().toUpperCase();
+        const http = /^(POST|PUT|PATCH|DELETE)$/.test(upper);
+        const s = http
+          ? undefined
+          : judgeNameWords(
+              c
+                .split(/[\s_\-.:/]+/)
+                .filter(Boolean)
+                .map((x) => x.toLowerCase()),
+            );
+        if (http || (s?.kind === 'write' && !s.soft)) {
+          hit = {
+            kind: 'write',
+            risk: upper === 'DELETE' || s?.kind !== 'write' ? 'high' : s.risk,
+            soft: false,
+            why: `input "${name}" offers "${c.slice(0, 30)}"`,
+          };
+          break;
+        }
+      }
+    } else if (w[0] === 'new' && w.length > 1 && NEW_VALUE.has(w[1] ?? '')) {
+      hit = { kind: 'write', risk: 'medium', soft: false, why: `input "${name}" carries a new value` };
+    } else if (['replacement', 'recipients', 'recipient', 'bcc', 'cc'].includes(w.join('_')) || (w.length === 1 && w[0] === 'overwrite')) {
+      hit = { kind: 'write', risk: 'medium', soft: false, why: `input "${name}" carries content to write` };
+    } else if (w.join('_') === 'dry_run' || w.join('') === 'dryrun') {
+      hit = { kind: 'write', risk: 'medium', soft: false, why: `input "${name}" offers a dry run (the call changes something otherwise)` };
+    } else if (OUTPUT_FILE_NAME.test(name.replace(/-/g, '_')) && SAVES.test(desc)) {
+      // Often only the server's own output folder (a screenshot kept as page-<time>.png): a soft signal.
+      hit = { kind: 'write', risk: 'medium', soft: true, why: `input "${name}" names a file the call writes` };
+    }
+    if (hit) found = hit;
+  });
+  return found;
+}
+
+/** Judges an output schema: a field that counts what the call changed says write. */
+export function judgeOutputSchema(schema: unknown): PhraseSignal | undefined {
+  const s = asSchema(schema);
+  for (const name of Object.keys(s?.properties ?? {}).slice(0, MAX_PROPERTIES))
+    if (CHANGE_COUNTS.test(name)) return { kind: 'write', risk: 'medium', soft: false, why: `output "${name}" counts changes` };
+  return undefined;
+}

@@ -1,0 +1,67 @@
+/**
+ * The verdict on a tool definition, before any call: its name's grammar, its description's first verb,
+ * and its input and output schemas, combined deny-wins. Annotations are applied later, with the arguments
+ * (policy/classify.ts `combine`), so that a hint never outweighs what a call's arguments show. Pure; the
+ * gateway computes it once per definition (gateway/catalogue.ts).
+ *
+ * - Any signal that says write makes a mutation, with the highest risk named.
+ * - Otherwise a signal that says read, with no doubt left, makes a read: the name's verb, or the
+ *   description's when the name leaves a doubt (`git_log`: "Shows the commit logs").
+ * - Otherwise (unknown words, noun-or-verb words no other signal settles) it is a mutation, and the reason
+ *   names the word.
+ */
+import type { Risk, ToolAnnotations } from '../types.js';
+import { judgeDescription } from './description.js';
+import { type NameVerdict, nameWords } from './name.js';
+import { judgeNameWords, type PhraseSignal } from './phrase.js';
+import { higher } from './rank.js';
+import { judgeInputSchema, judgeOutputSchema } from './schema-signals.js';
+
+/** The parts of a tool definition the classifier reads (MCP `Tool`, 2025-06-18 §tools). */
+export interface ToolDefinitionLike {
+  name: string;
+  title?: unknown;
+  description?: unknown;
+  inputSchema?: unknown;
+  outputSchema?: unknown;
+  annotations?: ToolAnnotations | null;
+}
+
+/**
+ * The verdict on a tool definition (annotations aside): `benign` when nothing but bookkeeping verbs,
+ * unknown words or noun-or-verb words say write, so that an honest `readOnlyHint: true` may lower it.
+ * Reasons put the deciding signal first.
+ * @param def the upstream's definition (its own name, without the gate's `<upstream>__` prefix).
+ * @param prefixes the upstream's namespace prefixes (policy/name.ts namespacePrefixes).
+ */
+export function judgeTool(def: ToolDefinitionLike, prefixes: ReadonlySet<string> = new Set()): NameVerdict {
+  const words = nameWords(def.name, prefixes);
+  const name: PhraseSignal = words.length === 0 ? { kind: 'write', risk: 'medium', soft: false, why: 'the tool has no name' } : judgeNameWords(words);
+  const signals: PhraseSignal[] = [name];
+  const described = typeof def.description === 'string' && def.description.trim() !== '';
+  if (described) signals.push(judgeDescription(def.description as string));
+  const input = judgeInputSchema(def.inputSchema);
+  if (input) signals.push(input);
+  const output = judgeOutputSchema(def.outputSchema);
+  if (output) signals.push(output);
+
+  const writes = signals.filter((s): s is PhraseSignal & { kind: 'write' } => s.kind === 'write');
+  if (writes.length > 0) {
+    const risk = writes.reduce((r, s) => higher(r, s.risk), writes[0]?.risk ?? 'medium');
+    return { kind: 'mutation', risk, reasons: writes.map((s) => s.why), benign: writes.every((s) => s.soft) };
+  }
+  const reads = signals.filter((s) => s.kind === 'read');
+  const doubts = signals.filter((s): s is PhraseSignal & { kind: 'doubt' } => s.kind === 'doubt');
+  // The name reads, or leaves a doubt the description settles; a description that leaves a doubt
+  // (no verb the classifier knows) does not undo a name that reads.
+  const nameReads = name.kind === 'read';
+  const descReads = described && signals[1]?.kind === 'read';
+  if (nameReads || descReads) return { kind: 'read-only', risk: 'low', reasons: reads.map((s) => s.why), benign: true };
+  const risk = doubts.reduce<Risk>((r, s) => higher(r, s.risk), 'medium');
+  return {
+    kind: 'mutation',
+    risk,
+    reasons: [...doubts.map((s) => s.why), 'what is not known to read counts as a change'],
+    benign: true,
+  };
+}
