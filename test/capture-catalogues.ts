@@ -93,7 +93,13 @@ function install(): void {
 
 async function capture(s: ServerSpec): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), `lf-capture-${s.slug}-`));
-  const script = entry(s, s.package);
+  let script: string;
+  try {
+    script = entry(s, s.package);
+  } catch (err) {
+    console.error(`${s.slug}: FAILED: not installed or no entry point (${(err as Error).message})`);
+    return;
+  }
   const args = (s.args ?? []).map((a) => a.replaceAll('{scratch}', scratch));
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: scratch, TMPDIR: scratch, ...(s.env ?? {}) };
   for (const [k, v] of Object.entries(env)) env[k] = v.replaceAll('{scratch}', scratch);
