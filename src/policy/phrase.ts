@@ -18,6 +18,7 @@ import {
   AMBIGUOUS,
   CONJUNCTIONS,
   DESTRUCTIVE,
+  GIT_WRITES,
   LIGHT_VERBS,
   MUTATING,
   OBJECT_NOUNS,
@@ -27,6 +28,7 @@ import {
   READ_NOUNS,
   READ_VERBS,
   SAFE_OBJECTS,
+  SENSITIVE,
   SOFT_WRITE,
   STOPWORDS,
   VERB_ONLY,
@@ -103,8 +105,9 @@ function judgeAction(head: Word, objects: Word[], where: string): PhraseSignal {
   const risk = writeRisk(h);
   if (risk) {
     // `start_search`, `perform_lookup`: a light verb whose object is a reading action.
-    if (LIGHT_VERBS.has(h) && objects.length > 0 && READ_ACTIONS.has(objects[0]?.base ?? '') && !verbObject)
-      return { kind: 'read', why: `${where} "${head.text} ${objects[0]?.text}" (a reading action)` };
+    // `start_search`, "Run a find query": a light verb whose object is a reading action.
+    const action = objects.slice(0, 3).find((o) => READ_ACTIONS.has(o.base));
+    if (LIGHT_VERBS.has(h) && action && !verbObject) return { kind: 'read', why: `${where} "${head.text} … ${action.text}" (a reading action)` };
     return { kind: 'write', risk, soft: SOFT_WRITE.has(h) && !verbObject, why: `${where} verb "${head.text}"` };
   }
   if (verbObject) {
@@ -117,7 +120,10 @@ function judgeAction(head: Word, objects: Word[], where: string): PhraseSignal {
       return WEAK_ALONE.has(h)
         ? { kind: 'read', why: `${where} verb "${head.text}"` }
         : { kind: 'doubt', risk: 'medium', why: `${where} verb "${head.text}" can act on things; nothing says what it acts on` };
-    const odd = objects.find((o) => !SAFE_OBJECTS.has(o.base) && !READ_NOUNS.has(o.base) && !SAFE_OBJECTS.has(o.text) && !READ_NOUNS.has(o.text));
+    // The last object is the noun the verb acts on (`take_heap_snapshot`); any sensitive word decides too.
+    const safe = (o: Word) => SAFE_OBJECTS.has(o.base) || READ_NOUNS.has(o.base) || SAFE_OBJECTS.has(o.text) || READ_NOUNS.has(o.text);
+    const last = objects[objects.length - 1] as Word;
+    const odd = objects.find((o) => SENSITIVE.has(o.base)) ?? (safe(last) ? undefined : last);
     if (!odd) return { kind: 'read', why: `${where} verb "${head.text}" on "${objects.map((o) => o.text).join(' ')}"` };
     return { kind: 'doubt', risk: 'medium', why: `${where} verb "${head.text}" can act on things; "${odd.text}" is not a known harmless object` };
   }
@@ -165,6 +171,10 @@ export function judgeNameWords(tokens: readonly string[]): PhraseSignal {
 
 /** The first action of a name: find its head, then judge. */
 function judgeSegment(seg: Word[]): PhraseSignal {
+  if (seg.some((w) => w.text === 'git')) {
+    const sub = seg.find((w) => GIT_WRITES.has(w.text));
+    if (sub) return { kind: 'write', risk: 'medium', soft: false, why: `name "git … ${sub.text}" changes the repository (git ${sub.text})` };
+  }
   const last = seg[seg.length - 1] as Word;
   if (READ_AGENTS.has(last.base) && seg.length > 1) {
     const verbObject = seg.find((o) => o.inflection === undefined && VERB_ONLY.has(o.base));
@@ -186,9 +196,11 @@ function judgeSegment(seg: Word[]): PhraseSignal {
     );
   // No verb: a noun phrase. It reads when it names a report or a collection.
   if (READ_NOUNS.has(last.base) || READ_NOUNS.has(last.text)) return { kind: 'read', why: `name is a report: "${seg.map((w) => w.text).join(' ')}"` };
-  if (last.inflection === 's' || (last.text.length > 3 && /[^s]s$/.test(last.text) && seg.length > 1))
+  const unknown = seg.find((w) => !knownWord(w.base) && w !== last);
+  // A collection (`pg_locks`, `slack_channels`): a plural whose modifiers are all known nouns.
+  if (!unknown && (last.inflection === 's' || (last.text.length > 3 && /[^s]s$/.test(last.text) && seg.length > 1)))
     return { kind: 'read', why: `name is a collection: "${seg.map((w) => w.text).join(' ')}"` };
-  const unknown = seg.find((w) => !knownWord(w.base));
+  if (!knownWord(last.base) && !unknown) return { kind: 'doubt', risk: 'medium', why: `name word "${last.text}" is unknown` };
   if (unknown) return { kind: 'doubt', risk: 'medium', why: `name word "${unknown.text}" is unknown` };
   return { kind: 'doubt', risk: 'medium', why: `name "${seg.map((w) => w.text).join(' ')}" has no verb` };
 }
@@ -205,7 +217,7 @@ export function judgeSentenceWords(tokens: readonly string[]): PhraseSignal {
   for (let i = 0; i < Math.min(ws.length, 5); i++) {
     const w = ws[i];
     if (!w) continue;
-    if (clearVerb(w, true) || (i === 0 && WEAK_READ_VERBS.has(w.base))) {
+    if (clearVerb(w, i === 0)) {
       at = i;
       break;
     }

@@ -28,11 +28,25 @@ const NEW_VALUE = new Set(
   ),
 );
 
-/** A field that names a file or folder to write to, when its own description says so. */
-const OUTPUT_FILE_NAME =
-  /^(?:file_?name|out(?:put)?_?(?:file|path|dir|directory|folder)?|save_?(?:to|as|path|file|dir)?|dest(?:ination)?(?:_?(?:path|file|dir))?|download_?(?:path|dir)|target_?(?:path|file|dir)|export_?(?:path|file))$/i;
+/**
+ * A field that names where the call writes a file. A location of the caller's choosing (`outputDir`,
+ * `filePath` "to save the screenshot to") is a write; a bare file name (`filename`, usually kept in the
+ * server's own output folder) leaves a doubt that a name or description that reads settles.
+ */
+const LOCATION_WORDS = new Set(['path', 'dir', 'directory', 'folder', 'location', 'file', 'filename', 'filepath', 'dest', 'destination']);
+const OUTPUT_LEAD = /^(?:out|output|save|dest|destination|download|export|target|write)/i;
 const SAVES =
-  /\b(?:save[sd]?|saving|write[sn]?|writing|written|store[sd]?|export(?:s|ed)?|download(?:s|ed)?)\b[^.]{0,40}\b(?:to|in|into|as|at)\b|\boutput\s+(?:file|path)|\bfile\s+(?:name|path)\s+to\s+(?:save|write)/i;
+  /\b(?:save[sd]?|saving|write[sn]?|writing|written|store[sd]?|export(?:s|ed)?|download(?:s|ed)?|dump(?:s|ed)?)\b[^.]{0,60}?\b(?:to|in|into|as|at|under)\b|\boutput\s+(?:file|path|dir|directory|folder)|\bwhere\s+to\s+(?:save|write|store)|\bfile\s+(?:name|path)\s+to\s+(?:save|write)/i;
+
+/** Whether a field names where a file is written: `path` for a location of the caller's, `name` for a bare file name. */
+function outputLocation(name: string, desc: string): 'path' | 'name' | undefined {
+  const w = fieldWords(name);
+  if (!w.some((x) => LOCATION_WORDS.has(x))) return undefined;
+  if (!OUTPUT_LEAD.test(name) && !SAVES.test(desc)) return undefined;
+  if (/^(?:input|source|src|from|read)/i.test(name)) return undefined;
+  const bare = w.every((x) => x === 'file' || x === 'filename' || x === 'name') && !/\b(?:absolute|relative)\b|\bpath\b|\bdirectory\b/i.test(desc);
+  return bare ? 'name' : 'path';
+}
 
 /** Output fields that count or name what a call changed. */
 const CHANGE_COUNTS =
@@ -50,23 +64,29 @@ interface Schema {
 
 const asSchema = (v: unknown): Schema | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Schema) : undefined);
 
-/** Visits every named property of a schema (nested objects, array items, anyOf/oneOf), bounded. */
-function eachProperty(schema: unknown, visit: (name: string, prop: Schema) => void): void {
+/**
+ * Visits every named property of a schema (nested objects, array items, anyOf/oneOf), bounded, with the
+ * name of the property it sits in (`actions[].type` is visited as `type` inside `actions`).
+ */
+function eachProperty(schema: unknown, visit: (name: string, prop: Schema, parent: string) => void): void {
   let seen = 0;
-  const walk = (s: Schema | undefined, depth: number): void => {
+  const walk = (s: Schema | undefined, depth: number, parent: string): void => {
     if (!s || depth > MAX_DEPTH) return;
     for (const [name, raw] of Object.entries(s.properties ?? {})) {
       if (++seen > MAX_PROPERTIES) return;
       const prop = asSchema(raw);
       if (!prop) continue;
-      visit(name, prop);
-      walk(prop, depth + 1);
-      walk(asSchema(prop.items), depth + 1);
+      visit(name, prop, parent);
+      walk(prop, depth + 1, name);
+      walk(asSchema(prop.items), depth + 1, name);
     }
-    for (const alt of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) walk(asSchema(alt), depth + 1);
+    for (const alt of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) walk(asSchema(alt), depth + 1, parent);
   };
-  walk(asSchema(schema), 0);
+  walk(asSchema(schema), 0, '');
 }
+
+/** Fields that send the call's data to an address of the caller's choosing (`webhook`, `callback_url`). */
+const OUTBOUND_FIELD = /^(?:webhooks?|webhook_?url|callback(?:_?url)?|notify_?url|notification_?url|post_?back_?url)$/i;
 
 /** Choices an operation or method field offers (`action: enum ["list", "create", "delete"]`). */
 function choices(prop: Schema): string[] {
@@ -83,12 +103,18 @@ function choices(prop: Schema): string[] {
 /** Judges an input schema: the first field found that says write, or nothing. */
 export function judgeInputSchema(schema: unknown): PhraseSignal | undefined {
   let found: PhraseSignal | undefined;
-  eachProperty(schema, (name, prop) => {
-    if (found?.kind === 'write' && !found.soft) return;
+  eachProperty(schema, (name, prop, parent) => {
+    if (found?.kind === 'write') return;
     const w = fieldWords(name);
     const desc = typeof prop.description === 'string' ? prop.description.slice(0, 500) : '';
     let hit: PhraseSignal | undefined;
-    if (OPERATION_FIELDS.test(name) || METHOD_FIELDS.test(name)) {
+    // An operation field that only filters what is listed (`action: "merge_train_removed"` of to-do items)
+    // names kinds of events, not what this call does.
+    // `actions: [{ type: "click" }]`: the kind of each step of an operation list is an operation too.
+    const operation = OPERATION_FIELDS.test(name) || (OPERATION_FIELDS.test(parent) && /^(?:type|kind|name|action)$/i.test(name));
+    if (OUTBOUND_FIELD.test(name.replace(/-/g, '_'))) {
+      hit = { kind: 'write', risk: 'high', soft: false, why: `input "${name}" sends the call's data to an address of the caller's choosing` };
+    } else if ((operation || METHOD_FIELDS.test(name)) && !/\bfilter|\bonly\b.{0,30}\b(?:with|of|matching)\b|\bby\s+(?:action|type)/i.test(desc)) {
       for (const c of choices(prop)) {
         const upper = c.trim().toUpperCase();
         const http = /^(POST|PUT|PATCH|DELETE)$/.test(upper);
@@ -115,12 +141,14 @@ export function judgeInputSchema(schema: unknown): PhraseSignal | undefined {
     } else if (['replacement', 'recipients', 'recipient', 'bcc', 'cc'].includes(w.join('_')) || (w.length === 1 && w[0] === 'overwrite')) {
       hit = { kind: 'write', risk: 'medium', soft: false, why: `input "${name}" carries content to write` };
     } else if (w.join('_') === 'dry_run' || w.join('') === 'dryrun') {
-      hit = { kind: 'write', risk: 'medium', soft: false, why: `input "${name}" offers a dry run (the call changes something otherwise)` };
-    } else if (OUTPUT_FILE_NAME.test(name.replace(/-/g, '_')) && SAVES.test(desc)) {
-      // Often only the server's own output folder (a screenshot kept as page-<time>.png): a soft signal.
-      hit = { kind: 'write', risk: 'medium', soft: true, why: `input "${name}" names a file the call writes` };
+      // A doubt only: validators offer a dry run too (`validate_ci_lint`); a name or description that reads settles it.
+      hit = { kind: 'doubt', risk: 'medium', why: `input "${name}" offers a dry run (the call may change something otherwise)` };
+    } else {
+      const where = outputLocation(name, desc);
+      if (where === 'path') hit = { kind: 'write', risk: 'medium', soft: false, why: `input "${name}" names where the call writes a file` };
+      else if (where === 'name') hit = { kind: 'doubt', risk: 'medium', why: `input "${name}" names a file the call may write` };
     }
-    if (hit) found = hit;
+    if (hit && (found === undefined || hit.kind === 'write')) found = hit;
   });
   return found;
 }

@@ -46,6 +46,7 @@ export const OUTBOUND = words(`
 /** Other mutations (create, change, move, control a browser or a service): risk medium. */
 export const MUTATING = words(`
   create add insert new make put patch set write update upsert save store edit modify change alter rename
+  pull
   move mv copy cp replace append prepend commit rebase revert restore rollback upload import install
   upgrade downgrade migrate seed trigger start stop restart launch pause resume suspend schedule reschedule
   close archive unarchive lock unlock enable disable approve reject assign unassign grant deny block
@@ -58,10 +59,10 @@ export const MUTATING = words(`
   unstage deprecate bump credit debit adjust ack acknowledge dismiss snooze clean cleanup rebuild fix
   resend rerun reopen undo redo retry taint spam rsvp raise lower elevate promote demote kick
   mint burn stake unstake swap bridge tweak ingest index reindex download manage type input keypress
-  upvote downvote vote favorite favourite bookmark unbookmark unstar unlike unwatch handoff
+  upvote downvote vote favorite favourite bookmark unbookmark unstar unlike watch unwatch handoff
   refresh reload regenerate recalculate reconcile retrain redeploy reassign replay
   onboard offboard enroll unenroll activate deactivate propose batch draw paste cut crop
-  untag unlabel unlink relate group ungroup nest switch choose pick use play record
+  untag unlabel unlink relate ungroup nest switch choose pick use play record
 `);
 
 /**
@@ -104,7 +105,7 @@ export const CONJUNCTIONS = words(`
 export const STOPWORDS = words(`
   a an the of for from by to in on at with into as via its it my your our their all any some this that
   these those per each every one using within about over under between through against across based
-  upon onto
+  upon onto if whether
 `);
 
 /**
@@ -113,21 +114,32 @@ export const STOPWORDS = words(`
  * harmless noun (SAFE_OBJECTS: `take_screenshot`, `check_status`, `validate_schema`).
  */
 export const WEAK_READ_VERBS = words(`
-  take capture convert ping print test verify check validate watch export dump render extract
+  take capture convert ping print test verify check export dump render extract collect
   generate compute calculate map scrape transform monitor audit review resolve sample
+`);
+
+/**
+ * Objects a weak read verb must not act on for it to read: money, people, access, messages, documents
+ * (`capture_payment`, `ping_user`, `generate_api_key`, `print_document`).
+ */
+export const SENSITIVE = words(`
+  payment payments charge charges intent microdeposit microdeposits deposit funds money order orders invoice
+  subscription trial user users member members customer customers account accounts password key keys token
+  secret secrets credential credentials access role roles permission email emails message messages
+  document documents refund transfer wallet card cards transaction transactions contract job jobs
 `);
 
 /** Verbs that only look. */
 export const READ_VERBS = words(`
   get list read fetch search find query lookup look show view describe inspect count stat peek browse
   retrieve compare diff explain analyze analyse summarize summarise preview head tail grep
-  cat ls echo ping watch wait poll validate lint scan trace print dump take capture measure estimate
+  cat ls echo ping wait poll validate lint scan trace print dump take capture measure estimate
   calculate compute convert parse render translate detect identify recognize recognise extract match filter
   sort discover explore locate whoami think check test verify has is can exists geocode crawl map observe
   research learn return provide display output quote examine review audit monitor tell answer resolve
   suggest recommend reason debug diagnose assess scrape transcribe classify tokenize embed rank score
   understand interpret decode encode hash format visualize visualise plot chart paginate stream contains
-  probe guess infer predict forecast simulate calc generate transform sample
+  probe guess infer predict forecast simulate calc generate transform sample gather export collect
 `);
 
 /**
@@ -143,7 +155,7 @@ export const SAFE_OBJECTS = words(`
   versions dependency dependencies package packages spelling grammar sentiment language entities unit
   units currency currencies timezone time date dates number numbers color colors chart charts graph
   diagram table tables diff changes report summary usage quota limits availability compatibility
-  permission permissions tokens cost costs price prices estimate readiness
+  cost costs price prices estimate readiness
   server service services instance cluster node nodes endpoint endpoints api
   website site webpage sitemap structure outline headings frame frames viewport
   layout style styles css font fonts svg png transcript subtitles captions
@@ -152,7 +164,7 @@ export const SAFE_OBJECTS = words(`
   example sample samples formula math equation output input signature signatures
   certificate cert dns domain whois ip headers header response latency uptime performance
   a11y contrast lint errors error warnings warning types id ids name names identifier library symbol handle
-  username reference
+  username reference namespace existence
 `);
 
 /**
@@ -171,13 +183,14 @@ export const OBJECT_NOUNS = words(`
 /** Nouns that name a report: a name that ends in one (`directory_tree`, `console_messages`) reads. */
 export const READ_NOUNS = words(`
   info information status tree logs messages snapshot screenshot metadata stats statistics health version
-  versions schema schemas details history usage summary contents listing requests events metrics report
+  schema schemas details history usage summary contents listing metrics report
   docs documentation help profile balance balances changes diff whoami capabilities limits quota
   overview insights analytics forecast weather quote quotes rates rate price prices time timezone
   search results lookup count counts catalog catalogue inventory list index directory map
   availability healthcheck heartbeat uptime readme manifest spec specification
   definition definitions reference references examples suggestions recommendations trends
-  leaderboard ranking rankings feed timeline context snapshot screenshot screenshots
+  leaderboard ranking rankings feed timeline snapshot screenshot screenshots size sizes length
+  total totals
   transcript transcripts stream tail reader viewer dashboard
 `);
 
@@ -197,7 +210,15 @@ export const LIGHT_VERBS = words(`
 
 /** Actions named as nouns that only read (the object of a light verb: `start_search`). */
 export const READ_ACTIONS = words(`
-  search lookup scan crawl research analysis review inspection audit check
+  search lookup scan crawl research analysis review inspection audit check find
+`);
+
+/**
+ * Version-control subcommands that change the local repository although their word reads elsewhere
+ * (`git_fetch` updates remote-tracking refs, `git_pull` merges): in a name that says git, they write.
+ */
+export const GIT_WRITES = words(`
+  fetch pull clone checkout switch restore apply am gc
 `);
 
 /** Field names whose value says what a generic tool will do (`{"action": "delete"}`). */
