@@ -4,6 +4,7 @@
  * statements anywhere that a call cannot be taken back. Pure.
  */
 import { judgeSentenceWords, type PhraseSignal } from './phrase.js';
+import { DESTRUCTIVE, LIGHT_VERBS, MUTATING, OUTBOUND, SOFT_WRITE } from './words.js';
 
 /** Longest description read (characters): the first sentence is at its start. */
 const MAX_CHARS = 4000;
@@ -49,6 +50,9 @@ export function firstSentenceWords(description: string): { sentence: string; wor
 const IRREVERSIBLE =
   /(?<![-\w])(?:permanently|irreversibl[ey]|cannot\s+be\s+(?:undone|reversed|recovered)|can(?:'|no)t\s+be\s+(?:undone|reversed)|destructive\s+(?:operation|action))/i;
 
+/** A sentence that says the call only reads. */
+const READ_ONLY = /\bread[- ]only\b|\bread\s+operations?\b|\bwithout\s+(?:making\s+|modifying\s+)?(?:any\s+)?changes\b|\bno\s+side[- ]effects\b/i;
+
 /** A denial right before a statement (`non-destructive`, `does not permanently`) takes it back. */
 const NEGATED = /(?:\bnot|\bnon|\bno|n't|\bnever|\bwithout)[\s-]+(?:\w+\s+){0,2}$/i;
 
@@ -63,7 +67,13 @@ export function judgeDescription(description: string | undefined): PhraseSignal 
   if (m && !NEGATED.test(text.slice(Math.max(0, m.index - 30), m.index)))
     return { kind: 'write', risk: 'high', soft: false, why: `description says "${m[0]}"` };
   const { sentence, words } = firstSentenceWords(description);
-  const s = judgeSentenceWords(words);
+  let s = judgeSentenceWords(words);
+  // "Execute read-only GraphQL queries", "Select and run one of the following read operations": a soft
+  // or light verb whose sentence says the call only reads.
+  const readOnly = READ_ONLY.exec(sentence);
+  const onlyLightVerbs = words.every((w) => !(DESTRUCTIVE.has(w) || OUTBOUND.has(w) || MUTATING.has(w)) || SOFT_WRITE.has(w) || LIGHT_VERBS.has(w));
+  if (s.kind === 'write' && onlyLightVerbs && readOnly && !NEGATED.test(sentence.slice(Math.max(0, readOnly.index - 30), readOnly.index)))
+    s = { kind: 'read', why: `description says "${readOnly[0]}"` };
   const quoted = `"${sentence.length > 60 ? `${sentence.slice(0, 59)}…` : sentence}"`;
   if (s.kind === 'doubt' && /no verb/.test(s.why)) return { ...s, why: `description ${quoted} names no verb the classifier knows` };
   return { ...s, why: `${s.why.replace(/^description/, `description ${quoted}:`)}`, sentence };

@@ -63,7 +63,7 @@ export function nameWords(name: string, prefixes: ReadonlySet<string> = new Set(
 export function classifyName(name: string, prefixes: ReadonlySet<string> = new Set()): NameVerdict {
   const words = nameWords(name, prefixes);
   if (words.length === 0) return { kind: 'mutation', risk: 'medium', reasons: ['the tool has no name'], benign: false };
-  const s = judgeNameWords(words);
+  const s = judgeNameWords(words, splitName(name));
   if (s.kind === 'read') return { kind: 'read-only', risk: 'low', reasons: [s.why], benign: true };
   if (s.kind === 'write') return { kind: 'mutation', risk: s.risk, reasons: [s.why], benign: s.soft };
   return { kind: 'mutation', risk: s.risk, reasons: [`${s.why}: what is not known to read counts as a change`], benign: true };

@@ -48,6 +48,9 @@ export type PhraseSignal =
 /** Weak read verbs that read with no object at all (`ping`, `n8n_health_check` after its prefix). */
 const WEAK_ALONE = new Set(['ping', 'check', 'validate', 'lint', 'map', 'extract', 'scrape', 'compute', 'calculate', 'monitor', 'audit', 'review', 'verify']);
 
+/** Query languages that cannot write (their object makes a light verb read: "Executes a LogQL query"). */
+const READ_ONLY_LANGUAGE = /^(?:promql|logql|jq|jsonpath|jmespath|xpath|traceql|kql)$/;
+
 /** Whether the vocabulary knows a word in any list. */
 export function knownWord(w: string): boolean {
   return (
@@ -92,7 +95,7 @@ function writeRisk(w: string): Risk | undefined {
  * ("Returns …", "Deletes …").
  */
 function clearVerb(w: Word, sentenceHead: boolean): boolean {
-  if (!isVerbWord(w.base)) return false;
+  if (!isVerbWord(w.base) || AMBIGUOUS.has(w.base)) return false;
   if (w.inflection === undefined) return true;
   return sentenceHead && (w.inflection === 's' || w.inflection === 'ing');
 }
@@ -106,7 +109,7 @@ function judgeAction(head: Word, objects: Word[], where: string): PhraseSignal {
   if (risk) {
     // `start_search`, `perform_lookup`: a light verb whose object is a reading action.
     // `start_search`, "Run a find query": a light verb whose object is a reading action.
-    const action = objects.slice(0, 3).find((o) => READ_ACTIONS.has(o.base));
+    const action = objects.slice(0, 3).find((o) => READ_ACTIONS.has(o.base) || READ_AGENTS.has(o.base) || READ_ONLY_LANGUAGE.test(o.text));
     if (LIGHT_VERBS.has(h) && action && !verbObject) return { kind: 'read', why: `${where} "${head.text} … ${action.text}" (a reading action)` };
     return { kind: 'write', risk, soft: SOFT_WRITE.has(h) && !verbObject, why: `${where} verb "${head.text}"` };
   }
@@ -145,8 +148,13 @@ export function strictest(signals: readonly PhraseSignal[]): PhraseSignal {
 /**
  * Judges the words of a tool name (already split, namespace prefixes removed).
  * @param tokens lower-case words, in order.
+ * @param all the name's words before prefixes were removed (`git` may be the prefix of `git_fetch`).
  */
-export function judgeNameWords(tokens: readonly string[]): PhraseSignal {
+export function judgeNameWords(tokens: readonly string[], all: readonly string[] = tokens): PhraseSignal {
+  if (all.includes('git')) {
+    const sub = tokens.find((w) => GIT_WRITES.has(w));
+    if (sub) return { kind: 'write', risk: 'medium', soft: false, why: `name "git … ${sub}" changes the repository (git ${sub})` };
+  }
   const foreign = tokens.find((t) => /[^\x00-\x7f]/.test(t));
   if (foreign) return { kind: 'write', risk: 'medium', soft: false, why: `name word "${foreign}" is not in the vocabulary (another language or script)` };
   const segments: Word[][] = [[]];
@@ -158,10 +166,12 @@ export function judgeNameWords(tokens: readonly string[]): PhraseSignal {
   segments.forEach((seg, i) => {
     if (seg.length === 0) return;
     if (i > 0) {
-      // After a conjunction the first word is an action of its own; an unknown one is not trusted.
+      // After a conjunction the first word is an action of its own, unless it is a noun that continues
+      // the objects (`list_users_and_teams`); an unknown one leaves a doubt.
       const [head, ...rest] = seg as [Word, ...Word[]];
-      const s = isVerbWord(head.base) || AMBIGUOUS.has(head.base) ? judgeAction(head, rest, 'name') : undefined;
-      signals.push(s ?? { kind: 'write', risk: 'medium', soft: false, why: `unknown word "${head.text}" after a conjunction` });
+      if (clearVerb(head, false) || (AMBIGUOUS.has(head.base) && head.inflection === undefined)) signals.push(judgeAction(head, rest, 'name'));
+      else if (!(head.inflection === 's' || (knownWord(head.base) && !isVerbWord(head.base)) || /[^s]s$/.test(head.text)))
+        signals.push({ kind: 'doubt', risk: 'medium', why: `unknown word "${head.text}" after a conjunction` });
       return;
     }
     signals.push(judgeSegment(seg));
@@ -171,10 +181,6 @@ export function judgeNameWords(tokens: readonly string[]): PhraseSignal {
 
 /** The first action of a name: find its head, then judge. */
 function judgeSegment(seg: Word[]): PhraseSignal {
-  if (seg.some((w) => w.text === 'git')) {
-    const sub = seg.find((w) => GIT_WRITES.has(w.text));
-    if (sub) return { kind: 'write', risk: 'medium', soft: false, why: `name "git … ${sub.text}" changes the repository (git ${sub.text})` };
-  }
   const last = seg[seg.length - 1] as Word;
   if (READ_AGENTS.has(last.base) && seg.length > 1) {
     const verbObject = seg.find((o) => o.inflection === undefined && VERB_ONLY.has(o.base));
@@ -214,10 +220,11 @@ function judgeSegment(seg: Word[]): PhraseSignal {
 export function judgeSentenceWords(tokens: readonly string[]): PhraseSignal {
   const ws = tokens.map((t) => (t === ',' || t === '/' ? undefined : word(t)));
   let at = -1;
-  for (let i = 0; i < Math.min(ws.length, 5); i++) {
+  for (let i = 0; i < Math.min(ws.length, 3); i++) {
     const w = ws[i];
     if (!w) continue;
-    if (clearVerb(w, i === 0)) {
+    // A sentence that opens with a noun-or-verb word opens with a verb ("Records feedback", "Post a message").
+    if (clearVerb(w, i === 0) || (i === 0 && AMBIGUOUS.has(w.base) && w.inflection !== 'ed')) {
       at = i;
       break;
     }

@@ -33,7 +33,7 @@ const NEW_VALUE = new Set(
  * `filePath` "to save the screenshot to") is a write; a bare file name (`filename`, usually kept in the
  * server's own output folder) leaves a doubt that a name or description that reads settles.
  */
-const LOCATION_WORDS = new Set(['path', 'dir', 'directory', 'folder', 'location', 'file', 'filename', 'filepath', 'dest', 'destination']);
+const LOCATION_WORDS = new Set(['path', 'dir', 'directory', 'folder', 'file', 'filename', 'filepath']);
 const OUTPUT_LEAD = /^(?:out|output|save|dest|destination|download|export|target|write)/i;
 const SAVES =
   /\b(?:save[sd]?|saving|write[sn]?|writing|written|store[sd]?|export(?:s|ed)?|download(?:s|ed)?|dump(?:s|ed)?)\b[^.]{0,60}?\b(?:to|in|into|as|at|under)\b|\boutput\s+(?:file|path|dir|directory|folder)|\bwhere\s+to\s+(?:save|write|store)|\bfile\s+(?:name|path)\s+to\s+(?:save|write)/i;
@@ -41,7 +41,9 @@ const SAVES =
 /** Whether a field names where a file is written: `path` for a location of the caller's, `name` for a bare file name. */
 function outputLocation(name: string, desc: string): 'path' | 'name' | undefined {
   const w = fieldWords(name);
-  if (!w.some((x) => LOCATION_WORDS.has(x))) return undefined;
+  // `destination` alone is a place to travel to as often as a file: only a description that says file counts.
+  const fileish = w.some((x) => LOCATION_WORDS.has(x)) || (/^dest/i.test(name) && /\b(?:file|path|folder|directory)\b/i.test(desc));
+  if (!fileish) return undefined;
   if (!OUTPUT_LEAD.test(name) && !SAVES.test(desc)) return undefined;
   if (/^(?:input|source|src|from|read)/i.test(name)) return undefined;
   const bare = w.every((x) => x === 'file' || x === 'filename' || x === 'name') && !/\b(?:absolute|relative)\b|\bpath\b|\bdirectory\b/i.test(desc);

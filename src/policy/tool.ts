@@ -12,7 +12,7 @@
  */
 import type { Risk, ToolAnnotations } from '../types.js';
 import { judgeDescription } from './description.js';
-import { type NameVerdict, nameWords } from './name.js';
+import { type NameVerdict, nameWords, splitName } from './name.js';
 import { judgeNameWords, type PhraseSignal } from './phrase.js';
 import { higher } from './rank.js';
 import { judgeInputSchema, judgeOutputSchema } from './schema-signals.js';
@@ -36,7 +36,8 @@ export interface ToolDefinitionLike {
  */
 export function judgeTool(def: ToolDefinitionLike, prefixes: ReadonlySet<string> = new Set()): NameVerdict {
   const words = nameWords(def.name, prefixes);
-  const name: PhraseSignal = words.length === 0 ? { kind: 'write', risk: 'medium', soft: false, why: 'the tool has no name' } : judgeNameWords(words);
+  const name: PhraseSignal =
+    words.length === 0 ? { kind: 'write', risk: 'medium', soft: false, why: 'the tool has no name' } : judgeNameWords(words, splitName(def.name));
   const signals: PhraseSignal[] = [name];
   const described = typeof def.description === 'string' && def.description.trim() !== '';
   if (described) signals.push(judgeDescription(def.description as string));

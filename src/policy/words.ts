@@ -45,23 +45,23 @@ export const OUTBOUND = words(`
 
 /** Other mutations (create, change, move, control a browser or a service): risk medium. */
 export const MUTATING = words(`
-  create add insert new make put patch set write update upsert save store edit modify change alter rename
+  create add insert new make put patch set write update upsert save edit modify change alter rename
   pull
   move mv copy cp replace append prepend commit rebase revert restore rollback upload import install
-  upgrade downgrade migrate seed trigger start stop restart launch pause resume suspend schedule reschedule
+  upgrade downgrade migrate seed trigger start stop restart launch pause resume suspend reschedule
   close archive unarchive lock unlock enable disable approve reject assign unassign grant deny block
   unblock fork clone react follow unfollow subscribe unsubscribe register signup sign apply reserve fill
   click press drag select uncheck navigate goto resize scroll hover focus tap swipe emit attach detach
   mount unmount connect disconnect provision scale rotate sync increment decrement toggle
   configure init initialize increase decrease duplicate transition complete open annotate
-  handle process perform do act enqueue dequeue acquire release claim reorder pin unpin mute unmute
+  handle process perform do act enqueue dequeue acquire claim reorder pin unpin mute unmute
   hide unhide accept decline confirm login logout authenticate authorize build compile train stash stage
-  unstage deprecate bump credit debit adjust ack acknowledge dismiss snooze clean cleanup rebuild fix
+  deprecate bump adjust ack acknowledge dismiss snooze clean cleanup rebuild fix
   resend rerun reopen undo redo retry taint spam rsvp raise lower elevate promote demote kick
-  mint burn stake unstake swap bridge tweak ingest index reindex download manage type input keypress
+  mint burn stake unstake swap bridge tweak ingest reindex download manage type input keypress
   upvote downvote vote favorite favourite bookmark unbookmark unstar unlike watch unwatch handoff
   refresh reload regenerate recalculate reconcile retrain redeploy reassign replay
-  onboard offboard enroll unenroll activate deactivate propose batch draw paste cut crop
+  onboard offboard enroll unenroll activate deactivate propose draw paste cut crop
   untag unlabel unlink relate ungroup nest switch choose pick use play record
 `);
 
@@ -93,7 +93,8 @@ export const AMBIGUOUS = withRisk(`
   log:medium record:medium comment:medium tag:medium label:medium link:medium config:medium type:medium
   mark:medium request:medium book:medium star:medium like:medium note:medium draft:medium backup:medium
   check:medium test:medium memo:medium reply:high chat:high call:high ping:medium branch:medium
-  release:medium schedule:medium alert:medium task:medium reminder:medium event:medium
+  release:medium schedule:medium alert:medium task:medium reminder:medium event:medium store:medium
+  index:medium stage:medium block:medium credit:high debit:high
 `);
 
 /** Words that join two actions: each one after a conjunction starts a new action (`get_and_transfer`). */
@@ -114,7 +115,7 @@ export const STOPWORDS = words(`
  * harmless noun (SAFE_OBJECTS: `take_screenshot`, `check_status`, `validate_schema`).
  */
 export const WEAK_READ_VERBS = words(`
-  take capture convert ping print test verify check export dump render extract collect
+  take capture convert ping print test verify check export dump render extract collect aggregate
   generate compute calculate map scrape transform monitor audit review resolve sample
 `);
 
@@ -140,6 +141,7 @@ export const READ_VERBS = words(`
   suggest recommend reason debug diagnose assess scrape transcribe classify tokenize embed rank score
   understand interpret decode encode hash format visualize visualise plot chart paginate stream contains
   probe guess infer predict forecast simulate calc generate transform sample gather export collect
+  aggregate
 `);
 
 /**
@@ -189,7 +191,8 @@ export const READ_NOUNS = words(`
   search results lookup count counts catalog catalogue inventory list index directory map
   availability healthcheck heartbeat uptime readme manifest spec specification
   definition definitions reference references examples suggestions recommendations trends
-  leaderboard ranking rankings feed timeline snapshot screenshot screenshots size sizes length
+  leaderboard ranking rankings feed timeline snapshot location locations coordinates directions distance
+  elevation route routes screenshot screenshots size sizes length
   total totals
   transcript transcripts stream tail reader viewer dashboard
 `);
@@ -197,7 +200,7 @@ export const READ_NOUNS = words(`
 /** Agent nouns that name a reading tool (`…-services-reader`, `log_viewer`): as a name's last word, they read. */
 export const READ_AGENTS = words(`
   reader viewer fetcher finder searcher getter lister inspector explorer analyzer analyser checker
-  validator monitor watcher scanner parser
+  validator monitor watcher scanner parser researcher
 `);
 
 /**
