@@ -164,7 +164,7 @@ export const SAFE_OBJECTS = words(`
   coordinates geocode route routes directions distance elevation weather forecast air quality
   search results result answer answers spec specs docs documentation readme help reference examples
   example sample samples formula math equation output input signature signatures
-  certificate cert dns domain whois ip headers header response latency uptime performance
+  certificate cert dns whois ip headers header response latency uptime performance
   a11y contrast lint errors error warnings warning types id ids name names identifier library symbol handle
   username reference namespace existence
 `);

@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ToolAnnotations } from '../types.js';
+import { combine, judgeTool, namespacePrefixes, type ToolDefinitionLike } from './classify.js';
+import { firstSentenceWords, judgeDescription } from './description.js';
+import { lemma } from './lemma.js';
+import { knownWord } from './phrase.js';
+import { judgeInputSchema, judgeOutputSchema } from './schema-signals.js';
+
+const kind = (def: ToolDefinitionLike, prefixes?: Set<string>) => judgeTool(def, prefixes).kind;
+const annotated = (def: ToolDefinitionLike, annotations: ToolAnnotations) => combine(judgeTool(def), undefined, annotations).kind;
+const props = (p: Record<string, unknown>) => ({ type: 'object', properties: p });
+
+describe('tool verdicts: the name has a grammar', () => {
+  it('the head verb decides; nouns after it are objects, even when they can be verbs', () => {
+    for (const name of ['get-actor-run', 'get-key-value-store', 'get-broadcast', 'get_deploy_status', 'list_merge_requests', 'fetch_push_events'])
+      assert.equal(kind({ name }), 'read-only', name);
+    assert.equal(kind({ name: 'API-retrieve-a-block' }, namespacePrefixes(['API-retrieve-a-block', 'API-patch-page', 'API-post-search'])), 'read-only');
+  });
+
+  it('a verb at the end heads a noun-verb name: web_search, user_create', () => {
+    assert.equal(kind({ name: 'brave_web_search' }), 'read-only');
+    assert.equal(kind({ name: 'web_search' }), 'read-only');
+    assert.equal(kind({ name: 'user_create' }), 'mutation');
+    assert.equal(kind({ name: 'record_delete' }), 'mutation');
+  });
+
+  it('knows more read verbs: geocode, crawl, map, extract, research', () => {
+    const p = namespacePrefixes(['maps_geocode', 'maps_directions', 'maps_elevation']);
+    assert.equal(kind({ name: 'maps_geocode' }, p), 'read-only');
+    for (const name of ['tavily-crawl', 'tavily-map', 'tavily-extract', 'tavily-search'])
+      assert.equal(kind({ name }, namespacePrefixes(['tavily-crawl', 'tavily-map', 'tavily-extract', 'tavily-search'])), 'read-only', name);
+  });
+
+  it('a name without a verb reads only as a report or a collection of known nouns', () => {
+    const pg = namespacePrefixes(['pg_locks', 'pg_backups', 'pg_info', 'pg_ps']);
+    assert.equal(kind({ name: 'pg_locks' }, pg), 'read-only');
+    assert.equal(kind({ name: 'pg_backups' }, pg), 'read-only');
+    assert.equal(kind({ name: 'directory_tree' }), 'read-only');
+    assert.equal(kind({ name: 'uncomplete-tasks' }), 'mutation', 'an unknown modifier is not a report');
+  });
+
+  it('an object decides only when it is a verb in every reading (deny wins)', () => {
+    for (const name of ['search_replace', 'read_write_file', 'get_and_delete', 'list_then_purge', 'fetchAndSend', 'get_or_create', 'list2delete'])
+      assert.equal(kind({ name }), 'mutation', name);
+    assert.equal(kind({ name: 'list_users_and_teams' }), 'read-only', 'a noun after a conjunction continues the objects');
+  });
+
+  it('weak read verbs read only on harmless objects; sensitive ones are held', () => {
+    for (const name of ['take_screenshot', 'check_status', 'take_heap_snapshot', 'n8n_health_check', 'render_chart', 'validate_schema'])
+      assert.equal(kind({ name }, namespacePrefixes(['n8n_health_check', 'n8n_get_workflow', 'n8n_list_workflows'])), 'read-only', name);
+    for (const name of ['capture_payment_intent', 'take_payment', 'ping_user', 'print_document', 'generate_api_key', 'verify_microdeposits'])
+      assert.equal(kind({ name }), 'mutation', name);
+  });
+
+  it('git subcommands that change the repository write, whatever the word means elsewhere', () => {
+    const git = namespacePrefixes(['git_fetch', 'git_log', 'git_status', 'git_pull']);
+    assert.equal(kind({ name: 'git_fetch' }, git), 'mutation');
+    assert.equal(kind({ name: 'git_pull' }, git), 'mutation');
+    assert.equal(kind({ name: 'git_status' }, git), 'read-only');
+  });
+
+  it('unknown means a change, and the reason names the word', () => {
+    const v = judgeTool({ name: 'frobnicate_widget' });
+    assert.equal(v.kind, 'mutation');
+    assert.match(v.reasons.join(' '), /"frobnicate"|"widget"/);
+  });
+});
+
+describe('tool verdicts: the description says what the call does', () => {
+  it('the first sentence verb, after the lead-ins tools put before it', () => {
+    assert.equal(kind({ name: 'git_log', description: 'Shows the commit logs.' }, new Set(['git'])), 'read-only');
+    assert.equal(kind({ name: 'sequentialthinking', description: 'Returns the next thought.' }), 'read-only');
+    assert.equal(kind({ name: 'get_items', description: 'Use this tool to delete items older than a date.' }), 'mutation');
+    assert.equal(firstSentenceWords('[Beta] This tool lets you search the web. It is fast.').words[0], 'search');
+    assert.equal(firstSentenceWords('Use the [Search API](https://x.io/docs) to find pages.').words.includes('link'), false);
+  });
+
+  it('coordinated actions count: "Create, update or delete", "Search and replace"', () => {
+    assert.equal(judgeDescription('Search, create or delete labels.').kind, 'write');
+    assert.equal(judgeDescription('Search and replace text in a file.').kind, 'write');
+    assert.equal(judgeDescription('Get pull request details and comments.').kind, 'read');
+  });
+
+  it('statements that a call cannot be taken back write; their negation does not', () => {
+    assert.equal(judgeDescription('Lists rows. Careful: this permanently removes old ones.').kind, 'write');
+    assert.equal(judgeDescription('Lists rows. This is not a permanently stored result.').kind, 'read');
+  });
+
+  it('a read-only statement settles light verbs, never real writes', () => {
+    assert.equal(judgeDescription('Select and run one of the following read operations.').kind, 'read');
+    assert.equal(judgeDescription('Execute read-only GraphQL queries against the API.').kind, 'read');
+    assert.equal(judgeDescription('Delete rows (read-only mode is not supported).').kind, 'write');
+  });
+
+  it('a description that writes overrides a name that reads (deny wins)', () => {
+    const v = judgeTool({ name: 'get_record', description: 'Deletes the record and returns it.' });
+    assert.equal(v.kind, 'mutation');
+    assert.match(v.reasons.join(' '), /description "Deletes the record/);
+  });
+
+  it('reasons name the deciding signals in words', () => {
+    const v = judgeTool({ name: 'get_users', description: 'Returns the list of users in the workspace.' });
+    assert.equal(v.kind, 'read-only');
+    assert.match(v.reasons.join('; '), /name verb "get".*description "Returns the list of users/);
+  });
+});
+
+describe('tool verdicts: the schemas', () => {
+  it('content to write and caller-chosen output locations write', () => {
+    assert.equal(judgeInputSchema(props({ id: {}, new_name: {} }))?.kind, 'write');
+    assert.equal(judgeInputSchema(props({ recipients: {} }))?.kind, 'write');
+    assert.equal(judgeInputSchema(props({ outputDir: { type: 'string', description: 'Directory to save the logs to' } }))?.kind, 'write');
+    assert.equal(judgeInputSchema(props({ filePath: { type: 'string', description: 'Absolute path to save the screenshot to' } }))?.kind, 'write');
+    assert.equal(judgeInputSchema(props({ webhook: { type: 'string' } }))?.kind, 'write');
+    assert.equal(judgeInputSchema(props({ destination: { type: 'string', description: 'Destination address or place' } })), undefined);
+  });
+
+  it('an operation whose choices include a write writes, also inside a list of steps', () => {
+    assert.equal(judgeInputSchema(props({ action: { enum: ['list', 'create', 'delete'] } }))?.kind, 'write');
+    assert.equal(judgeInputSchema(props({ actions: { type: 'array', items: props({ type: { enum: ['wait', 'click', 'write'] } }) } }))?.kind, 'write');
+    assert.equal(judgeInputSchema(props({ action: { enum: ['merge_train_removed'], description: 'Filter to-do items by action' } })), undefined);
+  });
+
+  it('a dry-run switch or a bare file name leaves a doubt that a reading name settles', () => {
+    assert.equal(judgeInputSchema(props({ dry_run: { type: 'boolean' } }))?.kind, 'doubt');
+    assert.equal(kind({ name: 'validate_ci_lint', inputSchema: props({ dry_run: { type: 'boolean' } }) }), 'read-only');
+    assert.equal(kind({ name: 'frobnicate', inputSchema: props({ dry_run: { type: 'boolean' } }) }), 'mutation');
+  });
+
+  it('output fields that count changes write', () => {
+    assert.equal(judgeOutputSchema(props({ deletedCount: { type: 'number' } }))?.kind, 'write');
+    assert.equal(judgeOutputSchema(props({ items: { type: 'array' } })), undefined);
+  });
+});
+
+describe('tool verdicts: annotations', () => {
+  it('an honest readOnlyHint is believed for bookkeeping verbs and noun-or-verb words', () => {
+    assert.equal(annotated({ name: 'select_page', description: 'Select a page as a context for future tool calls.' }, { readOnlyHint: true }), 'read-only');
+    assert.equal(annotated({ name: 'start_search' }, { readOnlyHint: true }), 'read-only');
+    assert.equal(annotated({ name: 'confirm_cost' }, { readOnlyHint: true }), 'read-only');
+  });
+
+  it('it is not believed where the name, the description or the schema clearly writes', () => {
+    assert.equal(annotated({ name: 'delete_page' }, { readOnlyHint: true }), 'mutation');
+    assert.equal(annotated({ name: 'get_page', description: 'Deletes the page.' }, { readOnlyHint: true }), 'mutation');
+    assert.equal(annotated({ name: 'get_page', inputSchema: props({ new_title: {} }) }, { readOnlyHint: true }), 'mutation');
+  });
+
+  it('what says more dangerous is always believed', () => {
+    assert.equal(annotated({ name: 'get_page' }, { readOnlyHint: false }), 'mutation');
+    assert.equal(annotated({ name: 'list_pages' }, { destructiveHint: true }), 'mutation');
+  });
+});
+
+describe('lemma', () => {
+  it('finds base forms the vocabulary knows, and leaves other words alone', () => {
+    assert.deepEqual(lemma('deletes', knownWord), { base: 'delete', inflection: 's' });
+    assert.deepEqual(lemma('searching', knownWord), { base: 'search', inflection: 'ing' });
+    assert.deepEqual(lemma('copied', knownWord), { base: 'copy', inflection: 'ed' });
+    assert.deepEqual(lemma('settings', knownWord).base, 'settings');
+  });
+
+  it('reads bounded parts of hostile definitions and still answers', () => {
+    const v = judgeTool({
+      name: 'a'.repeat(100_000),
+      description: 'get '.repeat(50_000),
+      inputSchema: props(Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`f${i}`, {}]))),
+    });
+    assert.ok(v.reasons.length > 0);
+  });
+});
