@@ -78,7 +78,7 @@ describe('gate in front of server-filesystem', () => {
       assert.match(agent.asked[0]!, /approved content/);
       // The concrete effect comes first, and the risk with the classifier's reason.
       assert.match(agent.asked[0]!, /write_file: writes 16 bytes to \S+/);
-      assert.match(agent.asked[0]!, /Risk: high \(annotations: destructiveHint; name word "write"\)/);
+      assert.match(agent.asked[0]!, /Risk: high \(annotations: destructiveHint; name verb "write"/);
       const v = verdictOf(result)!;
       assert.equal(v.outcome, 'executed');
       assert.equal(v.approved_by, 'elicitation:test-agent');

@@ -110,6 +110,11 @@ function judgeAction(head: Word, objects: Word[], where: string): PhraseSignal {
     // `start_search`, `perform_lookup`: a light verb whose object is a reading action.
     // `start_search`, "Run a find query": a light verb whose object is a reading action.
     const action = objects.slice(0, 3).find((o) => READ_ACTIONS.has(o.base) || READ_AGENTS.has(o.base) || READ_ONLY_LANGUAGE.test(o.text));
+    // "Run a GraphQL query": running a query is a write whose arguments the parsers judge per call; an
+    // honest readOnlyHint on it is believed.
+    const lastObject = objects[objects.length - 1];
+    if (LIGHT_VERBS.has(h) && !action && lastObject && /^(?:query|queries|statement|statements)$/.test(lastObject.text) && !verbObject)
+      return { kind: 'write', risk, soft: true, why: `${where} verb "${head.text}" runs a ${lastObject.text}` };
     if (LIGHT_VERBS.has(h) && action && !verbObject) return { kind: 'read', why: `${where} "${head.text} … ${action.text}" (a reading action)` };
     return { kind: 'write', risk, soft: SOFT_WRITE.has(h) && !verbObject, why: `${where} verb "${head.text}"` };
   }
