@@ -14,9 +14,10 @@
 import type { Classification, Risk, ToolAnnotations } from '../types.js';
 import { type CodeBudget, judgeValue, nameHint, newCodeBudget, type ToolCodeHints } from './code/index.js';
 import { type NameVerdict, splitName } from './name.js';
+import { judgeOperation } from './operation.js';
 import { higher } from './rank.js';
 import { judgeTool, type ToolDefinitionLike } from './tool.js';
-import { AMBIGUOUS, CATEGORY_FIELDS, DESTRUCTIVE, METHOD_FIELDS, MUTATING, OPERATION_FIELDS, OUTBOUND } from './words.js';
+import { CATEGORY_FIELDS, DESTRUCTIVE, METHOD_FIELDS, MUTATING, OPERATION_FIELDS, OUTBOUND, VERB_ONLY } from './words.js';
 
 export { classifyName, namespacePrefixes, splitName } from './name.js';
 export { judgeTool } from './tool.js';
@@ -89,9 +90,8 @@ function inspectString(key: string, value: string, hit: (r: Risk, why: string) =
     else if (HTTP_WRITE_METHODS.has(m)) hit('medium', `${field} is HTTP ${m}`);
     else {
       // An RPC method name (`eth_sendRawTransaction`) is judged by its words.
-      const words = splitName(value);
-      const w = words.find((x) => DESTRUCTIVE.has(x) || OUTBOUND.has(x) || MUTATING.has(x));
-      if (w) hit(DESTRUCTIVE.has(w) || OUTBOUND.has(w) ? 'high' : 'medium', `${field} "${value.slice(0, 40)}" says "${w}"`);
+      const op = judgeOperation(value, 'method', false);
+      if (op) hit(op.risk, `${field} ${op.why}`);
     }
   }
   // `?_method=DELETE` (Rails, Laravel and others), in any URL-like text, percent-encoded or not.
@@ -110,16 +110,38 @@ function inspectString(key: string, value: string, hit: (r: Risk, why: string) =
   // Code (SQL, GraphQL, Cypher, shell) is read-only only when a real parser proves it (policy/code).
   const code = judgeValue(value, hints?.properties.get(key) ?? nameHint(key, hints?.tool), budget);
   if (code) hit(code.risk, `${field} holds code: ${code.why}`);
-  if ((OPERATION_FIELDS.test(key) || CATEGORY_FIELDS.test(key)) && value.length <= 100) {
-    const words = splitName(value);
-    // A category (`type: "PushEvent"`) names a kind of thing; only a bare verb there is an operation.
-    if (CATEGORY_FIELDS.test(key) && !OPERATION_FIELDS.test(key) && words.length !== 1) return;
-    const destructive = words.find((w) => DESTRUCTIVE.has(w) || OUTBOUND.has(w));
-    const mutating = words.find((w) => MUTATING.has(w) || (!CATEGORY_FIELDS.test(key) && AMBIGUOUS.has(w)));
-    if (destructive) hit('high', `${field} is "${value.slice(0, 40)}"`);
-    else if (mutating) hit('medium', `${field} is "${value.slice(0, 40)}"`);
-  } else if (OPERATION_FIELDS.test(key)) hit('medium', `${field} is free text too long to judge (over 100 characters): it can ask for anything`);
+  if (OPERATION_FIELDS.test(key) || CATEGORY_FIELDS.test(key)) {
+    const op = judgeOperation(value, OPERATION_FIELDS.test(key) ? 'operation' : 'category', true);
+    if (op) hit(op.risk, `${field} ${op.why}`);
+  }
+  // An HTTP request written out (`DELETE /api/users/1 HTTP/1.1`, `curl -X DELETE …`, `curl -d …`).
+  if (value.length <= 100_000) {
+    const raw = RAW_REQUEST.exec(value) ?? CURL_METHOD.exec(value);
+    const m = raw?.[1]?.toUpperCase();
+    if (m) hit(m === 'DELETE' ? 'high' : 'medium', `${field} holds an HTTP ${m} request`);
+    else if (CURL_DATA.test(value)) hit('medium', `${field} holds a curl command that sends data (POST)`);
+  }
+  // A URL whose path names a destructive action (`…/users/1/delete`): many APIs act on a GET there.
+  if (/^https?:\/\//i.test(value.trim()) && value.length <= 8192) {
+    const path =
+      value
+        .trim()
+        .replace(/^https?:\/\/[^/]*/i, '')
+        .split(/[?#]/)[0] ?? '';
+    const segment = path
+      .split('/')
+      .map((x) => x.toLowerCase())
+      .find((x) => DESTRUCTIVE.has(x) || VERB_ONLY.has(x));
+    if (segment) hit('medium', `${field} is a URL whose path says "${segment}"`);
+  }
 }
+
+/** A request line at the start of a line: method, then a path or URL. */
+const RAW_REQUEST = /(?:^|\n)\s*(DELETE|POST|PUT|PATCH)\s+(?:\/|https?:\/\/)/;
+/** curl's explicit method. */
+const CURL_METHOD = /\bcurl\b[^\n]*?(?:\s-X\s*|\s--request[\s=]+)['"]?(DELETE|POST|PUT|PATCH)\b/i;
+/** curl options that send a body (and so POST). */
+const CURL_DATA = /\bcurl\b[^\n]*?\s(?:-d|--data(?:-raw|-binary|-urlencode)?|-F|--form|-T|--upload-file)\b/;
 
 /**
  * Classifies one call: the tool's definition, then arguments, then annotations as described above. A

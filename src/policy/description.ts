@@ -3,15 +3,17 @@
  * "Deletes …"), after the boilerplate tools put before it ("Use this tool to", "This tool"), and
  * statements anywhere that a call cannot be taken back. Pure.
  */
-import { judgeSentenceWords, type PhraseSignal } from './phrase.js';
-import { DESTRUCTIVE, LIGHT_VERBS, MUTATING, OUTBOUND, SOFT_WRITE } from './words.js';
+
+import { lemma } from './lemma.js';
+import { isStrongVerb, judgeSentenceWords, knownWord, type PhraseSignal } from './phrase.js';
+import { DESTRUCTIVE, DETERMINERS, LIGHT_VERBS, MUTATING, OUTBOUND, SOFT_WRITE, VERB_ONLY } from './words.js';
 
 /** Longest description read (characters): the first sentence is at its start. */
 const MAX_CHARS = 4000;
 
 /** Lead-ins before the verb, removed repeatedly ("Use this tool to …", "[Beta] Tool that …"). */
 const LEAD_INS = [
-  /^\s*(\[[^\]]{0,40}\]|\([^)]{0,40}\)|[#*>`\-\s]+)/u,
+  /^\s*(\[[^\]]{0,120}\]|\([^)]{0,40}\)|[#*>`\-\s]+)/u,
   /^\s*(?:tool|name|action|function|purpose|description|summary|usage)\s*:\s*/i,
   /^\s*[\w.-]{2,40}\s*:\s+(?=[A-Z])/u,
   /^\s*(?:please\s+)?use\s+(?:this|the)\s+(?:tool|function|endpoint|command)\s+(?:to|when|for)\s+/i,
@@ -24,26 +26,44 @@ const LEAD_INS = [
   /^\s*(?:uses?|using|via|through|with)\s+(?:\S+\s+){0,6}?to\s+/i,
 ];
 
-/** The first sentence of a description, without its lead-ins, as lower-case words ("," kept). */
-export function firstSentenceWords(description: string): { sentence: string; words: string[] } {
-  let text = description
+/** The sentences of a description, markdown emphasis, links and addresses reduced to their words. */
+function sentencesOf(description: string): string[] {
+  const text = description
     .slice(0, MAX_CHARS)
     .normalize('NFKC')
-    .replace(/\*\*|__|`/g, '');
-  text = text.split(/(?<=[.!?])\s+|\n\s*\n|\n(?=\s*[-*#\d])/u)[0] ?? '';
+    .replace(/\*\*|__|`/g, '')
+    .replace(/\[([^\]]{0,200})\]\([^)]{0,500}\)/g, '$1')
+    .replace(/\bhttps?:\/\/\S+/g, 'link')
+    // Names of tools and fields (`create_column`, `get_issue`) are references, not verbs.
+    .replace(/\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b/g, 'identifier')
+    // Examples in parentheses are not what the call does ("(for example, evaluate the performance)").
+    .replace(/\((?:e\.g\.|eg|i\.e\.|for example|for instance|such as|like)\b[^)]{0,300}\)/gi, '');
+  return text.split(/(?<=[.!?])\s+|\n\s*\n|\n(?=\s*[-*#\d])/u).filter((x) => x.trim() !== '');
+}
+
+/** A sentence without its lead-ins, and its lower-case words (`, ; : / & +` kept as tokens). */
+function wordsOf(raw: string): { sentence: string; words: string[] } {
+  let text = raw;
   for (let pass = 0; pass < 4; pass++) {
     const before = text;
     for (const re of LEAD_INS) text = text.replace(re, '');
     if (text === before) break;
   }
   const sentence = text.trim().replace(/\s+/g, ' ');
-  const words = sentence
+  // "as well as", "along with" join actions as "and" does.
+  const joined = sentence.replace(/\b(?:as well as|along with|and also)\b/gi, 'and');
+  const words = joined
     .toLowerCase()
-    .replace(/([,/])/g, ' $1 ')
-    .split(/[^a-z0-9,/']+/)
+    .replace(/([,;:/&+])/g, ' $1 ')
+    .split(/[^a-z0-9,;:/&+']+/)
     .filter(Boolean)
     .map((w) => w.replace(/'s$|'/g, ''));
   return { sentence, words };
+}
+
+/** The first sentence of a description, without its lead-ins, as lower-case words (`, ; : /` kept). */
+export function firstSentenceWords(description: string): { sentence: string; words: string[] } {
+  return wordsOf(sentencesOf(description)[0] ?? '');
 }
 
 /** Statements that a call changes something for good, anywhere in the description. */
@@ -57,6 +77,24 @@ const READ_ONLY = /\bread[- ]only\b|\bread\s+operations?\b|\bwithout\s+(?:making
 const NEGATED = /(?:\bnot|\bnon|\bno|n't|\bnever|\bwithout)[\s-]+(?:\w+\s+){0,2}$/i;
 
 /**
+ * A later sentence of a description that opens with a writing verb stating what the tool does: in the
+ * third person with an object ("Archives every newsletter"), or a verb seldom used as a noun ("Deletes
+ * …", "Refund payments.").
+ */
+function judgeLaterSentence(words: readonly string[]): (PhraseSignal & { kind: 'write' }) | undefined {
+  const [verb = '', next = ''] = words;
+  // "Updates are streamed" (a plural subject), "Format: …" (a label).
+  if (/^(?:is|are|was|were|will|can|may|must|should|have|has|:)$/.test(next)) return undefined;
+  const l = lemma(verb, knownWord);
+  const strong = isStrongVerb(l.base);
+  const stated =
+    l.inflection === 's' && (MUTATING.has(l.base) || OUTBOUND.has(l.base)) && !LIGHT_VERBS.has(l.base) && !SOFT_WRITE.has(l.base) && DETERMINERS.has(next);
+  if ((l.inflection === undefined || l.inflection === 's') && (strong || stated))
+    return { kind: 'write', risk: DESTRUCTIVE.has(l.base) || OUTBOUND.has(l.base) ? 'high' : 'medium', soft: false, why: `verb "${verb}"` };
+  return undefined;
+}
+
+/**
  * Judges a description: the first sentence's verb decides; a statement anywhere that a call cannot be
  * taken back makes a write. No description, or none with a verb, says nothing (`unknown`).
  */
@@ -66,14 +104,21 @@ export function judgeDescription(description: string | undefined): PhraseSignal 
   const m = IRREVERSIBLE.exec(text);
   if (m && !NEGATED.test(text.slice(Math.max(0, m.index - 30), m.index)))
     return { kind: 'write', risk: 'high', soft: false, why: `description says "${m[0]}"` };
-  const { sentence, words } = firstSentenceWords(description);
-  let s = judgeSentenceWords(words);
-  // "Execute read-only GraphQL queries", "Select and run one of the following read operations": a soft
-  // or light verb whose sentence says the call only reads.
+  const [first = '', ...rest] = sentencesOf(description);
+  const { sentence, words } = wordsOf(first);
   const readOnly = READ_ONLY.exec(sentence);
-  const onlyLightVerbs = words.every((w) => !(DESTRUCTIVE.has(w) || OUTBOUND.has(w) || MUTATING.has(w)) || SOFT_WRITE.has(w) || LIGHT_VERBS.has(w));
-  if (s.kind === 'write' && onlyLightVerbs && readOnly && !NEGATED.test(sentence.slice(Math.max(0, readOnly.index - 30), readOnly.index)))
-    s = { kind: 'read', why: `description says "${readOnly[0]}"` };
+  const saysReadOnly = readOnly !== null && !NEGATED.test(sentence.slice(Math.max(0, readOnly.index - 30), readOnly.index));
+  const s = judgeSentenceWords(words, saysReadOnly);
+  // The next sentences, when they state what the tool does ("Scans the inbox. Archives every newsletter.",
+  // "Get payments. Refund payments."), write too; instructions to the agent ("Use create_label first.",
+  // "Call it again to page") and plural subjects ("Updates are streamed") do not count.
+  for (const later of rest.slice(0, 3)) {
+    const t = judgeLaterSentence(wordsOf(later).words);
+    if (t) {
+      const q = later.trim().slice(0, 50);
+      return { ...t, why: `description "${q}${later.trim().length > 50 ? '…' : ''}": ${t.why}` };
+    }
+  }
   const quoted = `"${sentence.length > 60 ? `${sentence.slice(0, 59)}…` : sentence}"`;
   if (s.kind === 'doubt' && /no verb/.test(s.why)) return { ...s, why: `description ${quoted} names no verb the classifier knows` };
   return { ...s, why: `${s.why.replace(/^description/, `description ${quoted}:`)}`, sentence };

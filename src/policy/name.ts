@@ -4,6 +4,7 @@
  */
 import type { Classification } from '../types.js';
 import { isVerbWord, judgeNameWords, knownWord } from './phrase.js';
+import { AMBIGUOUS } from './words.js';
 
 /** The verdict on a name alone; `benign` when nothing in it clearly says write (a readOnlyHint may lower it). */
 export interface NameVerdict extends Classification {
@@ -17,7 +18,9 @@ export interface NameVerdict extends Classification {
  */
 export function splitName(name: string): string[] {
   // NFKC first: fullwidth or styled letters (`ｄｅｌｅｔｅ`, `𝖽𝖾𝗅𝖾𝗍𝖾`) are the words they look like.
+  // Names are short; a long one is read in its first 512 characters (the camelCase split is not linear).
   return name
+    .slice(0, 512)
     .normalize('NFKC')
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
@@ -28,9 +31,15 @@ export function splitName(name: string): string[] {
     .flatMap((w) => {
       if (!/\d/.test(w) || /^\d+$/.test(w)) return [w];
       const parts = w.split(/(\d+)/).filter(Boolean);
-      return parts.every((p) => /^\d+$/.test(p) || knownWord(p)) ? parts : [w];
+      if (parts.every((p) => /^\d+$/.test(p) || knownWord(p))) return parts;
+      // Digits written for letters (`de1ete`, `purg3`): read as the word they spell, when it is one.
+      const spelled = w.replace(/[013457]/g, (d) => LEET[d] ?? d);
+      return knownWord(spelled) ? [spelled] : [w];
     });
 }
+
+/** Digits that stand for letters in a word (`de1ete` → delete). */
+const LEET: Record<string, string> = { '0': 'o', '1': 'l', '3': 'e', '4': 'a', '5': 's', '7': 't' };
 
 /**
  * Namespace prefixes of one upstream's tools: a first word shared by at least three tools (or by every
@@ -45,8 +54,9 @@ export function namespacePrefixes(names: readonly string[]): Set<string> {
   }
   const out = new Set<string>();
   for (const [word, count] of counts) {
-    // A verb shared by many tools (`get_a`, `get_b`, `get_c`) is not a namespace.
-    if (isVerbWord(word)) continue;
+    // A verb shared by many tools (`get_a`, `get_b`, `get_c`) is not a namespace, nor a word that can be
+    // one (`post_tweet`, `post_reply`, `post_status`).
+    if (isVerbWord(word) || AMBIGUOUS.has(word)) continue;
     if (count >= 3 || (names.length >= 2 && count === names.length)) out.add(word);
   }
   return out;

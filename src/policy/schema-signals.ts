@@ -5,8 +5,9 @@
  * output fields that count changes (`deleted_count`, `rows_affected`). Schemas never make a tool read:
  * they can only add doubt. Pure.
  */
-import { judgeNameWords, type PhraseSignal } from './phrase.js';
-import { METHOD_FIELDS, OPERATION_FIELDS } from './words.js';
+import { judgeOperation } from './operation.js';
+import type { PhraseSignal } from './phrase.js';
+import { CATEGORY_FIELDS, METHOD_FIELDS, OPERATION_FIELDS } from './words.js';
 
 /** Most properties looked at per schema, and how deep (nested objects, array items). */
 const MAX_PROPERTIES = 500;
@@ -33,7 +34,9 @@ const NEW_VALUE = new Set(
  * `filePath` "to save the screenshot to") is a write; a bare file name (`filename`, usually kept in the
  * server's own output folder) leaves a doubt that a name or description that reads settles.
  */
-const LOCATION_WORDS = new Set(['path', 'dir', 'directory', 'folder', 'file', 'filename', 'filepath']);
+const LOCATION_WORDS = new Set(['path', 'dir', 'directory', 'folder', 'file', 'filename', 'filepath', 'outfile']);
+/** Field words that name a file only when the description says so (`output`, `to`, `location`). */
+const MAYBE_LOCATION = new Set(['output', 'out', 'to', 'location', 'target', 'dest', 'destination']);
 const OUTPUT_LEAD = /^(?:out|output|save|dest|destination|download|export|target|write)/i;
 const SAVES =
   /\b(?:save[sd]?|saving|write[sn]?|writing|written|store[sd]?|export(?:s|ed)?|download(?:s|ed)?|dump(?:s|ed)?)\b[^.]{0,60}?\b(?:to|in|into|as|at|under)\b|\boutput\s+(?:file|path|dir|directory|folder)|\bwhere\s+to\s+(?:save|write|store)|\bfile\s+(?:name|path)\s+to\s+(?:save|write)/i;
@@ -41,10 +44,16 @@ const SAVES =
 /** Whether a field names where a file is written: `path` for a location of the caller's, `name` for a bare file name. */
 function outputLocation(name: string, desc: string): 'path' | 'name' | undefined {
   const w = fieldWords(name);
-  // `destination` alone is a place to travel to as often as a file: only a description that says file counts.
-  const fileish = w.some((x) => LOCATION_WORDS.has(x)) || (/^dest/i.test(name) && /\b(?:file|path|folder|directory)\b/i.test(desc));
+  // `destination` or `to` alone is a place or a person as often as a file: only a description that says
+  // file counts for them.
+  const named = w.some((x) => MAYBE_LOCATION.has(x)) && /\b(?:file|path|folder|directory|on\s+disk)\b/i.test(desc);
+  const fileish = w.some((x) => LOCATION_WORDS.has(x)) || named;
   if (!fileish) return undefined;
-  if (!OUTPUT_LEAD.test(name) && !SAVES.test(desc)) return undefined;
+  // `to`, `output`, `location` said to be a file: where the result goes.
+  if (named && !/^(?:input|source|src|from|read)/i.test(name)) return 'path';
+  // A file the call replaces is written, whatever the field is called.
+  if (/\boverwrit|\breplaced\b|\btruncat/i.test(desc)) return 'path';
+  if (!OUTPUT_LEAD.test(name) && !SAVES.test(desc) && !/\b(?:to\s+write|goes|written)\b/i.test(desc)) return undefined;
   if (/^(?:input|source|src|from|read)/i.test(name)) return undefined;
   const bare = w.every((x) => x === 'file' || x === 'filename' || x === 'name') && !/\b(?:absolute|relative)\b|\bpath\b|\bdirectory\b/i.test(desc);
   return bare ? 'name' : 'path';
@@ -66,23 +75,46 @@ interface Schema {
 
 const asSchema = (v: unknown): Schema | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Schema) : undefined);
 
+/** `anyOf` and `oneOf` entries, when they are arrays (a malformed schema has none). */
+const alternatives = (s: Schema): unknown[] => [...(Array.isArray(s.anyOf) ? s.anyOf : []), ...(Array.isArray(s.oneOf) ? s.oneOf : [])];
+
 /**
- * Visits every named property of a schema (nested objects, array items, anyOf/oneOf), bounded, with the
- * name of the property it sits in (`actions[].type` is visited as `type` inside `actions`).
+ * A schema with a local `$ref` (`#/$defs/A`, `#/definitions/A`) followed, up to 8 hops, within `root`
+ * (JSON Schema 2020-12 §8.2.3.1). A reference that goes elsewhere or nowhere is left as it is.
+ */
+function deref(s: Schema | undefined, root: unknown): Schema | undefined {
+  let cur = s;
+  for (let hop = 0; hop < 8 && cur && typeof (cur as { $ref?: unknown }).$ref === 'string'; hop++) {
+    const ref = (cur as { $ref: string }).$ref;
+    if (!ref.startsWith('#/')) break;
+    let at: unknown = root;
+    for (const part of ref.slice(2).split('/')) at = asSchema(at)?.[part.replaceAll('~1', '/').replaceAll('~0', '~') as keyof Schema];
+    const next = asSchema(at);
+    if (!next) break;
+    cur = { ...next, ...Object.fromEntries(Object.entries(cur).filter(([k]) => k !== '$ref')) };
+  }
+  return cur;
+}
+
+/**
+ * Visits every named property of a schema (nested objects, array items, anyOf/oneOf, local `$ref`s),
+ * bounded, with the name of the property it sits in (`actions[].type` is visited as `type` inside
+ * `actions`).
  */
 function eachProperty(schema: unknown, visit: (name: string, prop: Schema, parent: string) => void): void {
   let seen = 0;
   const walk = (s: Schema | undefined, depth: number, parent: string): void => {
     if (!s || depth > MAX_DEPTH) return;
-    for (const [name, raw] of Object.entries(s.properties ?? {})) {
+    const props = asSchema(s.properties) ?? {};
+    for (const [name, raw] of Object.entries(props)) {
       if (++seen > MAX_PROPERTIES) return;
-      const prop = asSchema(raw);
+      const prop = deref(asSchema(raw), schema);
       if (!prop) continue;
       visit(name, prop, parent);
       walk(prop, depth + 1, name);
-      walk(asSchema(prop.items), depth + 1, name);
+      walk(deref(asSchema(prop.items), schema), depth + 1, name);
     }
-    for (const alt of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) walk(asSchema(alt), depth + 1, parent);
+    for (const alt of alternatives(s)) walk(deref(asSchema(alt), schema), depth + 1, parent);
   };
   walk(asSchema(schema), 0, '');
 }
@@ -95,12 +127,18 @@ function choices(prop: Schema): string[] {
   const direct = Array.isArray(prop.enum) ? prop.enum : [];
   const items = asSchema(prop.items);
   const nested = items && Array.isArray(items.enum) ? items.enum : [];
-  const alts = [...(prop.anyOf ?? []), ...(prop.oneOf ?? [])].flatMap((a) => {
+  const alts = alternatives(prop).flatMap((a) => {
     const s = asSchema(a) as (Schema & { const?: unknown }) | undefined;
     return s?.const !== undefined ? [s.const] : Array.isArray(s?.enum) ? s.enum : [];
   });
   return [...direct, ...nested, ...alts].filter((v): v is string => typeof v === 'string').slice(0, 200);
 }
+
+/**
+ * A field description that says the field only filters what is listed (`action`: "Filter to-do items by
+ * action"): its choices name kinds of events, not what this call does.
+ */
+const FILTERS = /\bfilter(?:s|ed|ing)?\s+(?:[\w-]+\s+){0,3}?by\b|\bonly\s+(?:return|show|list|include)s?\b|\bto\s+filter\b/i;
 
 /** Judges an input schema: the first field found that says write, or nothing. */
 export function judgeInputSchema(schema: unknown): PhraseSignal | undefined {
@@ -113,28 +151,26 @@ export function judgeInputSchema(schema: unknown): PhraseSignal | undefined {
     // An operation field that only filters what is listed (`action: "merge_train_removed"` of to-do items)
     // names kinds of events, not what this call does.
     // `actions: [{ type: "click" }]`: the kind of each step of an operation list is an operation too.
-    const operation = OPERATION_FIELDS.test(name) || (OPERATION_FIELDS.test(parent) && /^(?:type|kind|name|action)$/i.test(name));
+    // A field whose choices say what the call does: an operation (`action`, `op`, `do`, a `command` with a
+    // fixed set of values), the kind of each step of an operation list (`actions: [{ type: "click" }]`),
+    // a category (`mode: "purge_all"`), or an HTTP method.
+    const operation =
+      OPERATION_FIELDS.test(name) ||
+      (OPERATION_FIELDS.test(parent) && /^(?:type|kind|name|action)$/i.test(name)) ||
+      (/^(?:cmd|command)$/i.test(name) && Array.isArray(prop.enum));
+    // An operation field described as a kind of thing ("the type of task", "category filter") names
+    // categories: only a bare verb, or a destructive verb that leads a choice, is an operation there.
+    const described = operation && /\b(?:type|kind|category|categories)\s+of\b|\bcategory\b/i.test(desc);
+    const category = (!operation && CATEGORY_FIELDS.test(name)) || described;
     if (OUTBOUND_FIELD.test(name.replace(/-/g, '_'))) {
       hit = { kind: 'write', risk: 'high', soft: false, why: `input "${name}" sends the call's data to an address of the caller's choosing` };
-    } else if ((operation || METHOD_FIELDS.test(name)) && !/\bfilter|\bonly\b.{0,30}\b(?:with|of|matching)\b|\bby\s+(?:action|type)/i.test(desc)) {
+    } else if ((operation || category || METHOD_FIELDS.test(name)) && !FILTERS.test(desc)) {
       for (const c of choices(prop)) {
         const upper = c.trim().toUpperCase();
-        const http = /^(POST|PUT|PATCH|DELETE)$/.test(upper);
-        const s = http
-          ? undefined
-          : judgeNameWords(
-              c
-                .split(/[\s_\-.:/]+/)
-                .filter(Boolean)
-                .map((x) => x.toLowerCase()),
-            );
-        if (http || (s?.kind === 'write' && !s.soft)) {
-          hit = {
-            kind: 'write',
-            risk: upper === 'DELETE' || s?.kind !== 'write' ? 'high' : s.risk,
-            soft: false,
-            why: `input "${name}" offers "${c.slice(0, 30)}"`,
-          };
+        const http = /^(POST|PUT|PATCH|DELETE)$/.test(upper) ? { risk: upper === 'DELETE' ? ('high' as const) : ('medium' as const) } : undefined;
+        const op = http ?? judgeOperation(c, category ? 'category' : operation ? 'operation' : 'method', false);
+        if (op) {
+          hit = { kind: 'write', risk: op.risk, soft: false, why: `input "${name}" offers "${c.slice(0, 30)}"` };
           break;
         }
       }

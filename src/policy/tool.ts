@@ -16,6 +16,7 @@ import { type NameVerdict, nameWords, splitName } from './name.js';
 import { judgeNameWords, type PhraseSignal } from './phrase.js';
 import { higher } from './rank.js';
 import { judgeInputSchema, judgeOutputSchema } from './schema-signals.js';
+import { DESTRUCTIVE, VERB_ONLY } from './words.js';
 
 /** The parts of a tool definition the classifier reads (MCP `Tool`, 2025-06-18 §tools). */
 export interface ToolDefinitionLike {
@@ -41,6 +42,10 @@ export function judgeTool(def: ToolDefinitionLike, prefixes: ReadonlySet<string>
   const signals: PhraseSignal[] = [name];
   const described = typeof def.description === 'string' && def.description.trim() !== '';
   if (described) signals.push(judgeDescription(def.description as string));
+  // A title that names a destructive action ("Delete all data") counts; the rest of a title says what
+  // the name says.
+  const titleWord = typeof def.title === 'string' ? splitName(def.title).find((w) => VERB_ONLY.has(w) || DESTRUCTIVE.has(w)) : undefined;
+  if (titleWord) signals.push({ kind: 'write', risk: DESTRUCTIVE.has(titleWord) ? 'high' : 'medium', soft: false, why: `title word "${titleWord}"` });
   const input = judgeInputSchema(def.inputSchema);
   if (input) signals.push(input);
   const output = judgeOutputSchema(def.outputSchema);
@@ -63,6 +68,8 @@ export function judgeTool(def: ToolDefinitionLike, prefixes: ReadonlySet<string>
     kind: 'mutation',
     risk,
     reasons: [...doubts.map((s) => s.why), 'what is not known to read counts as a change'],
-    benign: true,
+    // A noun-or-verb word of high risk (`transfer_funds`, `email_user`, `call_phone`) is too likely a
+    // verb for a readOnlyHint to outweigh it.
+    benign: doubts.every((s) => s.risk !== 'high'),
   };
 }

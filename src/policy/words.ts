@@ -32,15 +32,15 @@ function withRisk(text: string): Map<string, Risk> {
 export const DESTRUCTIVE = words(`
   delete del remove rm rmdir unlink drop destroy purge wipe erase truncate terminate kill shred format
   reset revoke overwrite uninstall obliterate nuke expunge shutdown reboot deprovision decommission ban
-  evict flush clear empty trash discard prune yank unpublish drain cordon void rewrite quarantine borrar
-  cancel abort
+  evict flush clear empty discard prune yank unpublish drain cordon void rewrite quarantine borrar
+  cancel abort rid invalidate annihilate expire redact strip sweep deduct forget unsend
 `);
 
 /** Mutations that leave the system or run code: messages, money, releases, execution. Risk high. */
 export const OUTBOUND = words(`
   send notify reply forward broadcast tweet retweet publish pay refund withdraw purchase buy sell deploy ship
   merge push exec execute run eval evaluate invoke spawn sudo invite dispatch submit wire remit transact
-  checkout payout bid
+  checkout payout bid relay
 `);
 
 /** Other mutations (create, change, move, control a browser or a service): risk medium. */
@@ -62,7 +62,8 @@ export const MUTATING = words(`
   upvote downvote vote favorite favourite bookmark unbookmark unstar unlike watch unwatch handoff
   refresh reload regenerate recalculate reconcile retrain redeploy reassign replay
   onboard offboard enroll unenroll activate deactivate propose draw paste cut crop
-  untag unlabel unlink relate ungroup nest switch choose pick use play record
+  untag unlabel unlink relate ungroup nest switch choose pick use record deregister unregister
+  dedupe deduplicate chmod chown mkdir touch renew extend
 `);
 
 /**
@@ -72,7 +73,7 @@ export const MUTATING = words(`
 export const VERB_ONLY = words(`
   delete remove destroy erase wipe purge truncate overwrite create insert modify write send replace
   rename upload uninstall kill terminate execute exec revoke publish unpublish upsert edit append
-  prepend withdraw
+  prepend withdraw put rid unsend del rm
 `);
 
 /**
@@ -81,9 +82,23 @@ export const VERB_ONLY = words(`
  * own, but they do not outweigh a `readOnlyHint: true` that nothing else contradicts.
  */
 export const SOFT_WRITE = words(`
-  select open start begin confirm focus hover scroll resize connect handle process perform do act
-  track trigger init initialize prepare load sync compile build refresh reload close stop toggle navigate
-  goto switch use choose pick activate set play record call
+  select open start begin confirm focus hover scroll connect init initialize prepare load refresh reload
+  switch use choose pick
+`);
+
+/** Bookkeeping verbs that stay soft on any object: they only move the server's own focus or connection. */
+export const SOFT_ON_ANY = words(`
+  connect select focus hover scroll
+`);
+
+/**
+ * What a bookkeeping verb may act on and stay soft (`select_page`, `start_search`, `confirm_cost`): the
+ * server's own contexts. On anything else (`start_deployment`, `confirm_payment`) it is a plain write.
+ */
+export const BOOKKEEPING_OBJECTS = words(`
+  page pages tab tabs frame window context session search searches scan project workspace board account
+  profile element view node nodes cost costs price quote estimate connection directory folder repo
+  repository branch environment env mode
 `);
 
 /** Words that are nouns as often as verbs, with the risk they carry as a verb. */
@@ -92,10 +107,46 @@ export const AMBIGUOUS = withRisk(`
   order:high trade:high share:high script:high shell:high bash:high command:high text:high invoice:medium
   log:medium record:medium comment:medium tag:medium label:medium link:medium config:medium type:medium
   mark:medium request:medium book:medium star:medium like:medium note:medium draft:medium backup:medium
-  check:medium test:medium memo:medium reply:high chat:high call:high ping:medium branch:medium
+  check:medium test:medium report:medium memo:medium reply:high chat:high call:high ping:medium branch:medium
   release:medium schedule:medium alert:medium task:medium reminder:medium event:medium store:medium
-  index:medium stage:medium block:medium credit:high debit:high
+  index:medium stage:medium block:medium credit:high debit:high trash:high play:medium
 `);
+
+/**
+ * Read verbs that are nouns as often (`list_push`, `hash_set`, `view_refresh`, `diff_apply`): when one
+ * leads a name that ends in a write verb, the name is noun-verb and its last word is the action.
+ */
+export const READ_NOUN_VERBS = words(`
+  list view diff query filter quote estimate return poll score search index trace scan stat match sort map
+  chart plot hash stream tail head review audit check test export dump count lookup preview forecast
+`);
+
+/** Particles that make a weak read verb another verb (`take_down`, `check_out`, `print_out`). */
+export const PARTICLES = words(`
+  down out off up over back away
+`);
+
+/** Words that introduce an object: a noun-or-verb word followed by one acts as a verb ("charges their card"). */
+export const DETERMINERS = words(`
+  the a an this that these those all every each its their his her your my our them it him us some any one
+  new
+`);
+
+/** Auxiliaries: a writing participle after one writes ("Item is removed", "will be deleted"). */
+export const AUXILIARIES = words(`
+  is are was were be been being will
+`);
+
+/**
+ * Per weak read verb, the only objects it reads on (`resolve_library_id` reads; `resolve_error`,
+ * `resolve_incident` do not), when narrower than SAFE_OBJECTS.
+ */
+export const WEAK_ONLY_ON = new Map<string, Set<string>>([
+  ['resolve', words('id ids name names identifier library symbol handle username alias address addresses hostname host dns path url uri reference')],
+]);
+
+/** Per weak read verb, harmless-looking objects that are not harmless for it (`extract_file` unpacks). */
+export const WEAK_NOT_ON = new Map<string, Set<string>>([['extract', words('file files archive zip tar')]]);
 
 /** Words that join two actions: each one after a conjunction starts a new action (`get_and_transfer`). */
 export const CONJUNCTIONS = words(`
@@ -156,9 +207,9 @@ export const SAFE_OBJECTS = words(`
   metrics trace traces connection connectivity config configuration settings environment env version
   versions dependency dependencies package packages spelling grammar sentiment language entities unit
   units currency currencies timezone time date dates number numbers color colors chart charts graph
-  diagram table tables diff changes report summary usage quota limits availability compatibility
+  diagram table tables spreadsheet spreadsheets news diff changes report summary usage quota limits availability compatibility
   cost costs price prices estimate readiness
-  server service services instance cluster node nodes endpoint endpoints api
+  server service services instance cluster node nodes
   website site webpage sitemap structure outline headings frame frames viewport
   layout style styles css font fonts svg png transcript subtitles captions
   coordinates geocode route routes directions distance elevation weather forecast air quality
@@ -208,7 +259,7 @@ export const READ_AGENTS = words(`
  * search"): with a reading action as object they read; otherwise they count as written.
  */
 export const LIGHT_VERBS = words(`
-  start begin initiate perform do run conduct make use execute launch
+  start begin initiate perform do run conduct use execute launch
 `);
 
 /** Actions named as nouns that only read (the object of a light verb: `start_search`). */
@@ -225,10 +276,10 @@ export const GIT_WRITES = words(`
 `);
 
 /** Field names whose value says what a generic tool will do (`{"action": "delete"}`). */
-export const OPERATION_FIELDS = /^(op|ops|operation|action|actions|verb|intent|task|tasks|cmd_type)$|action_?type|sub_?command|operation/i;
+export const OPERATION_FIELDS = /^(op|ops|operation|action|actions|verb|intent|task|tasks|cmd_type|do|what|sub_?action)$|action_?type|sub_?command|operation/i;
 
 /** Fields naming a category (`type`, `kind`, `mode`): only a clear verb in their value counts, not a noun-or-verb word. */
 export const CATEGORY_FIELDS = /^(type|kind|mode)$/i;
 
 /** Field names that carry an HTTP method. */
-export const METHOD_FIELDS = /method|verb/i;
+export const METHOD_FIELDS = /method|(?:^|_|-|[a-z])verb(?:$|_|-)/i;
