@@ -13,11 +13,11 @@
  */
 import type { Classification, Risk, ToolAnnotations } from '../types.js';
 import { type CodeBudget, judgeValue, nameHint, newCodeBudget, type ToolCodeHints } from './code/index.js';
-import { type NameVerdict, splitName } from './name.js';
+import type { NameVerdict } from './name.js';
 import { judgeOperation } from './operation.js';
 import { higher } from './rank.js';
 import { judgeTool, type ToolDefinitionLike } from './tool.js';
-import { CATEGORY_FIELDS, DESTRUCTIVE, METHOD_FIELDS, MUTATING, OPERATION_FIELDS, OUTBOUND, VERB_ONLY } from './words.js';
+import { CATEGORY_FIELDS, DESTRUCTIVE, METHOD_FIELDS, OPERATION_FIELDS, VERB_ONLY } from './words.js';
 
 export { classifyName, namespacePrefixes, splitName } from './name.js';
 export { judgeTool } from './tool.js';

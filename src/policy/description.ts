@@ -6,7 +6,7 @@
 
 import { lemma } from './lemma.js';
 import { isStrongVerb, judgeSentenceWords, knownWord, type PhraseSignal } from './phrase.js';
-import { DESTRUCTIVE, DETERMINERS, LIGHT_VERBS, MUTATING, OUTBOUND, SOFT_WRITE, VERB_ONLY } from './words.js';
+import { DESTRUCTIVE, DETERMINERS, LIGHT_VERBS, MUTATING, OUTBOUND, SOFT_WRITE } from './words.js';
 
 /** Longest description read (characters): the first sentence is at its start. */
 const MAX_CHARS = 4000;
