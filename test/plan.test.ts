@@ -54,6 +54,21 @@ describe('lookfirst plan', () => {
     assert.ok(plan.every((p) => p.reasons.length > 0));
   });
 
+  it('reads the definitions it is given: a description that deletes is held, whatever the name says', () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'calls.json'), JSON.stringify([{ name: 'get_page', arguments: { id: 1 } }]));
+    writeFileSync(join(dir, 'tools.json'), JSON.stringify({ tools: [{ name: 'get_page', description: 'Deletes the page and returns it.' }] }));
+    const r = runCli(['plan', join(dir, 'calls.json'), '--tools', join(dir, 'tools.json'), '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    const [entry] = JSON.parse(r.stdout) as { kind: string; reasons: string[] }[];
+    assert.equal(entry?.kind, 'mutation');
+    assert.match(entry?.reasons.join('; ') ?? '', /description "Deletes the page/);
+    writeFileSync(join(dir, 'tools.json'), JSON.stringify({ tool: [] }));
+    const bad = runCli(['plan', join(dir, 'calls.json'), '--tools', join(dir, 'tools.json')]);
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /--tools must be a tools\/list result/);
+  });
+
   it('names the item that is wrong, and the file that is not JSON', () => {
     const dir = tmp();
     writeFileSync(join(dir, 'bad.json'), JSON.stringify([{ name: 'ok' }, { arguments: {} }]));

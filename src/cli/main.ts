@@ -63,7 +63,7 @@ program
   .command('plan')
   .description('the Mutation Plan of a JSON list of tool calls: read-only or mutation, risk and effect of each; runs nothing')
   .argument('[calls]', 'JSON array of { "name", "arguments" } (stdin when omitted)')
-  .option('--tools <file>', 'a tools/list result, for annotations and namespace prefixes')
+  .option('--tools <file>', 'a tools/list result ({ "tools": [ … ] } or the array): the definitions the classifier reads, as the gate would')
   .option('--json', 'machine-readable output: [{ name, kind, risk, effect, reasons }]')
   .action((calls: string | undefined, o: { tools?: string; json?: boolean }) => run(() => planCommand(calls, o))());
 

@@ -13,7 +13,12 @@ interface Tool {
 }
 
 const file = process.argv[2];
-if (!file) throw new Error('usage: blind.ts CATALOGUE.json');
+if (!file) {
+  process.stderr.write('usage: node --import tsx test/catalogues/blind.ts CATALOGUE.json\n');
+  process.exit(2);
+}
+// Piped into `head`: stop quietly when the reader goes away.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => process.exit(err.code === 'EPIPE' ? 0 : 1));
 const cat = JSON.parse(readFileSync(file, 'utf8')) as { slug: string; package?: string; tools: Tool[] };
 console.log(`# ${cat.slug} (${cat.package ?? '?'}): ${cat.tools.length} tools\n`);
 for (const t of cat.tools) {

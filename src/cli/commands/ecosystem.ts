@@ -4,7 +4,7 @@
  *
  * - A DIR is one set: one JSON file per server (`{ slug, serverInfo?, tools: [Tool…] }`, tools as
  *   `tools/list` gave them), and optionally `labels/<slug>.tsv` (`tool<TAB>read|write<TAB>note`), the
- *   labels a person gave each tool from its documentation, blind to its annotations
+ *   labels each tool was given from its documentation, blind to its annotations
  *   (test/catalogues/LABELLING.md). Without a labels file, a tool's own `label` field ("read" or "write")
  *   counts, and without that its declared boolean `readOnlyHint` (the Foreguard method); a tool with none
  *   of these is not scored.
@@ -82,12 +82,13 @@ function readJson(file: string): unknown {
 function readLabels(file: string): Map<string, 'read' | 'write'> {
   const out = new Map<string, 'read' | 'write'>();
   readFileSync(file, 'utf8')
-    .split('\n')
+    .split(/\r?\n/)
     .forEach((line, i) => {
       if (!line.trim() || line.startsWith('#')) return;
       const [tool, label] = line.split('\t');
       if (!tool || (label !== 'read' && label !== 'write'))
         throw new LookfirstError('USAGE', `${file}:${i + 1}: expected "tool<TAB>read|write<TAB>note", got ${JSON.stringify(line.slice(0, 80))}`);
+      if (out.has(tool)) throw new LookfirstError('USAGE', `${file}:${i + 1}: "${tool}" is labelled twice`);
       out.set(tool, label);
     });
   return out;
@@ -106,14 +107,33 @@ function load(dir: string): Catalogue[] {
   return files.map((f) => {
     const data = readJson(join(dir, f)) as { slug?: unknown; serverInfo?: { name?: unknown; version?: unknown }; tools?: unknown };
     if (!Array.isArray(data.tools)) throw new LookfirstError('USAGE', `${join(dir, f)} has no "tools" array`);
-    const slug = typeof data.slug === 'string' ? data.slug : f.replace(/\.json$/, '');
+    const file = join(dir, f);
+    // The slug names the labels file: a plain name only, never a path (`../x`).
+    const slug = typeof data.slug === 'string' && /^[\w.-]{1,100}$/.test(data.slug) && !data.slug.startsWith('.') ? data.slug : f.replace(/\.json$/, '');
     const labelsFile = join(dir, 'labels', `${slug}.tsv`);
     const labels = existsSync(labelsFile) ? readLabels(labelsFile) : undefined;
-    const tools = data.tools.filter((t): t is Tool => typeof t?.name === 'string');
+    const tools: Tool[] = [];
+    const names = new Set<string>();
+    data.tools.forEach((t, i) => {
+      const tool = t as Tool | null;
+      if (typeof tool?.name !== 'string') throw new LookfirstError('USAGE', `${file}: tool ${i + 1} has no string "name"`);
+      if (names.has(tool.name)) throw new LookfirstError('USAGE', `${file}: the tool "${tool.name}" is listed twice`);
+      if (tool.label !== undefined && tool.label !== 'read' && tool.label !== 'write')
+        throw new LookfirstError('USAGE', `${file}: tool "${tool.name}" has "label": ${JSON.stringify(tool.label).slice(0, 40)}; use "read" or "write"`);
+      names.add(tool.name);
+      tools.push(tool);
+    });
     if (labels) {
       const missing = tools.filter((t) => !labels.has(t.name)).map((t) => t.name);
       if (missing.length)
         throw new LookfirstError('USAGE', `${labelsFile} has no label for ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ' …' : ''}`);
+      // A label for a tool the catalogue no longer lists is stale (the server was captured again).
+      const stale = [...labels.keys()].filter((n) => !names.has(n));
+      if (stale.length)
+        throw new LookfirstError(
+          'USAGE',
+          `${labelsFile} labels ${stale.slice(0, 5).join(', ')}${stale.length > 5 ? ' …' : ''}, which ${file} does not list: remove those lines or capture the server again`,
+        );
     }
     return { slug, version: `${data.serverInfo?.name ?? '?'} ${data.serverInfo?.version ?? '?'}`, tools, labels };
   });
@@ -180,10 +200,13 @@ const pct = (s: Score) => (s.scoreable === 0 ? 'n/a' : `${((100 * s.agree) / s.s
 export function formatReport(set: SetScore): string {
   const lines: string[] = [];
   const truth = new Set(set.servers.map((s) => s.truth));
-  lines.push(
-    `lookfirst classifier on the ${set.set} catalogues: agreement with ${truth.has('labels') ? 'labels given by hand, blind to annotations' : "the servers' declared readOnlyHint"}`,
-    '',
-  );
+  const against =
+    truth.size === 1 && truth.has('labels')
+      ? 'labels given blind to annotations'
+      : truth.has('labels')
+        ? "labels given blind to annotations where a server has them, else the server's declared readOnlyHint"
+        : "the servers' declared readOnlyHint";
+  lines.push(`lookfirst classifier on the ${set.set} catalogues: agreement with ${against}`, '');
   lines.push(`${'server'.padEnd(26)}${'tools'.padStart(6)}${'scored'.padStart(7)}${VIEWS.map((v) => v.padStart(16)).join('')}`);
   const cell = (x: Score) => `${x.agree}/${x.scoreable}${x.falseNegatives.length ? ` FN${x.falseNegatives.length}` : ''}`.padStart(16);
   for (const s of set.servers)

@@ -1,8 +1,9 @@
 /**
  * `lookfirst plan [CALLS.json] [--tools TOOLS.json] [--json]`: the Mutation Plan of a list of tool calls,
  * executing nothing. Input: a JSON array of `{ "name", "arguments" }` (from the file, or stdin when no
- * file is given); optionally a `tools/list` result (`{ "tools": [...] }`, or the array) whose annotations
- * and names (namespace prefixes) the classifier then uses, as the gate would.
+ * file is given); optionally a `tools/list` result (`{ "tools": [...] }`, or the array) whose definitions
+ * (descriptions, schemas, annotations) and names (namespace prefixes) the classifier then uses, as the
+ * gate would.
  */
 import { readFileSync } from 'node:fs';
 import { oneLine } from '../../confirm/visible.js';
@@ -53,11 +54,13 @@ export function buildPlan(calls: unknown, tools: unknown, source = 'calls'): Pla
     ? tools
     : tools && typeof tools === 'object' && Array.isArray((tools as { tools?: unknown }).tools)
       ? (tools as { tools: unknown[] }).tools
-      : [];
+      : undefined;
+  if (tools !== undefined && list === undefined)
+    throw new LookfirstError('USAGE', '--tools must be a tools/list result ({ "tools": [ … ] }) or an array of tool definitions');
   const annotations = new Map<string, ToolAnnotations | undefined>();
   const hints = new Map<string, ToolCodeHints>();
   const definitions = new Map<string, ToolDefinitionLike>();
-  for (const t of list)
+  for (const t of list ?? [])
     if (t && typeof t === 'object' && typeof (t as { name?: unknown }).name === 'string') {
       annotations.set((t as { name: string }).name, (t as { annotations?: ToolAnnotations }).annotations);
       hints.set((t as { name: string }).name, toolCodeHints(t as Record<string, unknown>));
