@@ -155,7 +155,7 @@ export class Catalogue {
   async refresh(upstream: Upstream): Promise<void> {
     const generation = (this.started.get(upstream.name) ?? 0) + 1;
     this.started.set(upstream.name, generation);
-    const tools: CatalogueTool[] = [];
+    const found: Omit<CatalogueTool, 'toolVerdict'>[] = [];
     let listed = false;
     try {
       const names = new Set<string>();
@@ -167,18 +167,18 @@ export class Catalogue {
           continue;
         }
         names.add(def.name);
-        tools.push(this.entry(upstream, def));
+        found.push(this.entry(upstream, def));
       }
       listed = true;
     } catch (err) {
       this.warn(`upstream ${upstream.name}: cannot list its tools (${plainMessage(err)}); its tools are unavailable until it answers`);
-      tools.length = 0;
+      found.length = 0;
     }
     // A refresh that started before another one must not overwrite the newer definitions.
     if (this.started.get(upstream.name) !== generation) return;
     // Namespace prefixes are a property of the whole list: definitions are judged once all pages are in.
-    const prefixes = namespacePrefixes(tools.map((t) => t.upstreamTool));
-    for (const t of tools) t.toolVerdict = judgeTool(t.upstreamDefinition as { name: string }, prefixes);
+    const prefixes = namespacePrefixes(found.map((t) => t.upstreamTool));
+    const tools: CatalogueTool[] = found.map((t) => ({ ...t, toolVerdict: judgeTool(t.upstreamDefinition as { name: string }, prefixes) }));
     // The first successful listing pins, even an empty one; a failed one pins nothing.
     if (this.pins && listed) {
       const { changed, added } = this.pins.observe(
@@ -212,7 +212,7 @@ export class Catalogue {
     await Promise.all(this.upstreams.map((u) => this.refresh(u)));
   }
 
-  private entry(upstream: Upstream, def: Record<string, unknown>): CatalogueTool {
+  private entry(upstream: Upstream, def: Record<string, unknown>): Omit<CatalogueTool, 'toolVerdict'> {
     const upstreamTool = def.name as string;
     const exposed = this.exposedName(upstream.name, upstreamTool);
     return {
@@ -222,7 +222,6 @@ export class Catalogue {
       definition: exposed === upstreamTool ? def : { ...def, name: exposed },
       annotations: isPlainObject(def.annotations) ? (def.annotations as ToolAnnotations) : undefined,
       hasOutputSchema: def.outputSchema !== undefined,
-      toolVerdict: judgeTool(def as { name: string }),
       upstreamDefinition: def,
       definitionSha: definitionSha(def),
     };
