@@ -48,7 +48,9 @@ describe('the classifier: names', () => {
     const medium = ['write_file', 'update_record', 'create_issue', 'move_file', 'merge_request_create', 'invoke_lambda', 'rename_branch', 'browser_click'];
     for (const n of high) assert.deepEqual([n, classifyName(n).kind, classifyName(n).risk], [n, 'mutation', 'high']);
     for (const n of medium) assert.equal(classifyName(n).kind, 'mutation', n);
-    assert.equal(classifyName('merge_request_create').risk, 'high');
+    // The merge request is what is created: a change of medium risk, not a merge.
+    assert.equal(classifyName('merge_request_create').risk, 'medium');
+    assert.equal(classifyName('merge_pull_request').risk, 'high');
   });
 
   it('treats noun-or-verb words as nouns only after a leading read verb', () => {

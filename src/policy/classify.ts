@@ -13,11 +13,12 @@
  */
 import type { Classification, Risk, ToolAnnotations } from '../types.js';
 import { type CodeBudget, judgeValue, nameHint, newCodeBudget, type ToolCodeHints } from './code/index.js';
-import type { NameVerdict } from './name.js';
+import { urlAction, writtenRequest } from './http-text.js';
+import { type NameVerdict, splitName } from './name.js';
 import { judgeOperation } from './operation.js';
 import { higher } from './rank.js';
 import { judgeTool, type ToolDefinitionLike } from './tool.js';
-import { CATEGORY_FIELDS, DESTRUCTIVE, METHOD_FIELDS, OPERATION_FIELDS, VERB_ONLY } from './words.js';
+import { CATEGORY_FIELDS, DESTRUCTIVE, METHOD_FIELDS, OPERATION_FIELDS, OUTBOUND } from './words.js';
 
 export { classifyName, namespacePrefixes, splitName } from './name.js';
 export { judgeTool } from './tool.js';
@@ -38,10 +39,16 @@ export function classifyArgs(args: unknown, hints?: ToolCodeHints): { risk: Risk
   let nodes = 0;
   let deep = false;
   const budget: CodeBudget = newCodeBudget();
-  const walk = (value: unknown, key: string, depth: number): void => {
+  const walk = (value: unknown, rawKey: string, depth: number): void => {
     if (++nodes > MAX_NODES) return;
     if (depth > MAX_DEPTH) {
       deep = true;
+      return;
+    }
+    const key = plainKey(rawKey);
+    if (typeof value === 'boolean') {
+      const sw = judgeSwitch(key, value);
+      if (sw) hit(sw.risk, sw.why);
       return;
     }
     if (typeof value === 'string') {
@@ -58,14 +65,16 @@ export function classifyArgs(args: unknown, hints?: ToolCodeHints): { risk: Risk
       return;
     }
     if (typeof value !== 'object' || value === null) return;
-    if (Array.isArray(value)) for (const v of value) walk(v, key, depth + 1);
-    else
+    if (Array.isArray(value)) {
+      // A header or option given as a pair (`[["X-HTTP-Method-Override", "DELETE"]]`).
+      if (value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') walk(value[1], value[0], depth + 1);
+      for (const v of value) walk(v, key, depth + 1);
+    } else
       for (const [k, v] of Object.entries(value)) {
         // An operation given as an object (`action: { name: "delete" }`): its words are the operation's.
         if (OPERATION_FIELDS.test(key) && typeof v === 'string') inspectString(key, v, hit, hints, budget);
         // Aggregation stages that write (MongoDB `$out`, `$merge`).
         if (k === '$out' || k === '$merge') hit('high', `${k} writes a collection`);
-        if (/^x-http-method(-override)?$/i.test(k) && typeof v === 'string' && v.trim().toUpperCase() !== 'GET') hit('high', `${k} is ${v.slice(0, 10)}`);
         walk(v, k, depth + 1);
       }
   };
@@ -84,6 +93,7 @@ const HTTP_WRITE_METHODS = new Set(
 
 function inspectString(key: string, value: string, hit: (r: Risk, why: string) => void, hints: ToolCodeHints | undefined, budget: CodeBudget): void {
   const field = key || 'argument';
+  if (/^x-http-method(-override)?$/i.test(key) && value.trim().toUpperCase() !== 'GET') hit('high', `${key} is ${value.slice(0, 10)}`);
   if (METHOD_FIELDS.test(key) && value.length <= 200) {
     const m = value.trim().toUpperCase();
     if (m === 'DELETE') hit('high', `${field} is HTTP DELETE`);
@@ -110,38 +120,116 @@ function inspectString(key: string, value: string, hit: (r: Risk, why: string) =
   // Code (SQL, GraphQL, Cypher, shell) is read-only only when a real parser proves it (policy/code).
   const code = judgeValue(value, hints?.properties.get(key) ?? nameHint(key, hints?.tool), budget);
   if (code) hit(code.risk, `${field} holds code: ${code.why}`);
-  if (OPERATION_FIELDS.test(key) || CATEGORY_FIELDS.test(key)) {
+  if (OPERATION_FIELDS.test(key) || CATEGORY_FIELDS.test(key) || GENERIC_OPERATION_FIELDS.test(key)) {
     const op = judgeOperation(value, OPERATION_FIELDS.test(key) ? 'operation' : 'category', true);
     if (op) hit(op.risk, `${field} ${op.why}`);
   }
+  // An operation written as text (`"action=delete"`, `"op: purge"`).
+  const written = /\b(?:action|op|operation|cmd|do|mode)\s*[:=]\s*["']?([\w.-]{1,40})/i.exec(value.slice(0, 10_000))?.[1];
+  if (written) {
+    const op = judgeOperation(written, 'category', false);
+    if (op) hit(op.risk, `${field} asks ${op.why.replace(/^is /, '')}`);
+  }
   // An HTTP request written out (`DELETE /api/users/1 HTTP/1.1`, `curl -X DELETE …`, `curl -d …`).
-  if (value.length <= 100_000) {
-    const raw = RAW_REQUEST.exec(value) ?? CURL_METHOD.exec(value);
-    const m = raw?.[1]?.toUpperCase();
-    if (m) hit(m === 'DELETE' ? 'high' : 'medium', `${field} holds an HTTP ${m} request`);
-    else if (CURL_DATA.test(value)) hit('medium', `${field} holds a curl command that sends data (POST)`);
-  }
-  // A URL whose path names a destructive action (`…/users/1/delete`): many APIs act on a GET there.
-  if (/^https?:\/\//i.test(value.trim()) && value.length <= 8192) {
-    const path =
-      value
-        .trim()
-        .replace(/^https?:\/\/[^/]*/i, '')
-        .split(/[?#]/)[0] ?? '';
-    const segment = path
-      .split('/')
-      .map((x) => x.toLowerCase())
-      .find((x) => DESTRUCTIVE.has(x) || VERB_ONLY.has(x));
-    if (segment) hit('medium', `${field} is a URL whose path says "${segment}"`);
-  }
+  const request = writtenRequest(value);
+  if (request) hit(request.method === 'DELETE' ? 'high' : 'medium', `${field} holds an HTTP ${request.method} request (${request.how})`);
+  // A URL that names a writing action (`…/users/1/delete`, `…/api/chat.delete`): many APIs act on a GET.
+  // A path given without its host (`path: "/api/users/1/delete"`) is read as a URL.
+  const action = urlAction(PATH_FIELDS.test(key) && value.startsWith('/') ? `https://host${value}` : value);
+  if (action) hit('medium', `${field} is a URL: ${action}`);
 }
 
-/** A request line at the start of a line: method, then a path or URL. */
-const RAW_REQUEST = /(?:^|\n)\s*(DELETE|POST|PUT|PATCH)\s+(?:\/|https?:\/\/)/;
-/** curl's explicit method. */
-const CURL_METHOD = /\bcurl\b[^\n]*?(?:\s-X\s*|\s--request[\s=]+)['"]?(DELETE|POST|PUT|PATCH)\b/i;
-/** curl options that send a body (and so POST). */
-const CURL_DATA = /\bcurl\b[^\n]*?\s(?:-d|--data(?:-raw|-binary|-urlencode)?|-F|--form|-T|--upload-file)\b/;
+/** Fields that carry a path of an API (`path`, `endpoint`, `route`). */
+const PATH_FIELDS = /^(?:path|endpoint|route|url|uri|href|resource|api_?path)$/i;
+
+/**
+ * Fields that may name the function a generic tool calls (`fn`, `rpc`, `procedure`, `then`, `on_read`):
+ * a value there is judged as a category is (a destructive verb that leads or ends it, a bare verb).
+ */
+const GENERIC_OPERATION_FIELDS =
+  /^(?:fn|func|function|procedure|rpc|call|handler|action_?name|then|after|post_?action|on_[a-z]+|disposition|strategy|on_?conflict|retention|access|permission|scope|choice)$/i;
+
+/** Switches that turn a call into a write when set (`delete: true`, `auto_delete: true`, `send: true`). */
+const WRITE_SWITCHES = new Set(
+  'delete remove purge drop destroy erase wipe overwrite send notify email publish pay charge refund transfer execute run apply commit confirm consume ack acknowledge archive mark save write update create replace move unsubscribe approve submit post reply forward cancel kill terminate reset clear flush'.split(
+    ' ',
+  ),
+);
+
+/** Switches that keep a call from writing; set to false, the call writes (`dry_run: false`). */
+const SAFETY_SWITCHES = /^(?:dry_?run|preview|read_?only|simulate|validate_?only|check_?only|test_?mode|no_?op|safe_?mode|what_?if)$/i;
+
+/** Judges a boolean argument by its field's name. */
+function judgeSwitch(key: string, value: boolean): { risk: Risk; why: string } | undefined {
+  if (!value) return SAFETY_SWITCHES.test(key) ? { risk: 'medium', why: `${key} is false: the call is not a dry run` } : undefined;
+  const w = splitName(key).find((x) => WRITE_SWITCHES.has(x));
+  if (!w) return undefined;
+  return { risk: DESTRUCTIVE.has(w) || OUTBOUND.has(w) ? 'high' : 'medium', why: `${key} is true: the call may ${w}` };
+}
+
+/**
+ * An argument's field name as the checks read it: NFKC, trimmed, and letters that look Latin in other
+ * scripts (Cyrillic `а`, Greek `ο`) read as the Latin ones, so `"аction "` is `action`.
+ */
+function plainKey(key: string): string {
+  const k = key.normalize('NFKC').trim();
+  return /[^\x00-\x7f]/.test(k) ? k.replace(/[\u0370-\u03ff\u0400-\u04ff]/g, (c) => LOOK_ALIKES[c] ?? c) : k;
+}
+
+/** Cyrillic and Greek letters that look like Latin ones (Unicode TR 39 confusables, the common ones). */
+const LOOK_ALIKES: Record<string, string> = {
+  а: 'a',
+  е: 'e',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  х: 'x',
+  у: 'y',
+  і: 'i',
+  ј: 'j',
+  ѕ: 's',
+  ԁ: 'd',
+  ԛ: 'q',
+  ԝ: 'w',
+  к: 'k',
+  м: 'm',
+  н: 'h',
+  т: 't',
+  в: 'b',
+  А: 'A',
+  Е: 'E',
+  О: 'O',
+  Р: 'P',
+  С: 'C',
+  Х: 'X',
+  У: 'Y',
+  І: 'I',
+  Ј: 'J',
+  Ѕ: 'S',
+  К: 'K',
+  М: 'M',
+  Н: 'H',
+  Т: 'T',
+  В: 'B',
+  α: 'a',
+  ο: 'o',
+  ρ: 'p',
+  ν: 'v',
+  ι: 'i',
+  κ: 'k',
+  τ: 't',
+  υ: 'u',
+  χ: 'x',
+  Α: 'A',
+  Ε: 'E',
+  Ο: 'O',
+  Ρ: 'P',
+  Τ: 'T',
+  Χ: 'X',
+  Κ: 'K',
+  Μ: 'M',
+  Ν: 'N',
+};
 
 /**
  * Classifies one call: the tool's definition, then arguments, then annotations as described above. A

@@ -5,8 +5,8 @@
  */
 
 import { lemma } from './lemma.js';
-import { isStrongVerb, judgeSentenceWords, knownWord, type PhraseSignal } from './phrase.js';
-import { DESTRUCTIVE, DETERMINERS, LIGHT_VERBS, MUTATING, OUTBOUND, SOFT_WRITE } from './words.js';
+import { foreignWrite, isStrongVerb, judgeSentenceWords, knownWord, type PhraseSignal } from './phrase.js';
+import { AMBIGUOUS, DESTRUCTIVE, DETERMINERS, LIGHT_VERBS, MUTATING, OUTBOUND, SOFT_WRITE } from './words.js';
 
 /** Longest description read (characters): the first sentence is at its start. */
 const MAX_CHARS = 4000;
@@ -38,7 +38,9 @@ function sentencesOf(description: string): string[] {
     .replace(/\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b/g, 'identifier')
     // Examples in parentheses are not what the call does ("(for example, evaluate the performance)").
     .replace(/\((?:e\.g\.|eg|i\.e\.|for example|for instance|such as|like)\b[^)]{0,300}\)/gi, '');
-  return text.split(/(?<=[.!?])\s+|\n\s*\n|\n(?=\s*[-*#\d])/u).filter((x) => x.trim() !== '');
+  // Sentences end at . ! ? and their CJK forms, at a line break, and at a dash or an arrow that starts
+  // another statement ("Gets the user — deletes it", "… -> deletes").
+  return text.split(/(?<=[.!?。！？])\s*|\n+|\s+(?:—|–|->|=>|\|)\s+/u).filter((x) => x.trim() !== '');
 }
 
 /** A sentence without its lead-ins, and its lower-case words (`, ; : / & +` kept as tokens). */
@@ -95,6 +97,54 @@ function judgeLaterSentence(words: readonly string[]): (PhraseSignal & { kind: '
 }
 
 /**
+ * Verbs whose statement anywhere in a description means the call changes data (not how it shapes its
+ * output: "results are truncated", "formats the output", "executes the query" are left to the grammar).
+ */
+const STATED_WRITES = new Set(
+  'delete remove destroy erase wipe purge drop kill terminate revoke uninstall unpublish send publish pay refund withdraw transfer charge overwrite'.split(' '),
+);
+
+/** Words that take back a statement right after them ("does not delete", "never removes"). */
+const NEGATIONS = new Set(['not', 'never', 'no', 'nt', 'without', 'cannot', 'doesnt', 'dont', 'wont', 'isnt']);
+/** Words that make the next word a verb with its subject implied ("will delete", "then deletes"). */
+const VERB_LEADS = new Set(['will', 'may', 'might', 'can', 'could', 'then', 'also', 'additionally', 'afterwards', 'automatically', 'tries', 'attempts']);
+/** What may stand before a verb whose subject is the tool ("it also charges", "and emails them"). */
+const SUBJECTS = new Set(['it', 'this', 'then', 'also', 'and', 'tool', 'server', 'additionally', 'afterwards', 'automatically']);
+
+/** Relative words: "items that were deleted" describes the items, not what the call does. */
+const RELATIVES = new Set(['that', 'which', 'who', 'whose', 'were', 'been']);
+
+/**
+ * A writing verb stated anywhere in a description, not negated: the third person of a verb seldom used as
+ * a noun ("… this also deletes the account"), a passive of one ("the account is removed"), one after a
+ * modal or an adverb ("will delete", "then delete"), or a noun-or-verb word of high risk in the third
+ * person with its object ("Charges their card").
+ */
+function statedWrite(words: readonly string[]): (PhraseSignal & { kind: 'write' }) | undefined {
+  for (let i = 0; i < words.length; i++) {
+    const t = words[i] as string;
+    const before = words.slice(Math.max(0, i - 3), i);
+    if (before.some((b) => NEGATIONS.has(b))) continue;
+    const l = lemma(t, knownWord);
+    const prev = words[i - 1] ?? '';
+    const next = words[i + 1] ?? '';
+    const strong = STATED_WRITES.has(l.base);
+    const risk = DESTRUCTIVE.has(l.base) || OUTBOUND.has(l.base) ? 'high' : 'medium';
+    // "… also deletes it": not a plural noun ("the deletes", "number of sends"), nor a subject ("deletes are").
+    if (strong && l.inflection === 's' && !DETERMINERS.has(prev) && prev !== 'of' && !/^(?:is|are|was|were|will|can|may|:)$/.test(next))
+      return { kind: 'write', risk, soft: false, why: `description verb "${t}"` };
+    // "the account is removed", not "items that were deleted".
+    const passive = /^(?:is|are|was|gets|got)$/.test(prev);
+    if (strong && l.inflection === 'ed' && passive && !RELATIVES.has(words[i - 2] ?? ''))
+      return { kind: 'write', risk, soft: false, why: `description says "${prev} ${t}"` };
+    if (strong && l.inflection === undefined && VERB_LEADS.has(prev)) return { kind: 'write', risk, soft: false, why: `description says "${prev} ${t}"` };
+    if (l.inflection === 's' && AMBIGUOUS.get(l.base) === 'high' && DETERMINERS.has(next) && (i === 0 || SUBJECTS.has(prev)))
+      return { kind: 'write', risk: 'high', soft: false, why: `description verb "${t}"` };
+  }
+  return undefined;
+}
+
+/**
  * Judges a description: the first sentence's verb decides; a statement anywhere that a call cannot be
  * taken back makes a write. No description, or none with a verb, says nothing (`unknown`).
  */
@@ -104,6 +154,13 @@ export function judgeDescription(description: string | undefined): PhraseSignal 
   const m = IRREVERSIBLE.exec(text);
   if (m && !NEGATED.test(text.slice(Math.max(0, m.index - 30), m.index)))
     return { kind: 'write', risk: 'high', soft: false, why: `description says "${m[0]}"` };
+  // A description in another language that destroys, sends or pays ("Löscht den Benutzer", "删除用户").
+  const foreign = text
+    .toLowerCase()
+    .normalize('NFKC')
+    .split(/[^\p{L}]+/u)
+    .find((w) => foreignWrite(w));
+  if (foreign) return { kind: 'write', risk: 'high', soft: false, why: `description word "${foreign}" destroys, sends or pays (in another language)` };
   const [first = '', ...rest] = sentencesOf(description);
   const { sentence, words } = wordsOf(first);
   const readOnly = READ_ONLY.exec(sentence);
@@ -112,13 +169,21 @@ export function judgeDescription(description: string | undefined): PhraseSignal 
   // The next sentences, when they state what the tool does ("Scans the inbox. Archives every newsletter.",
   // "Get payments. Refund payments."), write too; instructions to the agent ("Use create_label first.",
   // "Call it again to page") and plural subjects ("Updates are streamed") do not count.
-  for (const later of rest.slice(0, 3)) {
+  for (const later of rest.slice(0, 12)) {
     const t = judgeLaterSentence(wordsOf(later).words);
     if (t) {
       const q = later.trim().slice(0, 50);
       return { ...t, why: `description "${q}${later.trim().length > 50 ? '…' : ''}": ${t.why}` };
     }
   }
+  // Anywhere in it: a writing verb stated, not negated ("Note: this also deletes the account", "the
+  // account is removed", "will then delete it").
+  if (s.kind !== 'write' || s.soft)
+    for (const one of sentencesOf(description).slice(0, 40)) {
+      const stated = statedWrite(wordsOf(one).words);
+      if (stated)
+        return { ...stated, why: `description "${one.trim().slice(0, 50)}${one.trim().length > 50 ? '…' : ''}": ${stated.why.replace(/^description /, '')}` };
+    }
   const quoted = `"${sentence.length > 60 ? `${sentence.slice(0, 59)}…` : sentence}"`;
   if (s.kind === 'doubt' && /no verb/.test(s.why)) return { ...s, why: `description ${quoted} names no verb the classifier knows` };
   return { ...s, why: `${s.why.replace(/^description/, `description ${quoted}:`)}`, sentence };

@@ -49,6 +49,7 @@ const LEET: Record<string, string> = { '0': 'o', '1': 'l', '3': 'e', '4': 'a', '
 export function namespacePrefixes(names: readonly string[]): Set<string> {
   const counts = new Map<string, number>();
   for (const n of names) {
+    if (typeof n !== 'string') continue;
     const first = splitName(n)[0];
     if (first !== undefined) counts.set(first, (counts.get(first) ?? 0) + 1);
   }

@@ -8,7 +8,7 @@ import type { Risk } from '../types.js';
 import { lemma } from './lemma.js';
 import { splitName } from './name.js';
 import { knownWord } from './phrase.js';
-import { AMBIGUOUS, DESTRUCTIVE, MUTATING, OUTBOUND } from './words.js';
+import { AMBIGUOUS, DESTRUCTIVE, MUTATING, OUTBOUND, VERB_ONLY } from './words.js';
 
 /** Longest operation value judged word by word (characters); a longer one can ask for anything. */
 export const MAX_OPERATION_CHARS = 100;
@@ -34,15 +34,20 @@ export function judgeOperation(value: string, field: OperationField, unknownWrit
   const v = value.normalize('NFKC').trim();
   if (v.length > MAX_OPERATION_CHARS)
     return category ? undefined : { risk: 'medium', why: `is free text too long to judge (over ${MAX_OPERATION_CHARS} characters): it can ask for anything` };
-  if (/[^\x00-\x7f]/.test(v)) return { risk: 'medium', why: `"${v.slice(0, 40)}" is not in the vocabulary (another script)` };
+  if (/[^\x00-\x7f]/.test(v)) return { risk: 'medium', why: `is "${v.slice(0, 40)}", not in the vocabulary (another script)` };
   const words = splitName(v);
   const head = words[0];
   if (head === undefined) return undefined;
   const quoted = `"${v.slice(0, 40)}"`;
   if (field === 'category' && words.length > 1) {
+    // `hard_delete`, `users.delete`, `deleteUser`, `sync_and_delete`, `read_write`: a destructive or
+    // writing verb in a kind that is not a kind of event (`DeleteEvent` names events).
     const last = words[words.length - 1] as string;
-    return DESTRUCTIVE.has(head) && !EVENT_NOUNS.has(last) ? { risk: 'high', why: `is ${quoted}` } : undefined;
+    const verb = words.find((w) => DESTRUCTIVE.has(w) || VERB_ONLY.has(w));
+    return verb && !EVENT_NOUNS.has(last) ? { risk: DESTRUCTIVE.has(verb) ? 'high' : 'medium', why: `is ${quoted}` } : undefined;
   }
+  // An RPC method is a verb and its object (`chat.postMessage`): a noun-or-verb word leading it is the verb.
+  if (field === 'method' && words.length > 1 && AMBIGUOUS.has(words[words.length - 2] ?? '')) return { risk: 'high', why: `is ${quoted}` };
   if (words.some((w) => DESTRUCTIVE.has(w) || OUTBOUND.has(w))) return { risk: 'high', why: `is ${quoted}` };
   if (words.some((w) => MUTATING.has(w) || (!category && AMBIGUOUS.has(w)))) return { risk: 'medium', why: `is ${quoted}` };
   // An operation the vocabulary does not know (`unsend`, `deletion`) is not known to read.

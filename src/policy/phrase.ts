@@ -21,6 +21,8 @@ import {
   CONJUNCTIONS,
   DESTRUCTIVE,
   DETERMINERS,
+  FOREIGN_WRITE_STEMS,
+  FOREIGN_WRITES,
   GIT_WRITES,
   LIGHT_VERBS,
   MUTATING,
@@ -49,7 +51,7 @@ import {
  * object not known to be harmless), with the risk it carries if it is a write.
  */
 export type PhraseSignal =
-  | { kind: 'read'; why: string }
+  | { kind: 'read'; why: string; head?: string; object?: string }
   | { kind: 'write'; risk: Risk; soft: boolean; why: string }
   | { kind: 'doubt'; risk: Risk; why: string };
 
@@ -58,6 +60,11 @@ const WEAK_ALONE = new Set(['ping', 'check', 'validate', 'lint', 'map', 'extract
 
 /** Query languages that cannot write (their object makes a light verb read: "Executes a LogQL query"). */
 const READ_ONLY_LANGUAGE = /^(?:promql|logql|jq|jsonpath|jmespath|xpath|traceql|kql)$/;
+
+/** Whether a word (or text, for scripts without spaces) destroys, sends or pays in another language. */
+export function foreignWrite(text: string): boolean {
+  return FOREIGN_WRITES.has(text) || FOREIGN_WRITE_STEMS.some((stem) => text.includes(stem));
+}
 
 /** Whether the vocabulary knows a word in any list. */
 export function knownWord(w: string): boolean {
@@ -156,7 +163,7 @@ function judgeAction(head: Word, objects: Word[], where: string): PhraseSignal {
     const r = writeRisk(compoundVerb(verbObject) ?? verbObject.base) ?? 'medium';
     return { kind: 'write', risk: r, soft: false, why: `${where} word "${verbObject.text}" (a verb in every reading)` };
   }
-  if (READ_VERBS.has(h) && !WEAK_READ_VERBS.has(h)) return { kind: 'read', why: `${where} verb "${head.text}"` };
+  if (READ_VERBS.has(h) && !WEAK_READ_VERBS.has(h)) return { kind: 'read', why: `${where} verb "${head.text}"`, head: h, object: last?.base };
   if (WEAK_READ_VERBS.has(h)) {
     if (!last)
       return WEAK_ALONE.has(h)
@@ -180,6 +187,9 @@ function judgeAction(head: Word, objects: Word[], where: string): PhraseSignal {
   if (READ_AGENTS.has(h)) return { kind: 'read', why: `${where} word "${head.text}" names a reader` };
   return { kind: 'doubt', risk: 'medium', why: `${where} word "${head.text}" is unknown` };
 }
+
+/** Plurals that name money moving: a bare noun phrase ending in one may well make it move. */
+const MONEY_MOVES = new Set(['refunds', 'payouts', 'transfers', 'charges', 'payments', 'withdrawals', 'deposits', 'credits', 'debits', 'disbursements']);
 
 /** Endings that make a noun or a participle of a verb: deletion, removal, deleter, deleting. */
 const NOMINAL = /^(.{3,}?)(?:ions?|als?|ers?|ors?|ing)$/;
@@ -224,6 +234,8 @@ export function judgeNameWords(tokens: readonly string[], all: readonly string[]
     const sub = tokens.find((w) => GIT_WRITES.has(w));
     if (sub) return { kind: 'write', risk: 'medium', soft: false, why: `name "git … ${sub}" changes the repository (git ${sub})` };
   }
+  const written = tokens.find((t) => foreignWrite(t));
+  if (written) return { kind: 'write', risk: 'high', soft: false, why: `name word "${written}" destroys, sends or pays (in another language)` };
   const foreign = tokens.find((t) => /[^\x00-\x7f]/.test(t));
   if (foreign) return { kind: 'write', risk: 'medium', soft: false, why: `name word "${foreign}" is not in the vocabulary (another language or script)` };
   const segments: Word[][] = [[]];
@@ -263,12 +275,19 @@ function judgeSegment(seg: Word[], first: string): PhraseSignal {
   if (READ_AGENTS.has(last.base) && seg.length > 1) {
     const opener = word(first);
     const opensWithWrite = opener.inflection === undefined && writeRisk(opener.base) && !AMBIGUOUS.has(opener.base);
-    const verbObject = seg.find((o) => o.inflection === undefined && VERB_ONLY.has(o.base));
+    // What it reads about must not be an action of risk: `auto_refund_monitor`, `user_ban_checker`.
+    const verbObject = seg.find(
+      (o) => o !== last && o.inflection === undefined && (VERB_ONLY.has(o.base) || isStrongVerb(o.base) || AMBIGUOUS.get(o.base) === 'high'),
+    );
     if (!opensWithWrite && !verbObject) return { kind: 'read', why: `name ends in "${last.text}" (a reader)` };
   }
   const at = seg.findIndex((w) => clearVerb(w, false));
   // `list_push`, `hash_set`, `view_refresh`: a read verb that is also a noun, then a writing verb last:
   // the name is noun-verb, and the last word is the action.
+  // `get_user_ban`, `get_cache_flush`: whatever the head, a last word that is a destructive verb seldom
+  // used as a noun is the action (`get_actor_run`, `get_broadcast` still read).
+  if (at >= 0 && at < seg.length - 1 && last.inflection === undefined && (DESTRUCTIVE.has(last.base) || VERB_ONLY.has(last.base) || isStrongVerb(last.base)))
+    return judgeAction(last, seg.slice(0, -1), 'name');
   if (at === 0 && seg.length > 1 && READ_NOUN_VERBS.has(head0.base) && clearVerb(last, false) && writeRisk(last.base))
     return judgeAction(last, seg.slice(0, -1), 'name');
   if (at >= 0)
@@ -290,8 +309,14 @@ function judgeSegment(seg: Word[], first: string): PhraseSignal {
   if (unknown) return { kind: 'doubt', risk: 'medium', why: `name word "${unknown.text}" is unknown` };
   const phrase = seg.map((w) => w.text).join(' ');
   if (READ_NOUNS.has(last.base) || READ_NOUNS.has(last.text)) return { kind: 'read', why: `name is a report: "${phrase}"` };
-  if (last.inflection === 's' || (last.text.length > 3 && /[^s]s$/.test(last.text) && seg.length > 1))
+  if (last.inflection === 's' || (last.text.length > 3 && /[^s]s$/.test(last.text) && seg.length > 1)) {
+    // Not when the plural is of a destructive verb (`user_purges`, `pod_kills`) or of a movement of
+    // money (`issue_refunds`), or a word that can be a verb opens it (`queue_jobs`).
+    if (last.inflection === 's' && (DESTRUCTIVE.has(last.base) || isStrongVerb(last.base)))
+      return { kind: 'doubt', risk: 'high', why: `name word "${last.text}" may be the verb "${last.base}"` };
+    if (MONEY_MOVES.has(last.text) && seg.length > 1) return { kind: 'doubt', risk: 'high', why: `name "${phrase}" may move money` };
     return { kind: 'read', why: `name is a collection: "${phrase}"` };
+  }
   return { kind: 'doubt', risk: 'medium', why: `name "${phrase}" has no verb` };
 }
 
@@ -430,6 +455,20 @@ export function judgeSentenceWords(tokens: readonly string[], saysReadOnly = fal
     const w = ws[i];
     if (!w || !writeRisk(w.base) || AMBIGUOUS.has(w.base) || actions.includes(w)) continue;
     if ((w.inflection === 'ed' && ws[i - 1]?.text === 'newly') || (w.inflection === 'ing' && isStrongVerb(w.base) && objectAfter(ws, i))) actions.push(w);
+  }
+  // A light verb's object is the whole noun phrase after it, adjectives listed with commas included
+  // ("Conduct deep, multi-source research on …"): its last word is the action it names.
+  if (LIGHT_VERBS.has(head.base)) {
+    objects.length = 0;
+    for (let i = at + 1; i < ws.length && objects.length < 6; i++) {
+      const w = ws[i];
+      if (w === undefined) continue;
+      if (STOPWORDS.has(w.text) || CONJUNCTIONS.has(w.text)) {
+        if (objects.length > 0) break;
+        continue;
+      }
+      objects.push(w);
+    }
   }
   const action = judgeAction(head, objects, 'description');
   const signals = actions.map(

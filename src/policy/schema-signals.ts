@@ -11,7 +11,7 @@ import { CATEGORY_FIELDS, METHOD_FIELDS, OPERATION_FIELDS } from './words.js';
 
 /** Most properties looked at per schema, and how deep (nested objects, array items). */
 const MAX_PROPERTIES = 500;
-const MAX_DEPTH = 4;
+const MAX_DEPTH = 6;
 
 /** Words of a field name: `newName` → new, name; `dry_run` → dry, run. */
 function fieldWords(name: string): string[] {
@@ -96,27 +96,54 @@ function deref(s: Schema | undefined, root: unknown): Schema | undefined {
   return cur;
 }
 
+/** Most schema nodes one definition's walk visits (properties, alternatives, items, references). */
+const MAX_NODES = 5000;
+
+/** Sub-schemas that hold more properties: every shape a JSON Schema can nest them in. */
+function subschemas(s: Schema): unknown[] {
+  const x = s as Record<string, unknown>;
+  const list: unknown[] = [...alternatives(s), ...(Array.isArray(x.allOf) ? x.allOf : []), x.if, x.then, x.else, x.not];
+  if (Array.isArray(x.prefixItems)) list.push(...x.prefixItems);
+  return list;
+}
+
 /**
- * Visits every named property of a schema (nested objects, array items, anyOf/oneOf, local `$ref`s),
- * bounded, with the name of the property it sits in (`actions[].type` is visited as `type` inside
- * `actions`).
+ * Visits every named property of a schema (nested objects, array items, `anyOf`/`oneOf`/`allOf`,
+ * `if`/`then`/`else`, `prefixItems`, `additionalProperties` and `patternProperties` as the property
+ * `*`, local `$ref`s), with the name of the property it sits in (`actions[].type` is visited as `type`
+ * inside `actions`). Bounded by depth and by MAX_NODES in all.
+ * @returns false when the bound cut the walk short (a schema too large or too recursive to read).
  */
-function eachProperty(schema: unknown, visit: (name: string, prop: Schema, parent: string) => void): void {
-  let seen = 0;
+function eachProperty(schema: unknown, visit: (name: string, prop: Schema, parent: string) => void): boolean {
+  let nodes = 0;
+  let complete = true;
   const walk = (s: Schema | undefined, depth: number, parent: string): void => {
-    if (!s || depth > MAX_DEPTH) return;
-    const props = asSchema(s.properties) ?? {};
-    for (const [name, raw] of Object.entries(props)) {
-      if (++seen > MAX_PROPERTIES) return;
+    if (!s) return;
+    // Deeper than MAX_DEPTH is not read (real schemas put what matters near the top); more nodes than
+    // MAX_NODES is a schema too large or recursive to read, and counts against it.
+    if (depth > MAX_DEPTH) return;
+    if (++nodes > MAX_NODES) {
+      complete = false;
+      return;
+    }
+    const x = s as Record<string, unknown>;
+    const named: [string, unknown][] = Object.entries(asSchema(s.properties) ?? {});
+    for (const extra of [x.additionalProperties, ...Object.values(asSchema(x.patternProperties) ?? {})]) if (asSchema(extra)) named.push(['*', extra]);
+    for (const [name, raw] of named) {
+      if (++nodes > MAX_NODES || named.length > MAX_PROPERTIES) {
+        complete = false;
+        return;
+      }
       const prop = deref(asSchema(raw), schema);
       if (!prop) continue;
       visit(name, prop, parent);
       walk(prop, depth + 1, name);
       walk(deref(asSchema(prop.items), schema), depth + 1, name);
     }
-    for (const alt of alternatives(s)) walk(deref(asSchema(alt), schema), depth + 1, parent);
+    for (const sub of subschemas(s)) walk(deref(asSchema(sub), schema), depth + 1, parent);
   };
-  walk(asSchema(schema), 0, '');
+  walk(deref(asSchema(schema), schema), 0, '');
+  return complete;
 }
 
 /** Fields that send the call's data to an address of the caller's choosing (`webhook`, `callback_url`). */
@@ -143,7 +170,7 @@ const FILTERS = /\bfilter(?:s|ed|ing)?\s+(?:[\w-]+\s+){0,3}?by\b|\bonly\s+(?:ret
 /** Judges an input schema: the first field found that says write, or nothing. */
 export function judgeInputSchema(schema: unknown): PhraseSignal | undefined {
   let found: PhraseSignal | undefined;
-  eachProperty(schema, (name, prop, parent) => {
+  const complete = eachProperty(schema, (name, prop, parent) => {
     if (found?.kind === 'write') return;
     const w = fieldWords(name);
     const desc = typeof prop.description === 'string' ? prop.description.slice(0, 500) : '';
@@ -188,6 +215,9 @@ export function judgeInputSchema(schema: unknown): PhraseSignal | undefined {
     }
     if (hit && (found === undefined || hit.kind === 'write')) found = hit;
   });
+  // What could not be read is not known to read.
+  if (!complete && found?.kind !== 'write')
+    return { kind: 'write', risk: 'medium', soft: false, why: `input schema too large or too recursive to read in full (over ${MAX_NODES} nodes)` };
   return found;
 }
 

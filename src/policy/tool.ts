@@ -18,6 +18,14 @@ import { higher } from './rank.js';
 import { judgeInputSchema, judgeOutputSchema } from './schema-signals.js';
 import { DESTRUCTIVE, VERB_ONLY } from './words.js';
 
+/** Description verbs that say what comes back, not what the call does. */
+const RESULT_VERBS = new Set(['return', 'output', 'provide', 'give', 'yield', 'respond', 'emit']);
+
+/** What an action leaves behind ("Returns the confirmation receipt", "Returns stdout"): not data read. */
+const RESULT_NOUNS = new Set(
+  'receipt confirmation id ids identifier sid stdout stderr output result reference number timestamp hash txid status code exit'.split(' '),
+);
+
 /** The parts of a tool definition the classifier reads (MCP `Tool`, 2025-06-18 §tools). */
 export interface ToolDefinitionLike {
   name: string;
@@ -36,9 +44,11 @@ export interface ToolDefinitionLike {
  * @param prefixes the upstream's namespace prefixes (policy/name.ts namespacePrefixes).
  */
 export function judgeTool(def: ToolDefinitionLike, prefixes: ReadonlySet<string> = new Set()): NameVerdict {
-  const words = nameWords(def.name, prefixes);
+  // A definition from an upstream is untrusted data: a name that is not a string is no name.
+  const toolName = typeof def.name === 'string' ? def.name : '';
+  const words = nameWords(toolName, prefixes);
   const name: PhraseSignal =
-    words.length === 0 ? { kind: 'write', risk: 'medium', soft: false, why: 'the tool has no name' } : judgeNameWords(words, splitName(def.name));
+    words.length === 0 ? { kind: 'write', risk: 'medium', soft: false, why: 'the tool has no name' } : judgeNameWords(words, splitName(toolName));
   const signals: PhraseSignal[] = [name];
   const described = typeof def.description === 'string' && def.description.trim() !== '';
   if (described) signals.push(judgeDescription(def.description as string));
@@ -61,7 +71,15 @@ export function judgeTool(def: ToolDefinitionLike, prefixes: ReadonlySet<string>
   // The name reads, or leaves a doubt the description settles; a description that leaves a doubt
   // (no verb the classifier knows) does not undo a name that reads.
   const nameReads = name.kind === 'read';
-  const descReads = described && signals[1]?.kind === 'read';
+  const desc = described ? signals[1] : undefined;
+  // A doubt the name leaves is settled by a description that reads, except: a noun-or-verb word of high
+  // risk (`transfer_funds`, `email_user`, `bash`) is never settled; and an unknown word is not settled by
+  // a description of what an action leaves behind ("Returns the confirmation receipt", "Returns stdout").
+  const settles =
+    desc?.kind === 'read' &&
+    !(name.kind === 'doubt' && name.risk === 'high') &&
+    !(name.kind === 'doubt' && desc.head !== undefined && RESULT_VERBS.has(desc.head) && RESULT_NOUNS.has(desc.object ?? ''));
+  const descReads = settles;
   if (nameReads || descReads) return { kind: 'read-only', risk: 'low', reasons: reads.map((s) => s.why), benign: true };
   const risk = doubts.reduce<Risk>((r, s) => higher(r, s.risk), 'medium');
   return {

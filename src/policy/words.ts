@@ -33,14 +33,15 @@ export const DESTRUCTIVE = words(`
   delete del remove rm rmdir unlink drop destroy purge wipe erase truncate terminate kill shred format
   reset revoke overwrite uninstall obliterate nuke expunge shutdown reboot deprovision decommission ban
   evict flush clear empty discard prune yank unpublish drain cordon void rewrite quarantine borrar
-  cancel abort rid invalidate annihilate expire redact strip sweep deduct forget unsend
+  cancel abort rid invalidate annihilate expire redact strip sweep deduct forget unsend scrub liquidate
+  exfiltrate tear shut
 `);
 
 /** Mutations that leave the system or run code: messages, money, releases, execution. Risk high. */
 export const OUTBOUND = words(`
   send notify reply forward broadcast tweet retweet publish pay refund withdraw purchase buy sell deploy ship
   merge push exec execute run eval evaluate invoke spawn sudo invite dispatch submit wire remit transact
-  checkout payout bid relay
+  checkout payout bid relay disburse airdrop
 `);
 
 /** Other mutations (create, change, move, control a browser or a service): risk medium. */
@@ -63,7 +64,7 @@ export const MUTATING = words(`
   refresh reload regenerate recalculate reconcile retrain redeploy reassign replay
   onboard offboard enroll unenroll activate deactivate propose draw paste cut crop
   untag unlabel unlink relate ungroup nest switch choose pick use record deregister unregister
-  dedupe deduplicate chmod chown mkdir touch renew extend
+  dedupe deduplicate chmod chown mkdir touch renew extend initiate conduct settle consume pop
 `);
 
 /**
@@ -109,7 +110,9 @@ export const AMBIGUOUS = withRisk(`
   mark:medium request:medium book:medium star:medium like:medium note:medium draft:medium backup:medium
   check:medium test:medium report:medium memo:medium reply:high chat:high call:high ping:medium branch:medium
   release:medium schedule:medium alert:medium task:medium reminder:medium event:medium store:medium
-  index:medium stage:medium block:medium credit:high debit:high trash:high play:medium
+  index:medium stage:medium block:medium credit:medium debit:high trash:high play:medium fire:high
+  python:high python3:high node:medium nodejs:high javascript:high js:high ruby:high perl:high php:high repl:high
+  terminal:high powershell:high pwsh:high lua:high deno:high issue:medium route:medium page:medium queue:medium
 `);
 
 /**
@@ -147,6 +150,25 @@ export const WEAK_ONLY_ON = new Map<string, Set<string>>([
 
 /** Per weak read verb, harmless-looking objects that are not harmless for it (`extract_file` unpacks). */
 export const WEAK_NOT_ON = new Map<string, Set<string>>([['extract', words('file files archive zip tar')]]);
+
+/**
+ * Destroying, sending and paying in other languages (German, Spanish, French, Italian, Portuguese,
+ * Dutch, Polish, Russian, Chinese, Japanese, Korean): the classifier reads English, but a name or a
+ * description with one of these is held (`loeschen_benutzer`, "Löscht den Benutzer", "删除用户").
+ */
+export const FOREIGN_WRITES = words(`
+  löschen loeschen löscht loescht entfernen entfernt vernichten senden sendet bezahlen überweisen
+  eliminar elimina borrar borra suprimir enviar envía envia pagar transferir
+  supprimer supprime effacer efface envoyer envoie payer virer
+  eliminare cancellare cancella inviare invia pagare
+  excluir exclui apagar apaga
+  verwijderen verwijdert verzenden betalen
+  usuń usun usuwa wyślij wyslij zapłać
+  удалить удаляет удалять отправить отправляет оплатить перевести
+`);
+
+/** The same in scripts written without spaces: found anywhere in a word. */
+export const FOREIGN_WRITE_STEMS = ['删除', '清空', '移除', '发送', '支付', '转账', '削除', '消去', '送信', '支払', '送金', '삭제', '전송', '결제'];
 
 /** Words that join two actions: each one after a conjunction starts a new action (`get_and_transfer`). */
 export const CONJUNCTIONS = words(`
