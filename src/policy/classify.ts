@@ -18,7 +18,7 @@ import { type NameVerdict, splitName } from './name.js';
 import { judgeOperation } from './operation.js';
 import { higher } from './rank.js';
 import { judgeTool, type ToolDefinitionLike } from './tool.js';
-import { CATEGORY_FIELDS, DESTRUCTIVE, METHOD_FIELDS, OPERATION_FIELDS, OUTBOUND } from './words.js';
+import { CATEGORY_FIELDS, DESTRUCTIVE, GENERIC_OPERATION_FIELDS, METHOD_FIELDS, OPERATION_FIELDS, OUTBOUND } from './words.js';
 
 export { classifyName, namespacePrefixes, splitName } from './name.js';
 export { judgeTool } from './tool.js';
@@ -121,7 +121,7 @@ function inspectString(key: string, value: string, hit: (r: Risk, why: string) =
   const code = judgeValue(value, hints?.properties.get(key) ?? nameHint(key, hints?.tool), budget);
   if (code) hit(code.risk, `${field} holds code: ${code.why}`);
   if (OPERATION_FIELDS.test(key) || CATEGORY_FIELDS.test(key) || GENERIC_OPERATION_FIELDS.test(key)) {
-    const op = judgeOperation(value, OPERATION_FIELDS.test(key) ? 'operation' : 'category', true);
+    const op = judgeOperation(value, OPERATION_FIELDS.test(key) ? 'operation' : CATEGORY_FIELDS.test(key) ? 'category' : 'generic', true);
     if (op) hit(op.risk, `${field} ${op.why}`);
   }
   // An operation written as text (`"action=delete"`, `"op: purge"`).
@@ -141,13 +141,6 @@ function inspectString(key: string, value: string, hit: (r: Risk, why: string) =
 
 /** Fields that carry a path of an API (`path`, `endpoint`, `route`). */
 const PATH_FIELDS = /^(?:path|endpoint|route|url|uri|href|resource|api_?path)$/i;
-
-/**
- * Fields that may name the function a generic tool calls (`fn`, `rpc`, `procedure`, `then`, `on_read`):
- * a value there is judged as a category is (a destructive verb that leads or ends it, a bare verb).
- */
-const GENERIC_OPERATION_FIELDS =
-  /^(?:fn|func|function|procedure|rpc|call|handler|action_?name|then|after|post_?action|on_[a-z]+|disposition|strategy|on_?conflict|retention|access|permission|scope|choice)$/i;
 
 /** Switches that turn a call into a write when set (`delete: true`, `auto_delete: true`, `send: true`). */
 const WRITE_SWITCHES = new Set(

@@ -14,7 +14,7 @@ const MAX_CHARS = 4000;
 /** Lead-ins before the verb, removed repeatedly ("Use this tool to …", "[Beta] Tool that …"). */
 const LEAD_INS = [
   /^\s*(\[[^\]]{0,120}\]|\([^)]{0,40}\)|[#*>`\-\s]+)/u,
-  /^\s*(?:tool|name|action|function|purpose|description|summary|usage)\s*:\s*/i,
+  /^\s*(?:tool|name|action|function|purpose|description|summary|usage|when to use|use when|note)\s*:\s*/i,
   /^\s*[\w.-]{2,40}\s*:\s+(?=[A-Z])/u,
   /^\s*(?:please\s+)?use\s+(?:this|the)\s+(?:tool|function|endpoint|command)\s+(?:to|when|for)\s+/i,
   /^\s*(?:this|the|a|an)\s+(?:\w+\s+){0,3}?(?:tool|function|endpoint|command|api|method)\s+(?:that\s+|which\s+|to\s+|will\s+|can\s+|lets\s+you\s+|allows\s+you\s+to\s+|is\s+used\s+to\s+|for\s+)?/i,
@@ -70,7 +70,7 @@ export function firstSentenceWords(description: string): { sentence: string; wor
 
 /** Statements that a call changes something for good, anywhere in the description. */
 const IRREVERSIBLE =
-  /(?<![-\w])(?:permanently|irreversibl[ey]|cannot\s+be\s+(?:undone|reversed|recovered)|can(?:'|no)t\s+be\s+(?:undone|reversed)|destructive\s+(?:operation|action))/i;
+  /(?<![-\w])(?:permanently|destructively|irreversibl[ey]|cannot\s+be\s+(?:undone|reversed|recovered)|can(?:'|no)t\s+be\s+(?:undone|reversed)|destructive\s+(?:operation|action))/i;
 
 /** A sentence that says the call only reads. */
 const READ_ONLY = /\bread[- ]only\b|\bread\s+operations?\b|\bwithout\s+(?:making\s+|modifying\s+)?(?:any\s+)?changes\b|\bno\s+side[- ]effects\b/i;
@@ -111,6 +111,12 @@ const VERB_LEADS = new Set(['will', 'may', 'might', 'can', 'could', 'then', 'als
 /** What may stand before a verb whose subject is the tool ("it also charges", "and emails them"). */
 const SUBJECTS = new Set(['it', 'this', 'then', 'also', 'and', 'tool', 'server', 'additionally', 'afterwards', 'automatically']);
 
+/** Noun-or-verb words that move money or send a message as verbs ("by charging $1"). */
+const MONEY_OR_MESSAGE = new Set(['charge', 'transfer', 'email', 'post', 'order', 'trade', 'sms', 'deposit']);
+
+/** Adverbs between an auxiliary and its participle ("is then deleted", "are automatically removed"). */
+const ADVERBISH = /^(?:then|also|automatically|immediately|permanently|eventually|subsequently|afterwards|[a-z]{3,}ly)$/;
+
 /** Relative words: "items that were deleted" describes the items, not what the call does. */
 const RELATIVES = new Set(['that', 'which', 'who', 'whose', 'were', 'been']);
 
@@ -134,10 +140,21 @@ function statedWrite(words: readonly string[]): (PhraseSignal & { kind: 'write' 
     if (strong && l.inflection === 's' && !DETERMINERS.has(prev) && prev !== 'of' && !/^(?:is|are|was|were|will|can|may|:)$/.test(next))
       return { kind: 'write', risk, soft: false, why: `description verb "${t}"` };
     // "the account is removed", not "items that were deleted".
-    const passive = /^(?:is|are|was|gets|got)$/.test(prev);
-    if (strong && l.inflection === 'ed' && passive && !RELATIVES.has(words[i - 2] ?? ''))
+    // A passive, maybe with an adverb between ("is then deleted"); a past one after a relative word
+    // describes the things listed ("items that were deleted"), a present one what the call does.
+    const aux = /^(?:is|are|gets|got|was)$/.test(prev) ? i - 1 : ADVERBISH.test(prev) && /^(?:is|are|gets|got|was)$/.test(words[i - 2] ?? '') ? i - 2 : -1;
+    const past = aux >= 0 && /^(?:was|got)$/.test(words[aux] ?? '');
+    if (strong && l.inflection === 'ed' && aux >= 0 && !(past && RELATIVES.has(words[aux - 1] ?? '')))
       return { kind: 'write', risk, soft: false, why: `description says "${prev} ${t}"` };
     if (strong && l.inflection === undefined && VERB_LEADS.has(prev)) return { kind: 'write', risk, soft: false, why: `description says "${prev} ${t}"` };
+    // "… to delete it", "tries to delete it", not an instruction ("Use identifier to delete a user").
+    if (strong && l.inflection === undefined && prev === 'to' && DETERMINERS.has(next) && !/^(?:use|call|see|try|run|prefer)$/.test(words[0] ?? ''))
+      return { kind: 'write', risk, soft: false, why: `description says "to ${t} ${next}"` };
+    // "… by charging $1", "by sending a sample event".
+    if (prev === 'by' && l.inflection === 'ing' && (strong || MONEY_OR_MESSAGE.has(l.base)))
+      return { kind: 'write', risk: 'high', soft: false, why: `description says "by ${t}"` };
+    if (t === 'rid' && /^get(?:s|ting)?$|^got$/.test(prev)) return { kind: 'write', risk: 'high', soft: false, why: 'description says "get rid of"' };
+    if (t === 'place' && prev === 'in' && i > 1) return { kind: 'write', risk: 'medium', soft: false, why: 'description says "in place"' };
     if (l.inflection === 's' && AMBIGUOUS.get(l.base) === 'high' && DETERMINERS.has(next) && (i === 0 || SUBJECTS.has(prev)))
       return { kind: 'write', risk: 'high', soft: false, why: `description verb "${t}"` };
   }

@@ -7,7 +7,7 @@
 import type { Risk } from '../types.js';
 import { lemma } from './lemma.js';
 import { splitName } from './name.js';
-import { knownWord } from './phrase.js';
+import { isStrongVerb, knownWord } from './phrase.js';
 import { AMBIGUOUS, DESTRUCTIVE, MUTATING, OUTBOUND, VERB_ONLY } from './words.js';
 
 /** Longest operation value judged word by word (characters); a longer one can ask for anything. */
@@ -21,7 +21,7 @@ const EVENT_NOUNS = new Set(['event', 'events', 'type', 'types', 'hook', 'hooks'
  * value there names a kind of thing, so only a bare verb, or a destructive verb that leads it
  * (`purge_all`), is an operation), or `method` (an RPC method name such as `eth_sendRawTransaction`).
  */
-export type OperationField = 'operation' | 'category' | 'method';
+export type OperationField = 'operation' | 'category' | 'method' | 'generic';
 
 /**
  * Judges one operation value.
@@ -31,6 +31,16 @@ export type OperationField = 'operation' | 'category' | 'method';
  */
 export function judgeOperation(value: string, field: OperationField, unknownWrites: boolean): { risk: Risk; why: string } | undefined {
   const category = field !== 'operation';
+  // A field that may or may not name a function (`fn`, `function`, `then`, `access`): only a verb that
+  // destroys, or one that is never a noun, counts (`users.delete`, `deleteUser`; not `LOWER`, `sum`).
+  if (field === 'generic') {
+    const words = splitName(value.normalize('NFKC').trim().slice(0, MAX_OPERATION_CHARS));
+    const last = words[words.length - 1] ?? '';
+    const verb = words.find((w) => DESTRUCTIVE.has(w) || VERB_ONLY.has(w) || (OUTBOUND.has(w) && isStrongVerb(w)));
+    return verb && !EVENT_NOUNS.has(last)
+      ? { risk: DESTRUCTIVE.has(verb) || OUTBOUND.has(verb) ? 'high' : 'medium', why: `is "${value.slice(0, 40)}"` }
+      : undefined;
+  }
   const v = value.normalize('NFKC').trim();
   if (v.length > MAX_OPERATION_CHARS)
     return category ? undefined : { risk: 'medium', why: `is free text too long to judge (over ${MAX_OPERATION_CHARS} characters): it can ask for anything` };

@@ -188,6 +188,9 @@ function judgeAction(head: Word, objects: Word[], where: string): PhraseSignal {
   return { kind: 'doubt', risk: 'medium', why: `${where} word "${head.text}" is unknown` };
 }
 
+/** Writing verbs seldom used as nouns, as the last word of a name (`find_user_suspend`). */
+const SELDOM_NOUNS = new Set(['suspend', 'unsuspend', 'disable', 'deactivate', 'approve', 'reject', 'restart', 'reboot', 'unlock']);
+
 /** Plurals that name money moving: a bare noun phrase ending in one may well make it move. */
 const MONEY_MOVES = new Set(['refunds', 'payouts', 'transfers', 'charges', 'payments', 'withdrawals', 'deposits', 'credits', 'debits', 'disbursements']);
 
@@ -286,7 +289,12 @@ function judgeSegment(seg: Word[], first: string): PhraseSignal {
   // the name is noun-verb, and the last word is the action.
   // `get_user_ban`, `get_cache_flush`: whatever the head, a last word that is a destructive verb seldom
   // used as a noun is the action (`get_actor_run`, `get_broadcast` still read).
-  if (at >= 0 && at < seg.length - 1 && last.inflection === undefined && (DESTRUCTIVE.has(last.base) || VERB_ONLY.has(last.base) || isStrongVerb(last.base)))
+  if (
+    at >= 0 &&
+    at < seg.length - 1 &&
+    last.inflection === undefined &&
+    (DESTRUCTIVE.has(last.base) || VERB_ONLY.has(last.base) || isStrongVerb(last.base) || SELDOM_NOUNS.has(last.base))
+  )
     return judgeAction(last, seg.slice(0, -1), 'name');
   if (at === 0 && seg.length > 1 && READ_NOUN_VERBS.has(head0.base) && clearVerb(last, false) && writeRisk(last.base))
     return judgeAction(last, seg.slice(0, -1), 'name');
@@ -297,6 +305,8 @@ function judgeSegment(seg: Word[], first: string): PhraseSignal {
       'name',
     );
   // No clear verb: a noun-or-verb word that opens the name is its verb (`email_user`, `git_log`).
+  // A single word that names a report reads (`snapshot` after its namespace prefix).
+  if (seg.length === 1 && READ_NOUNS.has(head0.text)) return { kind: 'read', why: `name is a report: "${head0.text}"` };
   if (head0.inflection === undefined && AMBIGUOUS.has(head0.base)) return judgeAction(head0, seg.slice(1), 'name');
   // A word that hides a destructive verb (`userdelete`, `account_deletion`, `files_deleter`,
   // `deleting_users`) is too likely the action for a name without a verb to read.
@@ -340,7 +350,9 @@ function verbHere(ws: readonly (Word | undefined)[], i: number): boolean {
 const PREPOSITIONS = new Set(['to', 'with', 'on', 'into']);
 
 /** Whether an object follows the word at `i`: a determiner, or a preposition and then a determiner. */
-function objectAfter(ws: readonly (Word | undefined)[], i: number): boolean {
+function objectAfter(ws: readonly (Word | undefined)[], at: number): boolean {
+  // A particle belongs to the verb ("fires off a webhook", "kicks off a deployment").
+  const i = ws[at + 1] && PARTICLES.has((ws[at + 1] as Word).text) ? at + 1 : at;
   const next = ws[i + 1];
   if (!next) return false;
   if (DETERMINERS.has(next.text)) return true;

@@ -7,7 +7,7 @@
  */
 import { judgeOperation } from './operation.js';
 import type { PhraseSignal } from './phrase.js';
-import { CATEGORY_FIELDS, METHOD_FIELDS, OPERATION_FIELDS } from './words.js';
+import { CATEGORY_FIELDS, GENERIC_OPERATION_FIELDS, METHOD_FIELDS, OPERATION_FIELDS } from './words.js';
 
 /** Most properties looked at per schema, and how deep (nested objects, array items). */
 const MAX_PROPERTIES = 500;
@@ -128,7 +128,10 @@ function eachProperty(schema: unknown, visit: (name: string, prop: Schema, paren
     }
     const x = s as Record<string, unknown>;
     const named: [string, unknown][] = Object.entries(asSchema(s.properties) ?? {});
-    for (const extra of [x.additionalProperties, ...Object.values(asSchema(x.patternProperties) ?? {})]) if (asSchema(extra)) named.push(['*', extra]);
+    if (asSchema(x.additionalProperties)) named.push(['*', x.additionalProperties]);
+    // A pattern that is one literal name (`^action$`) names that field; any other stands for any name.
+    for (const [pattern, extra] of Object.entries(asSchema(x.patternProperties) ?? {}))
+      if (asSchema(extra)) named.push([/^\^?[\w-]+\$?$/.test(pattern) ? pattern.replace(/^\^|\$$/g, '') : '*', extra]);
     for (const [name, raw] of named) {
       if (++nodes > MAX_NODES || named.length > MAX_PROPERTIES) {
         complete = false;
@@ -147,11 +150,23 @@ function eachProperty(schema: unknown, visit: (name: string, prop: Schema, paren
 }
 
 /** Fields that send the call's data to an address of the caller's choosing (`webhook`, `callback_url`). */
-const OUTBOUND_FIELD = /^(?:webhooks?|webhook_?url|callback(?:_?url)?|notify_?url|notification_?url|post_?back_?url)$/i;
+const OUTBOUND_FIELD =
+  /^(?:webhooks?|webhook_?ur[il]|callback(?:_?ur[il])?|notify_?(?:ur[il]|email|to)|notification_?(?:ur[il]|email)|post_?back_?ur[il]|transfer_?to|send_?to|forward_?to|reply_?to)$/i;
 
 /** Choices an operation or method field offers (`action: enum ["list", "create", "delete"]`). */
 function choices(prop: Schema): string[] {
-  const direct = Array.isArray(prop.enum) ? prop.enum : [];
+  const x = prop as Record<string, unknown>;
+  const direct = [...(Array.isArray(prop.enum) ? prop.enum : []), x.const, x.default];
+  // Choices listed in words ("one of: list, delete", "values: list | delete").
+  const listed =
+    typeof prop.description === 'string' ? /\b(?:one of|values?|options?|choices?|either)\b\s*:?\s*([^.;\n]{1,200})/i.exec(prop.description)?.[1] : undefined;
+  if (listed)
+    direct.push(
+      ...listed
+        .split(/\s*(?:,|\||\bor\b)\s*/)
+        .map((w) => w.replace(/["'`]/g, '').trim())
+        .filter((w) => /^[\w.-]{1,40}$/.test(w)),
+    );
   const items = asSchema(prop.items);
   const nested = items && Array.isArray(items.enum) ? items.enum : [];
   const alts = alternatives(prop).flatMap((a) => {
@@ -165,7 +180,20 @@ function choices(prop: Schema): string[] {
  * A field description that says the field only filters what is listed (`action`: "Filter to-do items by
  * action"): its choices name kinds of events, not what this call does.
  */
-const FILTERS = /\bfilter(?:s|ed|ing)?\s+(?:[\w-]+\s+){0,3}?by\b|\bonly\s+(?:return|show|list|include)s?\b|\bto\s+filter\b/i;
+const FILTERS = /\bfilter(?:s|ed|ing)?\s+(?:[\w-]+\s+){0,3}?by\b|\bto\s+filter\b/i;
+
+/** Whether a schema requires an addressee and a message (`to` with `body`, `message` or `text`). */
+function sendsMessage(schema: unknown): boolean {
+  // Required, both: a search has optional `to` and `subject` filters.
+  const required =
+    asSchema(schema) && Array.isArray((schema as { required?: unknown }).required) ? ((schema as { required: unknown[] }).required as unknown[]) : [];
+  const names = required.filter((n): n is string => typeof n === 'string').map((n) => n.toLowerCase());
+  const to = names.some((n) => /^(?:to|recipient|recipients|to_?address|to_?number|phone_?number)$/.test(n));
+  if (to && names.some((n) => /^(?:body|message|text|content|html)$/.test(n))) return true;
+  // Not required, an addressee with a body or a message still sends one (a search filters by `subject`).
+  const all = Object.keys(asSchema(asSchema(schema)?.properties) ?? {}).map((n) => n.toLowerCase());
+  return all.includes('to') && all.some((n) => /^(?:body|message|html|html_?body|text_?body)$/.test(n));
+}
 
 /** Judges an input schema: the first field found that says write, or nothing. */
 export function judgeInputSchema(schema: unknown): PhraseSignal | undefined {
@@ -183,19 +211,21 @@ export function judgeInputSchema(schema: unknown): PhraseSignal | undefined {
     // a category (`mode: "purge_all"`), or an HTTP method.
     const operation =
       OPERATION_FIELDS.test(name) ||
+      name === '*' ||
       (OPERATION_FIELDS.test(parent) && /^(?:type|kind|name|action)$/i.test(name)) ||
       (/^(?:cmd|command)$/i.test(name) && Array.isArray(prop.enum));
     // An operation field described as a kind of thing ("the type of task", "category filter") names
     // categories: only a bare verb, or a destructive verb that leads a choice, is an operation there.
     const described = operation && /\b(?:type|kind|category|categories)\s+of\b|\bcategory\b/i.test(desc);
+    const generic = !operation && GENERIC_OPERATION_FIELDS.test(name);
     const category = (!operation && CATEGORY_FIELDS.test(name)) || described;
     if (OUTBOUND_FIELD.test(name.replace(/-/g, '_'))) {
       hit = { kind: 'write', risk: 'high', soft: false, why: `input "${name}" sends the call's data to an address of the caller's choosing` };
-    } else if ((operation || category || METHOD_FIELDS.test(name)) && !FILTERS.test(desc)) {
+    } else if ((operation || category || generic || METHOD_FIELDS.test(name)) && !FILTERS.test(desc)) {
       for (const c of choices(prop)) {
         const upper = c.trim().toUpperCase();
         const http = /^(POST|PUT|PATCH|DELETE)$/.test(upper) ? { risk: upper === 'DELETE' ? ('high' as const) : ('medium' as const) } : undefined;
-        const op = http ?? judgeOperation(c, category ? 'category' : operation ? 'operation' : 'method', false);
+        const op = http ?? judgeOperation(c, category ? 'category' : operation ? 'operation' : generic ? 'generic' : 'method', false);
         if (op) {
           hit = { kind: 'write', risk: op.risk, soft: false, why: `input "${name}" offers "${c.slice(0, 30)}"` };
           break;
@@ -215,6 +245,9 @@ export function judgeInputSchema(schema: unknown): PhraseSignal | undefined {
     }
     if (hit && (found === undefined || hit.kind === 'write')) found = hit;
   });
+  // An addressee and a message to them, both required (`to` with `body`, `message` or `text`).
+  if (found?.kind !== 'write' && sendsMessage(schema))
+    return { kind: 'write', risk: 'high', soft: false, why: 'input has an addressee ("to") and a message to send them' };
   // What could not be read is not known to read.
   if (!complete && found?.kind !== 'write')
     return { kind: 'write', risk: 'medium', soft: false, why: `input schema too large or too recursive to read in full (over ${MAX_NODES} nodes)` };

@@ -16,7 +16,7 @@ import { type NameVerdict, nameWords, splitName } from './name.js';
 import { judgeNameWords, type PhraseSignal } from './phrase.js';
 import { higher } from './rank.js';
 import { judgeInputSchema, judgeOutputSchema } from './schema-signals.js';
-import { DESTRUCTIVE, VERB_ONLY } from './words.js';
+import { AMBIGUOUS, DETERMINERS, LIGHT_VERBS, SENSITIVE } from './words.js';
 
 /** Description verbs that say what comes back, not what the call does. */
 const RESULT_VERBS = new Set(['return', 'output', 'provide', 'give', 'yield', 'respond', 'emit']);
@@ -54,8 +54,22 @@ export function judgeTool(def: ToolDefinitionLike, prefixes: ReadonlySet<string>
   if (described) signals.push(judgeDescription(def.description as string));
   // A title that names a destructive action ("Delete all data") counts; the rest of a title says what
   // the name says.
-  const titleWord = typeof def.title === 'string' ? splitName(def.title).find((w) => VERB_ONLY.has(w) || DESTRUCTIVE.has(w)) : undefined;
-  if (titleWord) signals.push({ kind: 'write', risk: DESTRUCTIVE.has(titleWord) ? 'high' : 'medium', soft: false, why: `title word "${titleWord}"` });
+  // A title that names an action of risk ("Delete all data", "Refund payment", "Email all customers")
+  // counts; a bookkeeping or light verb in it ("Run read-only query") says no more than the name does.
+  // Only a short title reads as a name; a long one is a description, and the description is judged.
+  const titleWords = typeof def.title === 'string' ? splitName(def.title) : [];
+  if (titleWords.length > 0 && titleWords.length <= 6) {
+    const words = titleWords;
+    const t = judgeNameWords(words);
+    const opener = words[0] ?? '';
+    if (t.kind === 'write' && !t.soft && !LIGHT_VERBS.has(opener)) signals.push({ ...t, why: t.why.replace(/^name/, 'title') });
+    // "Email all customers", "Charge card": a noun-or-verb word of high risk with an object of risk.
+    else if (
+      AMBIGUOUS.get(opener) === 'high' &&
+      (DETERMINERS.has(words[1] ?? '') || SENSITIVE.has(words[1] ?? '') || SENSITIVE.has((words[1] ?? '').replace(/s$/, '')))
+    )
+      signals.push({ kind: 'write', risk: 'high', soft: false, why: `title opens with the verb "${opener}"` });
+  }
   const input = judgeInputSchema(def.inputSchema);
   if (input) signals.push(input);
   const output = judgeOutputSchema(def.outputSchema);

@@ -34,14 +34,14 @@ export const DESTRUCTIVE = words(`
   reset revoke overwrite uninstall obliterate nuke expunge shutdown reboot deprovision decommission ban
   evict flush clear empty discard prune yank unpublish drain cordon void rewrite quarantine borrar
   cancel abort rid invalidate annihilate expire redact strip sweep deduct forget unsend scrub liquidate
-  exfiltrate tear shut
+  exfiltrate tear shut eradicate zap nullify clobber rescind delist
 `);
 
 /** Mutations that leave the system or run code: messages, money, releases, execution. Risk high. */
 export const OUTBOUND = words(`
   send notify reply forward broadcast tweet retweet publish pay refund withdraw purchase buy sell deploy ship
   merge push exec execute run eval evaluate invoke spawn sudo invite dispatch submit wire remit transact
-  checkout payout bid relay disburse airdrop
+  checkout payout bid relay disburse airdrop reimburse spend tip dial
 `);
 
 /** Other mutations (create, change, move, control a browser or a service): risk medium. */
@@ -113,6 +113,7 @@ export const AMBIGUOUS = withRisk(`
   index:medium stage:medium block:medium credit:medium debit:high trash:high play:medium fire:high
   python:high python3:high node:medium nodejs:high javascript:high js:high ruby:high perl:high php:high repl:high
   terminal:high powershell:high pwsh:high lua:high deno:high issue:medium route:medium page:medium queue:medium
+  snapshot:medium image:medium price:medium rate:medium
 `);
 
 /**
@@ -299,6 +300,13 @@ export const GIT_WRITES = words(`
 
 /** Field names whose value says what a generic tool will do (`{"action": "delete"}`). */
 export const OPERATION_FIELDS = /^(op|ops|operation|action|actions|verb|intent|task|tasks|cmd_type|do|what|sub_?action)$|action_?type|sub_?command|operation/i;
+
+/**
+ * Fields that may name the function a generic tool calls (`fn`, `rpc`, `procedure`, `then`, `on_read`):
+ * a value there is judged as a category is (a destructive verb that leads or ends it, a bare verb).
+ */
+export const GENERIC_OPERATION_FIELDS =
+  /^(?:fn|func|function|procedure|rpc|call|handler|action_?name|then|after|post_?action|on_[a-z]+|disposition|strategy|on_?conflict|retention|access|permission|scope|choice)$/i;
 
 /** Fields naming a category (`type`, `kind`, `mode`): only a clear verb in their value counts, not a noun-or-verb word. */
 export const CATEGORY_FIELDS = /^(type|kind|mode)$/i;
