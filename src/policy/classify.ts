@@ -39,7 +39,8 @@ export function classifyArgs(args: unknown, hints?: ToolCodeHints): { risk: Risk
   let nodes = 0;
   let deep = false;
   const budget: CodeBudget = newCodeBudget();
-  const walk = (value: unknown, rawKey: string, depth: number): void => {
+  // Below an operation field (`action: { type: { value: "delete" } }`), every text is part of the operation.
+  const walk = (value: unknown, rawKey: string, depth: number, inOperation = false): void => {
     if (++nodes > MAX_NODES) return;
     if (depth > MAX_DEPTH) {
       deep = true;
@@ -53,6 +54,10 @@ export function classifyArgs(args: unknown, hints?: ToolCodeHints): { risk: Risk
     }
     if (typeof value === 'string') {
       inspectString(key, value, hit, hints, budget);
+      if (inOperation && !OPERATION_FIELDS.test(key)) {
+        const op = judgeOperation(value, 'generic', false);
+        if (op) hit(op.risk, `an operation field's ${key} ${op.why}`);
+      }
       // JSON carried in a string (`options: '{"method":"DELETE"}'`) is read like the arguments around it.
       const t = value.trim();
       if ((t.startsWith('{') || t.startsWith('[')) && t.length <= 100_000) {
@@ -67,15 +72,15 @@ export function classifyArgs(args: unknown, hints?: ToolCodeHints): { risk: Risk
     if (typeof value !== 'object' || value === null) return;
     if (Array.isArray(value)) {
       // A header or option given as a pair (`[["X-HTTP-Method-Override", "DELETE"]]`).
-      if (value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') walk(value[1], value[0], depth + 1);
-      for (const v of value) walk(v, key, depth + 1);
+      if (value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') walk(value[1], value[0], depth + 1, inOperation);
+      for (const v of value) walk(v, key, depth + 1, inOperation);
     } else
       for (const [k, v] of Object.entries(value)) {
         // An operation given as an object (`action: { name: "delete" }`): its words are the operation's.
         if (OPERATION_FIELDS.test(key) && typeof v === 'string') inspectString(key, v, hit, hints, budget);
         // Aggregation stages that write (MongoDB `$out`, `$merge`).
         if (k === '$out' || k === '$merge') hit('high', `${k} writes a collection`);
-        walk(v, k, depth + 1);
+        walk(v, k, depth + 1, inOperation || OPERATION_FIELDS.test(key));
       }
   };
   walk(args, '', 0);
@@ -125,8 +130,11 @@ function inspectString(key: string, value: string, hit: (r: Risk, why: string) =
     if (op) hit(op.risk, `${field} ${op.why}`);
   }
   // An operation written as text (`"action=delete"`, `"op: purge"`).
-  const written = /\b(?:action|op|operation|cmd|do|mode)\s*[:=]\s*["']?([\w.-]{1,40})/i.exec(value.slice(0, 10_000))?.[1];
-  if (written) {
+  const pair = /\b(action|op|operation|cmd|do|mode|method)\s*[:=]\s*["']?([\w.-]{1,40})/i.exec(value.slice(0, 10_000));
+  const written = pair?.[2];
+  if (pair?.[1]?.toLowerCase() === 'method' && written && HTTP_WRITE_METHODS.has(written.toUpperCase()))
+    hit(written.toUpperCase() === 'DELETE' ? 'high' : 'medium', `${field} asks for HTTP ${written.toUpperCase()}`);
+  else if (written) {
     const op = judgeOperation(written, 'category', false);
     if (op) hit(op.risk, `${field} asks ${op.why.replace(/^is /, '')}`);
   }

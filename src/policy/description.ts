@@ -105,7 +105,7 @@ const STATED_WRITES = new Set(
 );
 
 /** Words that take back a statement right after them ("does not delete", "never removes"). */
-const NEGATIONS = new Set(['not', 'never', 'no', 'nt', 'without', 'cannot', 'doesnt', 'dont', 'wont', 'isnt']);
+const NEGATIONS = new Set(['not', 'never', 'nt', 'cannot', 'doesnt', 'dont', 'wont', 'isnt']);
 /** Words that make the next word a verb with its subject implied ("will delete", "then deletes"). */
 const VERB_LEADS = new Set(['will', 'may', 'might', 'can', 'could', 'then', 'also', 'additionally', 'afterwards', 'automatically', 'tries', 'attempts']);
 /** What may stand before a verb whose subject is the tool ("it also charges", "and emails them"). */

@@ -8,7 +8,7 @@
 import { splitName } from './name.js';
 import { judgeOperation } from './operation.js';
 import { isStrongVerb } from './phrase.js';
-import { DESTRUCTIVE, OPERATION_FIELDS } from './words.js';
+import { DESTRUCTIVE, MUTATING, OPERATION_FIELDS, OUTBOUND, SOFT_WRITE } from './words.js';
 
 /** Longest text read for requests (characters); the rest of a longer one is not searched. */
 const MAX_TEXT = 100_000;
@@ -55,9 +55,20 @@ export function writtenRequest(text: string): { method: string; how: string } | 
 /** A URL, with or without its scheme (`https://x/a`, `//x/a`, `x.com/a`). */
 const URL_LIKE = /^(?:https?:)?\/\/[^\s/]+|^[\w-]+(?:\.[\w-]+)+(?::\d+)?\//i;
 
-/** Words in a URL's last path segment that say it acts (`delete`, `sendMessage`, `batchDelete`). */
-const actsIn = (segment: string): string | undefined =>
-  splitName(segment).find((w) => DESTRUCTIVE.has(w) || isStrongVerb(w) || ['deactivate', 'disable', 'reboot', 'restart', 'suspend', 'archive'].includes(w));
+/**
+ * What a URL's last path segment says it does: a writing word in it (`delete`, `sendMessage`,
+ * `batchDelete`), a writing verb that opens it (`/trigger/deploy`, `/run-job`), or an RPC method
+ * (`chat.postMessage`).
+ */
+function actsIn(segment: string): string | undefined {
+  const words = splitName(segment);
+  const found = words.find((w) => DESTRUCTIVE.has(w) || isStrongVerb(w) || ['deactivate', 'disable', 'reboot', 'restart', 'suspend', 'archive'].includes(w));
+  if (found) return found;
+  const first = words[0] ?? '';
+  if (words.length <= 3 && (OUTBOUND.has(first) || MUTATING.has(first)) && !SOFT_WRITE.has(first)) return first;
+  if (/[.][a-z]+[A-Z]/.test(segment) && judgeOperation(segment, 'method', false)) return segment.slice(0, 40);
+  return undefined;
+}
 
 /**
  * The action a URL names, if it writes: a writing word in its last path segment (RPC style:

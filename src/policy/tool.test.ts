@@ -170,3 +170,42 @@ describe('lemma', () => {
     assert.ok(v.reasons.length > 0);
   });
 });
+
+describe('tool verdicts: what two attacks taught (test/corpus/tool-attacks.json holds every case)', () => {
+  it('a last word that is a destructive verb is the action, whatever the head (get_user_ban); a noun is not (get-actor-run)', () => {
+    assert.equal(kind({ name: 'get_user_ban' }), 'mutation');
+    assert.equal(kind({ name: 'list_push' }), 'mutation');
+    assert.equal(kind({ name: 'get-actor-run' }), 'read-only');
+  });
+
+  it('a description of what comes back does not settle an unknown verb, nor any doubt of high risk', () => {
+    assert.equal(kind({ name: 'liquidate_positions', description: 'Returns the confirmation receipt.' }), 'mutation');
+    assert.equal(kind({ name: 'transfer_funds', description: 'Returns the transfer ID.' }), 'mutation');
+    assert.equal(kind({ name: 'mongodb_logs', description: 'Returns the most recent logged events.' }), 'read-only');
+  });
+
+  it('writes stated anywhere in a description count, negated ones and descriptions of the listed things do not', () => {
+    assert.equal(kind({ name: 'get_user', description: 'Gets the user. Note: this also deletes the account.' }), 'mutation');
+    assert.equal(kind({ name: 'get_user', description: 'Returns the message, which is then deleted from the queue.' }), 'mutation');
+    assert.equal(kind({ name: 'get_user', description: 'Gets the user — deletes it.' }), 'mutation');
+    assert.equal(kind({ name: 'list_items', description: 'Lists items that were deleted in the last 30 days.' }), 'read-only');
+    assert.equal(kind({ name: 'get_user', description: 'Gets the user. It does not delete anything.' }), 'read-only');
+  });
+
+  it('a description in another language that destroys, sends or pays is held', () => {
+    assert.equal(kind({ name: 'get_user', description: 'Löscht den Benutzer.' }), 'mutation');
+    assert.equal(kind({ name: 'get_user', description: '删除用户' }), 'mutation');
+  });
+
+  it('a schema too large or recursive to read counts against it, and is read quickly', () => {
+    const schema = { type: 'object', anyOf: Array(20).fill({ $ref: '#/$defs/A' }), $defs: { A: { anyOf: Array(20).fill({ $ref: '#/$defs/A' }) } } };
+    const v = judgeTool({ name: 'get_x', inputSchema: schema });
+    assert.equal(v.kind, 'mutation');
+    assert.match(v.reasons.join(' '), /too large or too recursive/);
+  });
+
+  it('a name that is not a string is no name, and does not throw', () => {
+    assert.equal(judgeTool({ name: 42 as unknown as string }).kind, 'mutation');
+    assert.equal(namespacePrefixes([1, 'a_x', 'a_y', 'a_z'] as unknown as string[]).has('a'), true);
+  });
+});
