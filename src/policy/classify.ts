@@ -143,7 +143,10 @@ function inspectString(key: string, value: string, hit: (r: Risk, why: string) =
   if (request) hit(request.method === 'DELETE' ? 'high' : 'medium', `${field} holds an HTTP ${request.method} request (${request.how})`);
   // A URL that names a writing action (`…/users/1/delete`, `…/api/chat.delete`): many APIs act on a GET.
   // A path given without its host (`path: "/api/users/1/delete"`) is read as a URL.
-  const action = urlAction(PATH_FIELDS.test(key) && value.startsWith('/') ? `https://host${value}` : value);
+  // Only an API path: a file's path (`/tmp/data/new.txt`) is not a request.
+  const apiPath =
+    PATH_FIELDS.test(key) && value.startsWith('/') && (/^(?:endpoint|route|api_?path)$/i.test(key) || /(?:^|\/)(?:api|rpc|v\d+)(?:\/|$)/i.test(value));
+  const action = urlAction(apiPath ? `https://host${value}` : value);
   if (action) hit('medium', `${field} is a URL: ${action}`);
 }
 

@@ -8,7 +8,7 @@
 import { splitName } from './name.js';
 import { judgeOperation } from './operation.js';
 import { isStrongVerb } from './phrase.js';
-import { DESTRUCTIVE, MUTATING, OPERATION_FIELDS, OUTBOUND, SOFT_WRITE } from './words.js';
+import { DESTRUCTIVE, OPERATION_FIELDS } from './words.js';
 
 /** Longest text read for requests (characters); the rest of a longer one is not searched. */
 const MAX_TEXT = 100_000;
@@ -56,17 +56,17 @@ export function writtenRequest(text: string): { method: string; how: string } | 
 const URL_LIKE = /^(?:https?:)?\/\/[^\s/]+|^[\w-]+(?:\.[\w-]+)+(?::\d+)?\//i;
 
 /**
- * What a URL's last path segment says it does: a writing word in it (`delete`, `sendMessage`,
- * `batchDelete`), a writing verb that opens it (`/trigger/deploy`, `/run-job`), or an RPC method
- * (`chat.postMessage`).
+ * What a URL's last path segment says it does: a destructive word in it (`delete`, `batchDelete`,
+ * `remove-all`, `purge_cache`), or an RPC method that writes (`chat.postMessage`, `sendMessage`). A page
+ * whose path only mentions paying or sending (`/pay-here`, `/send-feedback`) is a page.
  */
-function actsIn(segment: string): string | undefined {
-  const words = splitName(segment);
-  const found = words.find((w) => DESTRUCTIVE.has(w) || isStrongVerb(w) || ['deactivate', 'disable', 'reboot', 'restart', 'suspend', 'archive'].includes(w));
+function actsIn(segment: string, api: boolean): string | undefined {
+  // Under an API (`/api/…`, `/v2/…`, `api.host`), a verb seldom used as a noun counts too (`/orders/1/refund`).
+  const found = splitName(segment).find((w) => DESTRUCTIVE.has(w) || ['deactivate', 'disable', 'reboot', 'suspend'].includes(w) || (api && isStrongVerb(w)));
   if (found) return found;
-  const first = words[0] ?? '';
-  if (words.length <= 3 && (OUTBOUND.has(first) || MUTATING.has(first)) && !SOFT_WRITE.has(first)) return first;
-  if (/[.][a-z]+[A-Z]/.test(segment) && judgeOperation(segment, 'method', false)) return segment.slice(0, 40);
+  // RPC style: `service.methodName`, or a bare camelCase method (`sendMessage`).
+  const method = segment.split('.').pop() ?? segment;
+  if ((/[.]/.test(segment) || /^[a-z]+[A-Z]/.test(method)) && judgeOperation(method, 'method', false)) return segment.slice(0, 40);
   return undefined;
 }
 
@@ -88,7 +88,8 @@ export function urlAction(text: string): string | undefined {
   const path = beforeQuery.replace(/^(?:https?:)?\/\/[^/]*|^[\w-]+(?:\.[\w-]+)+(?::\d+)?/i, '');
   const segments = path.split('/').filter(Boolean);
   const last = segments[segments.length - 1];
-  const word = last === undefined ? undefined : (actsIn(last.split(':').pop() ?? last) ?? (last.includes(':') ? actsIn(last) : undefined));
+  const api = /\/(?:api|rpc|v\d+)\//i.test(`${path}/`) || /^(?:https?:)?\/\/api\./i.test(t);
+  const word = last === undefined ? undefined : (actsIn(last.split(':').pop() ?? last, api) ?? (last.includes(':') ? actsIn(last, api) : undefined));
   if (word) return `its path says "${word}"`;
   for (const pair of query.split('&').slice(0, 50)) {
     const [key = '', value = ''] = pair.split('=', 2);
