@@ -18,10 +18,15 @@ const WRITE_METHOD = /^(?:DELETE|POST|PUT|PATCH)$/;
 
 const REQUEST_LINE = /^[ \t]*(delete|post|put|patch)[ \t]+(?:\/|https?:\/\/|[\w.-]+\/)/i;
 const HTTPIE = /^[ \t]*(?:https?|xh|xhs)[ \t]+(delete|post|put|patch)\b/i;
-const CURL_METHOD = /(?:^|\s)(?:-[A-Za-z]*X[ \t]*|--request[ \t=]+)['"]?([A-Za-z]+)/;
-const CURL_BODY = /(?:^|\s)(?:-[A-Za-z]*[dFT]|--data[\w-]*|--form[\w-]*|--upload-file|--json)(?:[\s=]|$)/;
-const WGET_METHOD = /--method[ \t=]+['"]?([A-Za-z]+)/;
-const WGET_BODY = /--(?:post|body)-(?:data|file)\b/;
+/** Command-line clients: how each names a method, and the options that send a body (and so POST). */
+const CLIENTS = [
+  {
+    name: 'curl',
+    method: /(?:^|\s)(?:-[A-Za-z]*X[ \t]*|--request[ \t=]+)['"]?([A-Za-z]+)/,
+    body: /(?:^|\s)(?:-[A-Za-z]*[dFT]|--data[\w-]*|--form[\w-]*|--upload-file|--json)(?:[\s=]|$)/,
+  },
+  { name: 'wget', method: /--method[ \t=]+['"]?([A-Za-z]+)/, body: /--(?:post|body)-(?:data|file)\b/ },
+];
 const OVERRIDE = /x-http-method(?:-override)?["']?[ \t]*[:=,][ \t]*["']?([A-Za-z]+)/i;
 
 /**
@@ -34,19 +39,13 @@ export function writtenRequest(text: string): { method: string; how: string } | 
     if (direct?.[1]) return { method: direct[1].toUpperCase(), how: 'a request line' };
     const override = OVERRIDE.exec(line)?.[1]?.toUpperCase();
     if (override && WRITE_METHOD.test(override)) return { method: override, how: 'a method override header' };
-    const curl = line.indexOf('curl');
-    if (curl >= 0) {
-      const rest = line.slice(curl + 4);
-      const m = CURL_METHOD.exec(rest)?.[1]?.toUpperCase();
-      if (m && WRITE_METHOD.test(m)) return { method: m, how: 'a curl command' };
-      if (CURL_BODY.test(rest)) return { method: 'POST', how: 'a curl command that sends a body' };
-    }
-    const wget = line.indexOf('wget');
-    if (wget >= 0) {
-      const rest = line.slice(wget + 4);
-      const m = WGET_METHOD.exec(rest)?.[1]?.toUpperCase();
-      if (m && WRITE_METHOD.test(m)) return { method: m, how: 'a wget command' };
-      if (WGET_BODY.test(rest)) return { method: 'POST', how: 'a wget command that sends a body' };
+    for (const tool of CLIENTS) {
+      const at = line.indexOf(tool.name);
+      if (at < 0) continue;
+      const rest = line.slice(at + tool.name.length);
+      const m = tool.method.exec(rest)?.[1]?.toUpperCase();
+      if (m && WRITE_METHOD.test(m)) return { method: m, how: `a ${tool.name} command` };
+      if (tool.body.test(rest)) return { method: 'POST', how: `a ${tool.name} command that sends a body` };
     }
   }
   return undefined;
