@@ -51,31 +51,36 @@ export function writtenRequest(text: string): { method: string; how: string } | 
   return undefined;
 }
 
-/** A URL, with or without its scheme (`https://x/a`, `//x/a`, `x.com/a`). */
-const URL_LIKE = /^(?:https?:)?\/\/[^\s/]+|^[\w-]+(?:\.[\w-]+)+(?::\d+)?\//i;
+/** A URL, with or without its scheme (`https://x/a`, `wss://x/a`, `//x/a`, `x.com/a`, `localhost:8080/a`). */
+const URL_LIKE = /^(?:(?:https?|wss?):)?\/\/[^\s/]+|^(?:[\w-]+(?:\.[\w-]+)+|localhost)(?::\d+)?\//i;
+
+/** A path segment that names one thing: a number, a UUID, a long hex or opaque id. */
+const ID_SEGMENT = /^(?:\d+|[0-9a-f]{8,}|[0-9a-f]{8}-[0-9a-f-]{27,}|[A-Za-z0-9_-]{20,})$/i;
+
+/** A word that acts as a whole path segment next to an id (`/users/1/delete`, `/orders/9/refund`). */
+const actingWord = (segment: string): string | undefined => {
+  const words = splitName(segment.replace(/\.(?:json|xml|php|html?|cgi|aspx?|do|action)$/i, ''));
+  const w = words[0] as string;
+  return words.length === 1 &&
+    (DESTRUCTIVE.has(w) || isStrongVerb(w) || ['deactivate', 'disable', 'suspend', 'reboot', 'restart', 'approve', 'reject'].includes(w))
+    ? w
+    : undefined;
+};
 
 /**
- * What a URL's last path segment says it does: a destructive word in it (`delete`, `batchDelete`,
- * `remove-all`, `purge_cache`), or an RPC method that writes (`chat.postMessage`, `sendMessage`). A page
- * whose path only mentions paying or sending (`/pay-here`, `/send-feedback`) is a page.
- */
-function actsIn(segment: string, api: boolean): string | undefined {
-  // Under an API (`/api/…`, `/v2/…`, `api.host`), a verb seldom used as a noun counts too (`/orders/1/refund`).
-  const found = splitName(segment).find((w) => DESTRUCTIVE.has(w) || ['deactivate', 'disable', 'reboot', 'suspend'].includes(w) || (api && isStrongVerb(w)));
-  if (found) return found;
-  // RPC style: `service.methodName`, or a bare camelCase method (`sendMessage`).
-  const method = segment.split('.').pop() ?? segment;
-  if ((/[.]/.test(segment) || /^[a-z]+[A-Z]/.test(method)) && judgeOperation(method, 'method', false)) return segment.slice(0, 40);
-  return undefined;
-}
-
-/**
- * The action a URL names, if it writes: a writing word in its last path segment (RPC style:
- * `/api/chat.delete`, `/v1/…:batchDelete`, `/users/1/delete`, `/sendMessage`), or an operation in its
- * query (`?action=delete`, `?cmd=rm`). Percent-encoding is decoded first.
+ * The action a URL names, if it writes, in the shapes APIs give actions (and pages do not):
+ * - a writing verb as a whole segment next to an id (`/users/1/delete`, `/users/delete/42`);
+ * - a method after a colon (`/v1/projects/p:delete`, `…/items:batchDelete`);
+ * - an RPC method under an API path (`/api/chat.postMessage`, `/bot123:AA/sendMessage`);
+ * - an operation in the query (`?action=delete`, `?cmd=rm`, `?delete=true`).
+ * A page about an action (`/wiki/Delete_key`, `/docs/git-reset`, `/Methods/DELETE`) is a page.
+ * Percent-encoding is decoded first; `GET `, quotes and angle brackets around the URL are set aside.
  */
 export function urlAction(text: string): string | undefined {
-  const t = text.trim();
+  const t = text
+    .trim()
+    .replace(/^(?:GET|HEAD)\s+/i, '')
+    .replace(/^[<"'`]|[>"'`]$/g, '');
   if (t.length > 8192 || !URL_LIKE.test(t)) return undefined;
   let decoded = t;
   try {
@@ -84,18 +89,37 @@ export function urlAction(text: string): string | undefined {
     // not valid percent-encoding: judged as written
   }
   const [beforeQuery = '', query = ''] = decoded.replace(/#.*$/, '').split('?', 2);
-  const path = beforeQuery.replace(/^(?:https?:)?\/\/[^/]*|^[\w-]+(?:\.[\w-]+)+(?::\d+)?/i, '');
+  const path = beforeQuery.replace(/^(?:(?:https?|wss?):)?\/\/[^/]*|^(?:[\w-]+(?:\.[\w-]+)+|localhost)(?::\d+)?/i, '');
   const segments = path.split('/').filter(Boolean);
-  const last = segments[segments.length - 1];
-  const api = /\/(?:api|rpc|v\d+)\//i.test(`${path}/`) || /^(?:https?:)?\/\/api\./i.test(t);
-  const word = last === undefined ? undefined : (actsIn(last.split(':').pop() ?? last, api) ?? (last.includes(':') ? actsIn(last, api) : undefined));
-  if (word) return `its path says "${word}"`;
+  // Documentation, blogs and wikis describe actions; reading them is reading.
+  if (/^(?:(?:https?|wss?):)?\/\/(?:docs?|developers?|dev|learn|help|support|wiki|blog|guides?)\./i.test(t)) return undefined;
+  if (segments.some((x) => /^(?:docs?|documentation|reference|wiki|blog|guides?|manual|tutorials?)$/i.test(x))) return undefined;
+  const apiPath = segments.some((x) => /^(?:api|rpc|admin|v\d+|bot\S*|ajax|cgi-bin)$/i.test(x));
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i] as string;
+    const word = actingWord(seg);
+    if (word && (ID_SEGMENT.test(segments[i - 1] ?? '') || ID_SEGMENT.test(segments[i + 1] ?? ''))) return `its path says "${word}" of one thing`;
+    // `/users/remove-all`, `/cache/purge_everything`: a destructive verb on everything.
+    // `/users/remove-all`, or under an API or admin path a destructive verb leading a segment
+    // (`/admin/purge_cache`); a documentation page (`/wiki/Delete_key`) is under neither.
+    const ws = splitName(seg.replace(/\.(?:json|xml|php|html?|cgi|aspx?|do|action)$/i, ''));
+    if (ws.length === 2 && DESTRUCTIVE.has(ws[0] as string) && (ws[1] === 'all' || ws[1] === 'everything')) return `its path says "${seg}"`;
+    if (apiPath && ws.length <= 3 && DESTRUCTIVE.has(ws[0] as string) && i > 0) return `its path says "${seg}"`;
+    const colon = seg.lastIndexOf(':');
+    if (colon > 0 && judgeOperation(seg.slice(colon + 1), 'generic', false)) return `its path calls the method "${seg.slice(colon + 1, colon + 41)}"`;
+  }
+  const last = segments[segments.length - 1] ?? '';
+  if (apiPath && /^[a-z]+[A-Z]|[.]/.test(last) && judgeOperation(last.split('.').pop() ?? last, 'method', false))
+    return `its path calls the method "${last.slice(0, 40)}"`;
   for (const pair of query.split('&').slice(0, 50)) {
-    const [key = '', value = ''] = pair.split('=', 2);
+    const [rawKey = '', value = ''] = pair.split('=', 2);
+    const key = rawKey.replace(/\[\]$/, '').replace(/^[_$]+|[_$]+$/g, '');
     if (OPERATION_FIELDS.test(key) || /^(?:cmd|command|method)$/i.test(key)) {
       const op = judgeOperation(value, 'operation', false);
       if (op) return `its query asks ${key}=${value.slice(0, 30)}`;
     }
+    // `?delete`, `?delete=true`: the query names the action itself.
+    if (actingWord(key) && DESTRUCTIVE.has(splitName(key)[0] ?? '') && !/^(?:false|0|no)$/i.test(value)) return `its query asks "${key}"`;
   }
   return undefined;
 }

@@ -70,6 +70,19 @@ const MAX_OTHER_DIALECT_CHARS = 4_000;
 /** How long node-sql-parser may take for all the SQL of one call (ms); past it, the call is held. */
 export const CALL_PARSE_MS = 500;
 
+/**
+ * Whether a statement word stands where a statement can start: at the start, or after `;`, a line break
+ * (`\r` too), `(`, the end of a comment (`*\/`), or inside MySQL's executable `/*! … *\/`, which runs.
+ * Comments are not removed first: dialects disagree on where they end (PostgreSQL nests them).
+ */
+function startsStatement(text: string): boolean {
+  return SQL_STATEMENT_WORD.test(text.slice(0, MAX_CODE_CHARS));
+}
+
+/** A word that starts a statement in some dialect, where a statement starts. */
+const SQL_STATEMENT_WORD =
+  /(?:^|[;\n\r(]|\*\/|\/\*[!M]\S*)\s*(?:select|with|insert|update|delete|create|drop|alter|truncate|grant|revoke|show|describe|desc|explain|values|table|pragma|call|exec|execute|set|merge|replace|copy|vacuum|analyze|analyse|begin|commit|rollback|use|kill|lock|unlock|load|handler|do|prepare|deallocate|declare|shutdown|backup|restore|attach|detach|reindex|cluster|comment|listen|notify|refresh|import|checkpoint|reset|discard|savepoint|release|start|fetch|move|close|open|dbcc|waitfor|bulk|print|throw|upsert|optimize|flush|purge|rename|repair|check|checksum|install|uninstall|change|stop|help)\b/i;
+
 /** Tokens that different SQL dialects (or node-sql-parser and the MySQL server) read differently. */
 const DIALECT_SENSITIVE = /[\\#$`]|--(?![ \t\r\n\f\v]|$)|\/\*/;
 /** For MySQL and MariaDB alone: where node-sql-parser lexes unlike the servers (`--1`, `/*!` and MariaDB's `/*M!` code). */
@@ -130,6 +143,9 @@ export function judgeSql(text: string, dialects: readonly SqlDialect[] = ALL_DIA
   if (text.includes('\0')) return write('medium', 'SQL holding a NUL character (a parser may stop reading there)');
   const pragma = judgePragma(text);
   if (pragma) return pragma;
+  // Text with no statement word at all (`#general`, a colour `#ff0000`, `-- note`) is no SQL, whatever a
+  // lenient parser makes of it: a dialect would read it as an empty statement, or a comment.
+  if (!startsStatement(text)) return { kind: 'unparsed', why: 'no SQL statement starts in it' };
   let worst: CodeJudgement | undefined;
   let refused = 0;
   for (const d of dialects) {
