@@ -47,10 +47,12 @@ export function classifyArgs(args: unknown, hints?: ToolCodeHints): { risk: Risk
       return;
     }
     const key = plainKey(rawKey);
-    if (typeof value === 'boolean') {
-      const sw = judgeSwitch(key, value);
+    // A switch given as a boolean, or as "true"/"false"/1/0.
+    const flag = typeof value === 'boolean' ? value : value === 1 || value === 'true' ? true : value === 0 || value === 'false' ? false : undefined;
+    if (flag !== undefined) {
+      const sw = judgeSwitch(key, flag);
       if (sw) hit(sw.risk, sw.why);
-      return;
+      if (typeof value !== 'string') return;
     }
     if (typeof value === 'string') {
       inspectString(key, value, hit, hints, budget);
@@ -130,7 +132,9 @@ function inspectString(key: string, value: string, hit: (r: Risk, why: string) =
     if (op) hit(op.risk, `${field} ${op.why}`);
   }
   // An operation written as text (`"action=delete"`, `"op: purge"`).
-  const pair = /\b(action|op|operation|cmd|do|mode|method)\s*[:=]\s*["']?([\w.-]{1,40})/i.exec(value.slice(0, 10_000));
+  // Not in a search or a query: there `action:delete` and `{method="POST"}` are filters on what is read.
+  const searched = /query|^q$|search|filter|expr|where|selector|match/i.test(key);
+  const pair = searched ? null : /\b(action|op|operation|cmd|do|mode|method)\s*[:=]\s*["']?([\w.-]{1,40})/i.exec(value.slice(0, 10_000));
   const written = pair?.[2];
   if (pair?.[1]?.toLowerCase() === 'method' && written && HTTP_WRITE_METHODS.has(written.toUpperCase()))
     hit(written.toUpperCase() === 'DELETE' ? 'high' : 'medium', `${field} asks for HTTP ${written.toUpperCase()}`);
@@ -155,16 +159,18 @@ const PATH_FIELDS = /^(?:path|endpoint|route|url|uri|href|resource|api_?path)$/i
 
 /** Switches that turn a call into a write when set (`delete: true`, `auto_delete: true`, `send: true`). */
 const WRITE_SWITCHES = new Set(
-  'delete remove purge drop destroy erase wipe overwrite send notify email publish pay charge refund transfer execute run apply commit confirm consume ack acknowledge archive mark save write update create replace move unsubscribe approve submit post reply forward cancel kill terminate reset clear flush'.split(
+  'delete remove purge drop destroy erase wipe overwrite send notify email publish pay charge refund transfer execute run apply commit confirm consume ack acknowledge archive mark save write update create replace move unsubscribe approve submit post reply forward cancel kill terminate reset clear flush cleanup clean'.split(
     ' ',
   ),
 );
 
 /** Switches that keep a call from writing; set to false, the call writes (`dry_run: false`). */
-const SAFETY_SWITCHES = /^(?:dry_?run|preview|read_?only|simulate|validate_?only|check_?only|test_?mode|no_?op|safe_?mode|what_?if)$/i;
+const SAFETY_SWITCHES =
+  /^(?:(?:is|use|enable|should)_?)?(?:dry_?run|preview|read_?only|simulate|validate_?only|check_?only|test_?mode|no_?op|safe_?mode|what_?if|sandbox|keep|peek)$/i;
 
 /** Judges a boolean argument by its field's name. */
-function judgeSwitch(key: string, value: boolean): { risk: Risk; why: string } | undefined {
+function judgeSwitch(rawKey: string, value: boolean): { risk: Risk; why: string } | undefined {
+  const key = rawKey.replace(/-/g, '_');
   if (!value) return SAFETY_SWITCHES.test(key) ? { risk: 'medium', why: `${key} is false: the call is not a dry run` } : undefined;
   const w = splitName(key).find((x) => WRITE_SWITCHES.has(x));
   if (!w) return undefined;
@@ -172,11 +178,18 @@ function judgeSwitch(key: string, value: boolean): { risk: Risk; why: string } |
 }
 
 /**
- * An argument's field name as the checks read it: NFKC, trimmed, and letters that look Latin in other
- * scripts (Cyrillic `а`, Greek `ο`) read as the Latin ones, so `"аction "` is `action`.
+ * An argument's field name as the checks read it: NFKC, trimmed, without invisible characters or
+ * wrapping `_`, `$`, `[]`, and letters that look Latin in other scripts (Cyrillic `а`, Greek `ο`) read
+ * as the Latin ones, so `"аction "` and `"_action[]"` are `action`.
  */
 function plainKey(key: string): string {
-  const k = key.normalize('NFKC').trim();
+  // Invisible characters, a trailing `[]` and wrapping `_`/`$` (`action[]`, `_action`, `$action`) aside.
+  const k = key
+    .normalize('NFKC')
+    .replace(/[\u200b-\u200f\u2060\ufeff\u00ad]/g, '')
+    .trim()
+    .replace(/\[\]$/, '')
+    .replace(/^[_$]+|[_$]+$/g, '');
   return /[^\x00-\x7f]/.test(k) ? k.replace(/[\u0370-\u03ff\u0400-\u04ff]/g, (c) => LOOK_ALIKES[c] ?? c) : k;
 }
 

@@ -101,7 +101,9 @@ function judgeLaterSentence(words: readonly string[]): (PhraseSignal & { kind: '
  * output: "results are truncated", "formats the output", "executes the query" are left to the grammar).
  */
 const STATED_WRITES = new Set(
-  'delete remove destroy erase wipe purge drop kill terminate revoke uninstall unpublish send publish pay refund withdraw transfer charge overwrite'.split(' '),
+  'delete remove destroy erase wipe purge drop kill terminate revoke uninstall unpublish send publish pay refund withdraw transfer charge overwrite consume'.split(
+    ' ',
+  ),
 );
 
 /** Words that take back a statement right after them ("does not delete", "never removes"). */
@@ -115,7 +117,31 @@ const SUBJECTS = new Set(['it', 'this', 'then', 'also', 'and', 'tool', 'server',
 const MONEY_OR_MESSAGE = new Set(['charge', 'transfer', 'email', 'post', 'order', 'trade', 'sms', 'deposit']);
 
 /** Adverbs between an auxiliary and its participle ("is then deleted", "are automatically removed"). */
-const ADVERBISH = /^(?:then|also|automatically|immediately|permanently|eventually|subsequently|afterwards|[a-z]{3,}ly)$/;
+const ADVERBISH = /^(?:then|also|all|both|each|automatically|immediately|permanently|eventually|subsequently|afterwards|[a-z]{3,}ly)$/;
+
+/** Words before a noun, not a verb ("the deletes", "all sends"); unlike DETERMINERS, no pronouns: "It deletes". */
+const ARTICLES = new Set([
+  'the',
+  'a',
+  'an',
+  'its',
+  'their',
+  'his',
+  'her',
+  'your',
+  'my',
+  'our',
+  'all',
+  'every',
+  'each',
+  'some',
+  'any',
+  'no',
+  'many',
+  'several',
+  'these',
+  'those',
+]);
 
 /** Relative words: "items that were deleted" describes the items, not what the call does. */
 const RELATIVES = new Set(['that', 'which', 'who', 'whose', 'were', 'been']);
@@ -129,20 +155,31 @@ const RELATIVES = new Set(['that', 'which', 'who', 'whose', 'were', 'been']);
 function statedWrite(words: readonly string[]): (PhraseSignal & { kind: 'write' }) | undefined {
   for (let i = 0; i < words.length; i++) {
     const t = words[i] as string;
-    const before = words.slice(Math.max(0, i - 3), i);
-    if (before.some((b) => NEGATIONS.has(b))) continue;
+    // A negation governs the words after it up to a comma or a colon ("Never prompts, deletes them").
+    const window = words.slice(Math.max(0, i - 3), i);
+    const cut = Math.max(window.lastIndexOf(','), window.lastIndexOf(';'), window.lastIndexOf(':'));
+    if (window.slice(cut + 1).some((b) => NEGATIONS.has(b))) continue;
     const l = lemma(t, knownWord);
     const prev = words[i - 1] ?? '';
     const next = words[i + 1] ?? '';
     const strong = STATED_WRITES.has(l.base);
     const risk = DESTRUCTIVE.has(l.base) || OUTBOUND.has(l.base) ? 'high' : 'medium';
     // "… also deletes it": not a plural noun ("the deletes", "number of sends"), nor a subject ("deletes are").
-    if (strong && l.inflection === 's' && !DETERMINERS.has(prev) && prev !== 'of' && !/^(?:is|are|was|were|will|can|may|:)$/.test(next))
+    if (strong && l.inflection === 's' && !ARTICLES.has(prev) && prev !== 'of' && !/^(?:is|are|was|were|will|can|may|:)$/.test(next))
       return { kind: 'write', risk, soft: false, why: `description verb "${t}"` };
     // "the account is removed", not "items that were deleted".
     // A passive, maybe with an adverb between ("is then deleted"); a past one after a relative word
     // describes the things listed ("items that were deleted"), a present one what the call does.
-    const aux = /^(?:is|are|gets|got|was)$/.test(prev) ? i - 1 : ADVERBISH.test(prev) && /^(?:is|are|gets|got|was)$/.test(words[i - 2] ?? '') ? i - 2 : -1;
+    const AUX = /^(?:is|are|gets|get|got|was|being)$/;
+    let aux = AUX.test(prev) ? i - 1 : ADVERBISH.test(prev) && AUX.test(words[i - 2] ?? '') ? i - 2 : -1;
+    // "… will be deleted", unless it is the tool that will be removed (a deprecation notice).
+    if (
+      aux < 0 &&
+      prev === 'be' &&
+      words[i - 2] === 'will' &&
+      !words.slice(Math.max(0, i - 6), i).some((b) => /^(?:tool|it|this|version|endpoint|feature|api)$/.test(b))
+    )
+      aux = i - 1;
     const past = aux >= 0 && /^(?:was|got)$/.test(words[aux] ?? '');
     if (strong && l.inflection === 'ed' && aux >= 0 && !(past && RELATIVES.has(words[aux - 1] ?? '')))
       return { kind: 'write', risk, soft: false, why: `description says "${prev} ${t}"` };
@@ -155,6 +192,8 @@ function statedWrite(words: readonly string[]): (PhraseSignal & { kind: 'write' 
       return { kind: 'write', risk: 'high', soft: false, why: `description says "by ${t}"` };
     if (t === 'rid' && /^get(?:s|ting)?$|^got$/.test(prev)) return { kind: 'write', risk: 'high', soft: false, why: 'description says "get rid of"' };
     if (t === 'place' && prev === 'in' && i > 1) return { kind: 'write', risk: 'medium', soft: false, why: 'description says "in place"' };
+    if ((t === 'trash' || t === 'bin') && /^(?:the|to|into)$/.test(prev) && /^(?:to|into|in|the)$/.test(words[i - 2] ?? prev))
+      return { kind: 'write', risk: 'high', soft: false, why: 'description says "to the trash"' };
     if (l.inflection === 's' && AMBIGUOUS.get(l.base) === 'high' && DETERMINERS.has(next) && (i === 0 || SUBJECTS.has(prev)))
       return { kind: 'write', risk: 'high', soft: false, why: `description verb "${t}"` };
   }

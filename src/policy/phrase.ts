@@ -142,7 +142,10 @@ function judgeAction(head: Word, objects: Word[], where: string): PhraseSignal {
       // `start_search`, "Performs a web search": a light verb whose object (its last noun) is a reading
       // action; `run_search_campaign` is not one.
       // "Run a find query": a reading action before the query it names.
-      const reading = /^(?:quer(?:y|ies)|requests?)$/.test(last.text) ? objects.find((o) => READ_ACTIONS.has(o.base)) : undefined;
+      // "Run a find query", "Execute a SELECT query", "Perform an HTTP GET request".
+      const reading = /^(?:quer(?:y|ies)|requests?|statements?)$/.test(last.text)
+        ? objects.find((o) => READ_ACTIONS.has(o.base) || o.text === 'select' || o.text === 'get' || o.text === 'head')
+        : undefined;
       if (reading) return { kind: 'read', why: `${where} "${head.text} … ${reading.text} ${last.text}" (a reading action)` };
       if (READ_ACTIONS.has(last.base) || READ_AGENTS.has(last.base)) return { kind: 'read', why: `${where} "${head.text} … ${last.text}" (a reading action)` };
       const language = objects.find((o) => READ_ONLY_LANGUAGE.test(o.text));

@@ -306,7 +306,7 @@ export const OPERATION_FIELDS = /^(op|ops|operation|action|actions|verb|intent|t
  * a value there is judged as a category is (a destructive verb that leads or ends it, a bare verb).
  */
 export const GENERIC_OPERATION_FIELDS =
-  /^(?:fn|func|function|procedure|rpc|call|handler|action_?name|then|after|post_?action|on_[a-z]+|disposition|strategy|on_?conflict|retention|access|permission|scope|choice)$/i;
+  /^(?:fn|func|function|procedure|rpc|call|handler|action_?name|then|after|after_[a-z]+|post_?action|on_[a-z]+|on-[a-z]+|next|behaviou?r|disposition|strategy|on_?conflict|retention|access|permission|scope|choice)$|^on[A-Z]\w+$/i;
 
 /** Fields naming a category (`type`, `kind`, `mode`): only a clear verb in their value counts, not a noun-or-verb word. */
 export const CATEGORY_FIELDS = /^(type|kind|mode)$/i;
