@@ -101,9 +101,7 @@ function judgeLaterSentence(words: readonly string[]): (PhraseSignal & { kind: '
  * output: "results are truncated", "formats the output", "executes the query" are left to the grammar).
  */
 const STATED_WRITES = new Set(
-  'delete remove destroy erase wipe purge drop kill terminate revoke uninstall unpublish send publish pay refund withdraw transfer charge overwrite consume'.split(
-    ' ',
-  ),
+  'delete remove destroy erase wipe purge drop kill terminate revoke uninstall unpublish send publish pay refund withdraw transfer charge overwrite'.split(' '),
 );
 
 /** Words that take back a statement right after them ("does not delete", "never removes"). */

@@ -28,6 +28,12 @@ const CLIENTS = [
   { name: 'wget', method: /--method[ \t=]+['"]?([A-Za-z]+)/, body: /--(?:post|body)-(?:data|file)\b/ },
 ];
 const OVERRIDE = /x-http-method(?:-override)?["']?[ \t]*[:=,][ \t]*["']?([A-Za-z]+)/i;
+/**
+ * A method named in code or a shell's own client: `requests.delete(`, `axios.post(`, `method: 'DELETE'`,
+ * `'method' => 'DELETE'`, PowerShell's `-Method Delete` (not `method="POST"`: a PromQL label matcher).
+ */
+const CODE_METHOD =
+  /\b(?:requests|axios|http|httpx|session|client|\$http)\.(delete|post|put|patch)\s*\(|["']?method["']?\s*(?::|=>)\s*["'](delete|post|put|patch)["']|-Method\s+["']?(delete|post|put|patch)\b/i;
 
 /**
  * The writing HTTP request a text spells out, if any.
@@ -37,6 +43,9 @@ export function writtenRequest(text: string): { method: string; how: string } | 
   for (const line of text.slice(0, MAX_TEXT).split('\n')) {
     const direct = REQUEST_LINE.exec(line) ?? HTTPIE.exec(line);
     if (direct?.[1]) return { method: direct[1].toUpperCase(), how: 'a request line' };
+    const code = CODE_METHOD.exec(line);
+    const coded = (code?.[1] ?? code?.[2] ?? code?.[3])?.toUpperCase();
+    if (coded) return { method: coded, how: 'code that sends the request' };
     const override = OVERRIDE.exec(line)?.[1]?.toUpperCase();
     if (override && WRITE_METHOD.test(override)) return { method: override, how: 'a method override header' };
     for (const tool of CLIENTS) {

@@ -156,14 +156,17 @@ const OUTBOUND_FIELD =
 /** Choices an operation or method field offers (`action: enum ["list", "create", "delete"]`). */
 function choices(prop: Schema): string[] {
   const x = prop as Record<string, unknown>;
-  const direct = [...(Array.isArray(prop.enum) ? prop.enum : []), x.const, x.default];
-  // Choices listed in words ("one of: list, delete", "values: list | delete").
+  const direct = [...(Array.isArray(prop.enum) ? prop.enum : []), x.const, x.default, ...(Array.isArray(x.examples) ? x.examples : [])];
+  for (const part of Array.isArray(x.allOf) ? x.allOf.slice(0, 20) : []) direct.push(...choices(asSchema(part) ?? {}));
+  // Choices listed in words ("one of: list, delete", "values: list | delete", "Supported actions are get and delete").
   const listed =
-    typeof prop.description === 'string' ? /\b(?:one of|values?|options?|choices?|either)\b\s*:?\s*([^.;\n]{1,200})/i.exec(prop.description)?.[1] : undefined;
+    typeof prop.description === 'string'
+      ? /\b(?:one of|values?|options?|choices?|either|supported\s+\w+\s+are|actions?\s+are|can be)\b\s*:?\s*([^.;]{1,300})/i.exec(prop.description)?.[1]
+      : undefined;
   if (listed)
     direct.push(
       ...listed
-        .split(/\s*(?:,|\||\bor\b)\s*/)
+        .split(/\s*(?:,|\||\bor\b|\band\b|\n\s*[-*•]?)\s*/)
         .map((w) => w.replace(/["'`]/g, '').trim())
         .filter((w) => /^[\w.-]{1,40}$/.test(w)),
     );
@@ -194,6 +197,11 @@ function sendsMessage(schema: unknown): boolean {
   const all = Object.keys(asSchema(asSchema(schema)?.properties) ?? {}).map((n) => n.toLowerCase());
   return all.includes('to') && all.some((n) => /^(?:body|message|html|html_?body|text_?body)$/.test(n));
 }
+
+/** Words of a switch that writes when it is on (`delete_after_read`, `send_notification`, `purge`). */
+const SWITCH_WRITES = new Set(
+  'delete remove purge drop destroy erase wipe overwrite send notify publish pay charge refund transfer archive consume ack'.split(' '),
+);
 
 /** Judges an input schema: the first field found that says write, or nothing. */
 export function judgeInputSchema(schema: unknown): PhraseSignal | undefined {
@@ -231,6 +239,13 @@ export function judgeInputSchema(schema: unknown): PhraseSignal | undefined {
           break;
         }
       }
+    } else if (
+      prop.type === 'boolean' &&
+      ((prop as { default?: unknown }).default === true || (prop as { const?: unknown }).const === true) &&
+      w.some((x) => SWITCH_WRITES.has(x))
+    ) {
+      // `delete_after_read: { type: boolean, default: true }`: the call writes unless told otherwise.
+      hit = { kind: 'write', risk: 'medium', soft: false, why: `input "${name}" is on unless turned off` };
     } else if (w[0] === 'new' && w.length > 1 && NEW_VALUE.has(w[1] ?? '')) {
       hit = { kind: 'write', risk: 'medium', soft: false, why: `input "${name}" carries a new value` };
     } else if (['replacement', 'recipients', 'recipient', 'bcc', 'cc'].includes(w.join('_')) || (w.length === 1 && w[0] === 'overwrite')) {

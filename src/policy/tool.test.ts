@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ToolAnnotations } from '../types.js';
-import { combine, judgeTool, namespacePrefixes, type ToolDefinitionLike } from './classify.js';
+import { classifyCall, combine, judgeTool, namespacePrefixes, type ToolDefinitionLike } from './classify.js';
 import { firstSentenceWords, judgeDescription } from './description.js';
 import { lemma } from './lemma.js';
 import { knownWord } from './phrase.js';
@@ -207,5 +207,69 @@ describe('tool verdicts: what two attacks taught (test/corpus/tool-attacks.json 
   it('a name that is not a string is no name, and does not throw', () => {
     assert.equal(judgeTool({ name: 42 as unknown as string }).kind, 'mutation');
     assert.equal(namespacePrefixes([1, 'a_x', 'a_y', 'a_z'] as unknown as string[]).has('a'), true);
+  });
+});
+
+describe('tool verdicts: the third review (reads that were asked about, writes that passed)', () => {
+  it('values that only look like code or requests stay reads', () => {
+    for (const args of [
+      { channel: '#general' },
+      { q: '#bug is:open' },
+      { color: '#ff0000' },
+      { query: '@http.method:DELETE' },
+      { expr: 'rate(x{method="POST"}[5m])' },
+    ])
+      assert.equal(classifyCall('search_messages', args, { readOnlyHint: true }).kind, 'read-only', JSON.stringify(args));
+    for (const url of [
+      'https://en.wikipedia.org/wiki/Delete_key',
+      'https://git-scm.com/docs/git-reset',
+      'https://docs.stripe.com/api/refunds/create',
+      'https://evil.test/pay-here',
+    ])
+      assert.equal(classifyCall('fetch', { url }, { readOnlyHint: true }).kind, 'read-only', url);
+  });
+
+  it('URLs in the shapes APIs give actions, and requests written as code, are held', () => {
+    for (const url of [
+      'https://api.x.com/v1/users/delete/42',
+      'localhost:8080/api/users/1/delete',
+      'https://x/v1/projects/p:delete',
+      'https://x/a?delete=true',
+    ])
+      assert.equal(classifyCall('fetch', { url }, { readOnlyHint: true }).kind, 'mutation', url);
+    for (const code of ['requests.delete("https://x/u/1")', 'Invoke-RestMethod -Uri x -Method Delete'])
+      assert.equal(classifyCall('fetch', { snippet: code }, { readOnlyHint: true }).kind, 'mutation', code);
+  });
+
+  it('descriptions: "It deletes", a negation that governs another verb, future and passive forms', () => {
+    for (const description of [
+      'Gets the user. It deletes the user.',
+      'Lists stale branches. Never prompts, deletes them all.',
+      'Returns the files, which will be deleted after the call.',
+      'The original is moved to the trash.',
+    ])
+      assert.equal(kind({ name: 'get_user', description }), 'mutation', description);
+    assert.equal(
+      kind({ name: 'old_tool', description: 'Lists users. This tool will be removed in a future version.' }),
+      'mutation',
+      'an unknown name stays a question',
+    );
+    assert.equal(kind({ name: 'list_users', description: 'Lists users. This tool will be removed in a future version.' }), 'read-only');
+  });
+
+  it('switches under other spellings, and choices read from allOf, examples and words', () => {
+    for (const args of [
+      { delete: 'true' },
+      { delete: 1 },
+      { 'dry-run': false },
+      { isDryRun: false },
+      { keep: false },
+      { _action: 'delete' },
+      { 'action\u200b': 'delete' },
+    ])
+      assert.equal(classifyCall('get_messages', args, undefined).kind, 'mutation', JSON.stringify(args));
+    assert.equal(judgeInputSchema(props({ action: { allOf: [{ enum: ['get', 'delete'] }] } }))?.kind, 'write');
+    assert.equal(judgeInputSchema(props({ action: { type: 'string', description: 'Supported actions are get and delete.' } }))?.kind, 'write');
+    assert.equal(judgeInputSchema(props({ delete_after_read: { type: 'boolean', default: true } }))?.kind, 'write');
   });
 });
