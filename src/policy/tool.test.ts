@@ -249,11 +249,6 @@ describe('tool verdicts: the third review (reads that were asked about, writes t
       'The original is moved to the trash.',
     ])
       assert.equal(kind({ name: 'get_user', description }), 'mutation', description);
-    assert.equal(
-      kind({ name: 'old_tool', description: 'Lists users. This tool will be removed in a future version.' }),
-      'mutation',
-      'an unknown name stays a question',
-    );
     assert.equal(kind({ name: 'list_users', description: 'Lists users. This tool will be removed in a future version.' }), 'read-only');
   });
 
