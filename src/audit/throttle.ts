@@ -3,12 +3,17 @@
  * upstream questions): a flood must not fill the signed log. At most one entry per second, then one
  * entry with the count of those left out.
  */
+import { type Clock, systemClock } from '../clock.js';
 
 /**
  * Batches refusal events to at most one entry per second (plus a count of the ones left out).
  * @param write called with a reason and how many events were left out before it (0 for a normal entry).
+ * @param clock the time source (tests inject one).
  */
-export function createRefusalLog(write: (reason: string, suppressed: number) => void): { record(reason: string): void; flush(): void } {
+export function createRefusalLog(
+  write: (reason: string, suppressed: number) => void,
+  clock: Clock = systemClock,
+): { record(reason: string): void; flush(): void } {
   let windowStart = 0;
   let suppressed = 0;
   let flushPending = false;
@@ -17,11 +22,11 @@ export function createRefusalLog(write: (reason: string, suppressed: number) => 
     if (suppressed === 0) return;
     write('further requests', suppressed);
     suppressed = 0;
-    windowStart = Date.now();
+    windowStart = clock.nowMs();
   };
   return {
     record(reason) {
-      const now = Date.now();
+      const now = clock.nowMs();
       if (now - windowStart >= 1000) {
         windowStart = now;
         write(reason, 0);

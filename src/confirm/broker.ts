@@ -6,6 +6,7 @@
  * denied with a message naming what to enable. Fail closed: any error in a channel is a denial or
  * "could not ask", never an approval.
  */
+import { type Clock, systemClock } from '../clock.js';
 import type { Approval } from '../types.js';
 import type { ApprovalRequest, ChannelAnswer, ConfirmChannel, OutOfBandChannel } from './channel.js';
 import { CONFIRM_TIMEOUT, type PendingApprovals } from './pending.js';
@@ -38,7 +39,11 @@ export interface BrokerHooks {
 
 /** Runs the channels for one held call. */
 export class ConfirmBroker {
-  constructor(private readonly channels: BrokerChannels) {}
+  /** @param clock the time source for the deadline (tests inject one). */
+  constructor(
+    private readonly channels: BrokerChannels,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   /**
    * Asks a person about one held call.
@@ -63,7 +68,7 @@ export class ConfirmBroker {
     // A referenced timer (AbortSignal.timeout is unreferenced): a call waiting for a person keeps the
     // process alive until its deadline, and the timer is cleared as soon as the call is decided.
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(CONFIRM_TIMEOUT), Math.max(0, req.deadlineMs - Date.now()));
+    const timer = setTimeout(() => timeout.abort(CONFIRM_TIMEOUT), Math.max(0, req.deadlineMs - this.clock.nowMs()));
     try {
       return await this.askUntil(req, signal, AbortSignal.any([signal, timeout.signal]), hooks);
     } finally {

@@ -7,6 +7,7 @@
  * their outcome, for the page.
  * In memory for now; the planned store interface will hold it so several gate replicas can share it.
  */
+import { type Clock, systemClock } from '../clock.js';
 import type { Decider, Risk } from '../types.js';
 import type { ApprovalRequest, ChannelAnswer } from './channel.js';
 import type { Lookalike } from './lookalike.js';
@@ -80,6 +81,9 @@ export class PendingApprovals {
   private readonly past: HistoryItem[] = [];
   private readonly listeners = new Set<PendingListener>();
   private readonly endedHow = new Map<string, EndedHow>();
+
+  /** @param clock the time source for `sinceMs` and `atMs` (tests inject one). */
+  constructor(private readonly clock: Clock = systemClock) {}
 
   /** Calls waiting now, oldest first. */
   list(): PendingView[] {
@@ -179,7 +183,7 @@ export class PendingApprovals {
         lookalikes: req.lookalikes ?? [],
         diff: req.diff,
         channels,
-        sinceMs: Date.now(),
+        sinceMs: this.clock.nowMs(),
         deadlineMs: req.deadlineMs,
       },
       settle,
@@ -202,7 +206,7 @@ export class PendingApprovals {
 
   /** Adds a decision to the history (any channel, elicitation included). */
   recordDecision(item: Omit<HistoryItem, 'atMs'>): void {
-    this.past.unshift({ ...item, atMs: Date.now() });
+    this.past.unshift({ ...item, atMs: this.clock.nowMs() });
     this.past.length = Math.min(this.past.length, HISTORY_SIZE);
     this.emit();
   }

@@ -16,6 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type Clock, systemClock } from '../clock.js';
 import type { PendingApprovals } from '../confirm/pending.js';
 import type { Decider } from '../types.js';
 import { allowedHosts, checkCsrf, checkHost, checkSameOrigin, type GuardResult } from './guards.js';
@@ -49,6 +50,8 @@ export interface WebAppOptions {
   limits?: Partial<ListenerLimits>;
   /** How an open tab reconnects after losing the gate, and when it stops trying (tests use short times). */
   reconnect?: Partial<ReconnectSettings>;
+  /** The time source for the page's server time and the listener; systemClock when omitted. */
+  clock?: Clock;
 }
 
 /** How an open page reconnects to its event stream (ms). */
@@ -93,6 +96,7 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
   // The access key separates the person (who has the address the gate printed) from any other local
   // process that can reach loopback: without it, nothing is shown and nothing can be decided.
   const accessKey = randomBytes(24).toString('base64url');
+  const clock = opts.clock ?? systemClock;
   const identityHeader = opts.identityHeader?.toLowerCase();
   let allowed = allowedHosts(opts.host, opts.port, opts.publicUrl);
   const streams = new Set<ServerResponse>();
@@ -102,7 +106,7 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
     opts.onRefused?.(r.reason, req);
     sendJson(res, 403, { error: `refused: ${r.reason}` }, headers);
   };
-  const state = () => JSON.stringify(pageState(opts.pending.list(), opts.pending.history(), Date.now()));
+  const state = () => JSON.stringify(pageState(opts.pending.list(), opts.pending.history(), clock.nowMs()));
   const unsubscribe = opts.pending.subscribe(() => {
     const data = `event: state\ndata: ${state()}\n\n`;
     for (const s of streams) s.write(data);
@@ -117,6 +121,8 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
       handle(req, res).catch((err) => sendJson(res, 500, { error: `internal error: ${(err as Error).message}` }, headers));
     },
     { requestTimeoutMs: SMALL_REQUEST_TIMEOUT_MS, ...opts.limits },
+    undefined,
+    clock,
   );
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -26,6 +26,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { type Clock, systemClock } from '../clock.js';
 
 /** Connection limits of a listener (ms and counts). Defaults in DEFAULT_LISTENER_LIMITS. */
 export interface ListenerLimits {
@@ -129,9 +130,10 @@ class IdleSet {
  * Creates an HTTP server with the limits above.
  * @param limits overrides of DEFAULT_LISTENER_LIMITS (tests use short timeouts).
  * @param principalOf who a request authenticates as; without it every request counts against its address.
+ * @param clock the time source for stalled output (tests inject one).
  * @returns the server, not yet listening (see `listen` in http.ts).
  */
-export function createListener(handler: RequestHandler, limits: Partial<ListenerLimits> = {}, principalOf?: PrincipalOf): Server {
+export function createListener(handler: RequestHandler, limits: Partial<ListenerLimits> = {}, principalOf?: PrincipalOf, clock: Clock = systemClock): Server {
   const l = { ...DEFAULT_LISTENER_LIMITS, ...limits };
   const server = createServer({
     headersTimeout: l.headersTimeoutMs,
@@ -199,7 +201,7 @@ export function createListener(handler: RequestHandler, limits: Partial<Listener
   // Output the client does not read: closed once it has not moved for drainTimeoutMs.
   const drainCheck = setInterval(
     () => {
-      const now = Date.now();
+      const now = clock.nowMs();
       for (const [s, c] of conns) {
         const flushed = s.bytesWritten - s.writableLength;
         if (s.writableLength === 0 || flushed !== c.flushed) {

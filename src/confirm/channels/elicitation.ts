@@ -6,6 +6,7 @@
  * An error from the client (e.g. -32601: capability declared but no handler) means "could not ask".
  * @see https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation
  */
+import { type Clock, systemClock } from '../../clock.js';
 import type { ApprovalRequest, ChannelAnswer, ConfirmChannel } from '../channel.js';
 import { lookalikeLines } from '../lookalike.js';
 import { oneLine, showHidden, showHiddenInJson } from '../visible.js';
@@ -51,8 +52,8 @@ export function elicitationMessage(req: ApprovalRequest): string {
   ].join('\n');
 }
 
-/** The elicitation channel. */
-export function createElicitationChannel(port: ElicitationPort, enabled: boolean): ConfirmChannel {
+/** The elicitation channel; `clock` is the time source for the deadline (tests inject one). */
+export function createElicitationChannel(port: ElicitationPort, enabled: boolean, clock: Clock = systemClock): ConfirmChannel {
   return {
     name: 'elicitation',
     availability(req) {
@@ -70,10 +71,10 @@ export function createElicitationChannel(port: ElicitationPort, enabled: boolean
         result = await port.elicit(
           { message: elicitationMessage(req), requestedSchema: APPROVE_SCHEMA },
           signal,
-          Math.max(1, req.deadlineMs - Date.now()) + 1000,
+          Math.max(1, req.deadlineMs - clock.nowMs()) + 1000,
         );
       } catch (err) {
-        if (signal.aborted || Date.now() >= req.deadlineMs)
+        if (signal.aborted || clock.nowMs() >= req.deadlineMs)
           return { kind: 'denied', channel: 'elicitation', reason: 'no decision before the confirmation timeout (confirm.timeout_seconds)' };
         return { kind: 'unavailable', reason: `the client could not show the prompt (${(err as Error).message})` };
       }

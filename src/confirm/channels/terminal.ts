@@ -9,6 +9,7 @@ import { openSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { createInterface, type Interface } from 'node:readline';
 import { ReadStream, WriteStream } from 'node:tty';
+import { type Clock, systemClock } from '../../clock.js';
 import type { Decider } from '../../types.js';
 import type { ApprovalRequest, OutOfBandChannel } from '../channel.js';
 import { lookalikeLines } from '../lookalike.js';
@@ -81,8 +82,11 @@ function colorDiffLine(line: string): string {
   return line;
 }
 
-/** The question as printed: every line escaped, arguments in full. */
-export function terminalPrompt(req: ApprovalRequest): string {
+/**
+ * The question as printed: every line escaped, arguments in full.
+ * @param clock the time source for the seconds left (tests inject one).
+ */
+export function terminalPrompt(req: ApprovalRequest, clock: Clock = systemClock): string {
   const { call } = req;
   const what =
     req.purpose === 'unlock'
@@ -108,7 +112,7 @@ export function terminalPrompt(req: ApprovalRequest): string {
             .map((l) => `   ${colorDiffLine(l)}`),
         ]
       : []),
-    `   ${Math.max(0, Math.round((req.deadlineMs - Date.now()) / 1000))} s to decide. Approve? [y/N] `,
+    `   ${Math.max(0, Math.round((req.deadlineMs - clock.nowMs()) / 1000))} s to decide. Approve? [y/N] `,
   ];
   return lines.join('\n');
 }
@@ -120,6 +124,8 @@ export interface TerminalChannelOptions {
   /** Opens the terminal lazily, once; undefined means there is none. */
   open?: () => TerminalPort | undefined;
   user?: string;
+  /** The time source for the seconds left; systemClock when omitted. */
+  clock?: Clock;
 }
 
 /** The terminal channel. */
@@ -150,7 +156,7 @@ export function createTerminalChannel(opts: TerminalChannelOptions): OutOfBandCh
 
   async function ask(tty: TerminalPort, req: ApprovalRequest, signal: AbortSignal): Promise<void> {
     if (signal.aborted || !opts.pending.get(req.call.callId)) return;
-    tty.write(terminalPrompt(req));
+    tty.write(terminalPrompt(req, opts.clock));
     const line = await tty.readLine(signal);
     if (signal.aborted || line === undefined) {
       tty.write(opts.pending.get(req.call.callId) ? '\n   (no answer: No)\n' : '\n   (decided elsewhere, timed out, or withdrawn)\n');

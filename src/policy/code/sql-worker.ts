@@ -8,11 +8,13 @@
  * the classifier is a pure, synchronous function; the gate's thread blocks on an `Atomics.wait` for at
  * most the timeout, and takes the answer with `receiveMessageOnPort`.
  *
- * This is the one module under policy/ that starts a thread and reads a clock: it isolates a parser,
- * and decides nothing.
+ * This is the one module under policy/ that starts a thread and reads a clock (the monotonic one, through
+ * MonoClock): it isolates a parser, and decides nothing. The layering test names it as the one exception
+ * to policy's purity.
  */
 import { createRequire } from 'node:module';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { type MonoClock, systemMonoClock } from '../../clock.js';
 
 /** Longest one parse may take (ms) before the text counts as not read. */
 export const PARSE_TIMEOUT_MS = 250;
@@ -85,10 +87,11 @@ export interface ParseTime {
  * Parses `text` as `database` (node-sql-parser's dialect name) in the worker.
  * @param time the call's remaining parse time (ms), reduced by what this parse takes; each parse gets
  *   at most PARSE_TIMEOUT_MS of it.
+ * @param clock the monotonic time source that measures the parse (wall-clock steps must not count).
  * @returns the parse, a refusal, or `timeout` when it took longer than allowed (or the worker could
  *   not start); never throws.
  */
-export function parseInWorker(text: string, database: string, time: ParseTime = { ms: PARSE_TIMEOUT_MS }): WorkerParse {
+export function parseInWorker(text: string, database: string, time: ParseTime = { ms: PARSE_TIMEOUT_MS }, clock: MonoClock = systemMonoClock): WorkerParse {
   if (time.ms <= 0) return { kind: 'timeout' };
   running ??= start();
   const r = running;
@@ -103,11 +106,11 @@ export function parseInWorker(text: string, database: string, time: ParseTime = 
     r.ready = true;
   }
   const limit = Math.min(PARSE_TIMEOUT_MS, time.ms);
-  const began = performance.now();
+  const began = clock.monoMs();
   Atomics.store(r.flag, 0, 0);
   r.port.postMessage({ text, database });
   const waited = Atomics.wait(r.flag, 0, 0, limit);
-  time.ms -= performance.now() - began;
+  time.ms -= clock.monoMs() - began;
   if (waited === 'timed-out') {
     // A fresh worker starts loading now, so the next parse does not wait for it long.
     stopSqlWorker();
