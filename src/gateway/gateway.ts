@@ -19,9 +19,7 @@ import { createElicitationChannel } from '../confirm/channels/elicitation.js';
 import type { PendingApprovals } from '../confirm/pending.js';
 import { compilePolicy, type Policy, unmatchedRules } from '../policy/evaluate.js';
 import type { Verdict } from '../types.js';
-import { handleToolCall, type PipelineDeps } from './call.js';
 import { Catalogue } from './catalogue.js';
-import { type DryRunBudget, MAX_RECORDED_RUN_BYTES } from './dry-run.js';
 import { FastPath } from './fast-path.js';
 import { Forwarder, unionCapabilities } from './forward.js';
 import { auditedHolds, type Holds } from './hold.js';
@@ -29,6 +27,10 @@ import { Interlock } from './interlock.js';
 import type { InClientRound } from './mrtr.js';
 import { recipientsOf, trackSubscription } from './notify-scope.js';
 import { ToolPins } from './pins.js';
+import type { DryRunBudget, PipelineDeps } from './pipeline/context.js';
+import { verdictOfOutcome } from './pipeline/outcome.js';
+import { handleToolCall } from './pipeline/run.js';
+import { MAX_RECORDED_RUN_BYTES } from './pipeline/steps/record.js';
 import { idKey, isPlainObject, RAW_RESULT } from './raw.js';
 import { TaintMemory, untrustedTest } from './taint.js';
 import { PrincipalTaint } from './taint-principals.js';
@@ -106,7 +108,7 @@ export class Gateway {
   /** Bytes of arguments this run may still record in a dry run (gateway/dry-run.ts). */
   private readonly dryRunBudget: DryRunBudget = { left: MAX_RECORDED_RUN_BYTES };
   /** Gated calls in progress, so that shutdown can wait for their audit entries. */
-  private readonly gatedCalls = new Set<Promise<Result>>();
+  private readonly gatedCalls = new Set<Promise<unknown>>();
   /** Taint memory per authenticated principal, and what untrusted upstreams relay (gateway/taint-principals.ts). */
   readonly taint: PrincipalTaint;
 
@@ -179,8 +181,9 @@ export class Gateway {
   /**
    * Serves one client session on a transport (stdio, or one Streamable HTTP session). Sessions share the
    * upstreams, the catalogue, the policy and the interlock; each has its own request ids and holds.
-   * @param opts.fastPath route allowed reads around the SDK (stdio only: raw responses go straight to
-   *   the transport, which an HTTP transport cannot route).
+   * @param opts.fastPath route allowed reads around the SDK (default on). Raw answers go back through the
+   *   transport's `send` under the client's own request id, which is what a Streamable HTTP transport
+   *   routes a response by (to the POST that carried the request), so HTTP sessions take it as stdio does.
    * @param opts.principal who authenticated (default `stdio`, the one client): its taint memory is shared
    *   with its other sessions, 2026-07-28 ones included.
    */
@@ -392,8 +395,8 @@ export class Gateway {
       if (method === 'tools/call') {
         const call = handleToolCall(deps, params ?? {}, { signal, progress, mrtr: ctx.mrtr });
         this.gatedCalls.add(call);
-        const result = await call.finally(() => this.gatedCalls.delete(call));
-        const v = (result._meta as { lookfirst?: Verdict } | undefined)?.lookfirst;
+        const { result, outcome } = await call.finally(() => this.gatedCalls.delete(call));
+        const v = verdictOfOutcome(outcome);
         if (v) this.opts.pending.recordOutcome(v.call_id, v.outcome, v.readback);
         return result;
       }

@@ -208,8 +208,10 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
           established = true;
         },
       });
-      // The principal's taint memory, shared with its other sessions and its 2026-07-28 requests.
-      await opts.gateway.serve(transport, { fastPath: false, principal });
+      // The principal's taint memory, shared with its other sessions and its 2026-07-28 requests. Allowed
+      // reads take the raw fast path: its answers carry the client's request id, by which the transport
+      // finds the POST (and its response stream) that the request came on.
+      await opts.gateway.serve(transport, { principal });
       const gatewayOnClose = transport.onclose;
       transport.onclose = () => {
         gatewayOnClose?.();
