@@ -20,6 +20,9 @@ export type ErrorCode =
   | 'WEBHOOK_UNAVAILABLE'
   | 'HTTP_TOKEN'
   | 'PINS'
+  | 'STORE_UNAVAILABLE'
+  | 'STORE_CORRUPT'
+  | 'STORE_INVALID'
   | 'USAGE';
 
 /** Base class: a known failure with a stable code (pinned by tests; change on purpose only). */
