@@ -31,7 +31,7 @@ export async function makeLog(n: number, opts: { keyOf?: { keyPath: string; pubP
   let t = 1_700_000_000_000;
   const signer = loadSigner(keyPath, 'x.yaml');
   const log = await AuditLog.open({ logPath, signer, clock: { nowMs: () => t++ }, warn: () => {} });
-  for (let i = 0; i < n; i++) await log.appendDurable({ event: 'decision', call_id: `c${i}`, action: 'confirm', reason: `${opts.tag ?? 'r'}${i}` });
+  for (let i = 0; i < n; i++) await log.appendDurable({ event: 'decision', call_id: `c${i}`, tool: 't', action: 'confirm', reason: `${opts.tag ?? 'r'}${i}` });
   await log.close();
   const text = readFileSync(logPath, 'utf8');
   const heads: HeadInput[] = [{ label: 'head sidecar', note: readFileSync(`${logPath}.head`, 'utf8') }];

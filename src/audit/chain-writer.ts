@@ -14,7 +14,7 @@ import { createPublicKey } from 'node:crypto';
 import { appendFileSync, closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { LookfirstError } from '../errors.js';
 import { sha256Hex } from './canonical.js';
-import { type AuditFields, encodeEntry, GENESIS_PREV } from './entry.js';
+import { type EntryFields, encodeEntry, GENESIS_PREV } from './entry.js';
 import { releaseLock, takeLock } from './lock.js';
 import { CompactTree, leafHash } from './merkle.js';
 import { formatCheckpoint, type NoteSigner, signNote } from './note.js';
@@ -39,7 +39,7 @@ export interface ChainWriterOptions {
 /** One entry to write: its time (ms) and fields. */
 export interface PendingEntry {
   ts: number;
-  fields: AuditFields;
+  fields: EntryFields;
 }
 
 /** An open, locked audit log (single-threaded core). */

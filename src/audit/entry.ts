@@ -11,6 +11,7 @@
  */
 import { type KeyObject, sign, verify } from 'node:crypto';
 import { canonicalJson } from './canonical.js';
+import type { TypedAuditFields } from './events.js';
 import { decodeBase64Canonical } from './verify/encoding.js';
 
 /** Format version written in every entry. */
@@ -18,37 +19,14 @@ export const ENTRY_VERSION = 1;
 /** `prev` of the first entry. */
 export const GENESIS_PREV = '0'.repeat(64);
 
-/** Every event the gate writes. */
-export type AuditEvent =
-  | 'gate_started'
-  | 'gate_stopped'
-  | 'read'
-  | 'call_received'
-  | 'decision'
-  | 'approval'
-  | 'approval_pending'
-  | 'approval_lapsed'
-  | 'call_retried'
-  | 'input_required'
-  | 'input_answered'
-  | 'input_refused'
-  | 'client_identity_changed'
-  | 'upstream_request'
-  | 'definition_changed'
-  | 'definition_accepted'
-  | 'dry_run_recorded'
-  | 'executed'
-  | 'execution_failed'
-  | 'readback'
-  | 'execution_started'
-  | 'execution_resolved'
-  | 'execution_blocked'
-  | 'execution_unblocked'
-  | 'cancelled'
-  | 'web_refused';
+/** Every event the gate writes, and each one's fields (audit/events.ts). */
+export type { AuditEvent } from './events.js';
 
-/** Fields of an entry besides the envelope (`v`, `seq`, `ts`, `prev`, `sig`). Values are JSON only. */
-export type AuditFields = { event: AuditEvent } & Record<string, string | number | boolean | null | undefined>;
+/** Fields of an entry besides the envelope (`v`, `seq`, `ts`, `prev`, `sig`): a kind and exactly its fields. */
+export type AuditFields = TypedAuditFields;
+
+/** What the encoding takes: any kind, JSON values only (the writer's API takes only {@link AuditFields}). */
+export type EntryFields = { event: string } & Record<string, string | number | boolean | null | undefined>;
 
 /** An entry as written. */
 export interface AuditEntry extends Record<string, unknown> {
@@ -64,7 +42,7 @@ export interface AuditEntry extends Record<string, unknown> {
  * Builds and signs one line (without the newline).
  * @param fields event and its data; `undefined` values are omitted.
  */
-export function encodeEntry(fields: AuditFields, seq: number, ts: number, prev: string, key: KeyObject): string {
+export function encodeEntry(fields: EntryFields, seq: number, ts: number, prev: string, key: KeyObject): string {
   const body: Record<string, unknown> = { v: ENTRY_VERSION, seq, ts, prev };
   for (const [k, v] of Object.entries(fields)) if (v !== undefined) body[k] = v;
   const signed = canonicalJson(body);

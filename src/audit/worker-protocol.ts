@@ -1,10 +1,10 @@
 /** Messages between the gate's main thread and the audit worker (structured-clone safe). */
-import type { AuditFields } from './entry.js';
+import type { EntryFields } from './entry.js';
 
 /** One entry as posted: time (ms), fields, and optionally arguments whose args_sha256 the worker computes. */
 export interface PostedEntry {
   ts: number;
-  fields: AuditFields;
+  fields: EntryFields;
   hashArgs?: unknown;
 }
 

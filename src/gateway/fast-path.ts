@@ -15,7 +15,8 @@
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { AuditLog } from '../audit/writer.js';
-import { decide, type Policy } from '../policy/evaluate.js';
+import { decideCall } from '../policy/decide.js';
+import type { Policy } from '../policy/evaluate.js';
 import { type Catalogue, classifyTool } from './catalogue.js';
 import { isPlainObject } from './raw.js';
 import { isUntrusted } from './tool-result.js';
@@ -27,6 +28,8 @@ export interface FastPathDeps {
   policy: Policy;
   audit: AuditLog;
   logReads: boolean;
+  /** A dry-run session: routes as the pipeline does (policy/decide.ts). */
+  dryRun: boolean;
   /** Untrusted-source tools: their results must be read for taint, so they take the SDK path. */
   untrusted: (tool: string) => boolean;
   /** Sends a message to the client. */
@@ -52,11 +55,18 @@ export class FastPath {
     if (isPlainObject(params._meta) && params._meta.progressToken !== undefined) return false;
     if (this.inflight.has(m.id)) return false;
     const tool = this.deps.catalogue.get(params.name);
-    if (!tool?.upstream.connected || this.deps.catalogue.isChanged(tool.upstream)) return false;
+    if (!tool?.upstream.connected) return false;
     if (this.deps.catalogue.pinStatus(tool).kind !== 'pinned') return false;
-    const decision = decide(this.deps.policy, tool.exposed, classifyTool(tool, params.arguments));
-    // Only proven reads of trusted tools: a write a rule allows is a gated call; an untrusted answer is remembered.
-    if (decision.action !== 'allow' || decision.classification?.kind !== 'read-only' || isUntrusted(this.deps, tool)) return false;
+    // The pipeline's own decision (policy/decide.ts); a dry run forwards reads the same way.
+    const decision = decideCall({
+      policy: this.deps.policy,
+      tool: tool.exposed,
+      classification: classifyTool(tool, params.arguments),
+      definitionsChanging: this.deps.catalogue.isChanged(tool.upstream),
+      dryRun: this.deps.dryRun,
+    });
+    // Only reads of trusted tools: an untrusted answer must be remembered for taint (gateway/tool-result.ts).
+    if (decision.route !== 'read' || isUntrusted(this.deps, tool)) return false;
 
     const forward = tool.exposed === tool.upstreamTool ? params : { ...params, name: tool.upstreamTool };
     const clientId = m.id;

@@ -18,7 +18,6 @@ import type { ConfirmChannel, OutOfBandChannel } from '../confirm/channel.js';
 import { createElicitationChannel } from '../confirm/channels/elicitation.js';
 import type { PendingApprovals } from '../confirm/pending.js';
 import { compilePolicy, type Policy, unmatchedRules } from '../policy/evaluate.js';
-import type { Verdict } from '../types.js';
 import { Catalogue } from './catalogue.js';
 import { FastPath } from './fast-path.js';
 import { Forwarder, unionCapabilities } from './forward.js';
@@ -232,6 +231,7 @@ export class Gateway {
             policy: this.policy,
             audit: this.opts.audit,
             logReads: this.opts.config.audit.reads,
+            dryRun: this.opts.config.dryRun,
             untrusted: this.untrusted,
             send: (m) => transport.send(m),
           });

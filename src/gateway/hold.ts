@@ -14,6 +14,7 @@ import type { BrokerHooks } from '../confirm/broker.js';
 import type { PendingApprovals } from '../confirm/pending.js';
 import { oneLine } from '../confirm/visible.js';
 import type { Approval, ToolCall } from '../types.js';
+import { approvalEntry } from './pipeline/entries.js';
 
 /** One approval being asked. */
 export interface Hold {
@@ -177,18 +178,7 @@ export class Holds {
 /** A registry whose decisions and lapses go to the audit log (and lapses to the page's history). */
 export function auditedHolds(audit: AuditLog, pending: PendingApprovals): Holds {
   return new Holds({
-    logApproval: (call, a) =>
-      audit.appendDurable({
-        event: 'approval',
-        call_id: call.callId,
-        tool: call.tool,
-        approved: a.kind === 'approved',
-        channel: a.channel,
-        actor: a.actor,
-        trust: a.trust,
-        comment: a.comment === undefined ? undefined : oneLine(a.comment),
-        reason: a.kind === 'denied' ? a.reason : undefined,
-      }),
+    logApproval: (call, a) => audit.appendDurable(approvalEntry({ call_id: call.callId, tool: call.tool }, a)),
     logLapse: async (call, a, reason) => {
       await audit.appendDurable({ event: 'approval_lapsed', call_id: call.callId, tool: call.tool, actor: a.actor, reason });
       pending.recordOutcome(call.callId, 'lapsed (approved, never claimed)');

@@ -2,8 +2,7 @@
  * How the gate's verdict travels to the client on a gated call's result: in `_meta.lookfirst` always,
  * and in `structuredContent.lookfirst` unless the tool declares an outputSchema (then the client validates
  * structuredContent against the upstream's schema, which must keep passing: shared notes §5).
- * A denial is an error result (`isError: true`) whose text says what was not executed and whether a retry
- * is safe.
+ * Built only by the pipeline's exit (gateway/pipeline/outcome.ts).
  */
 import type { Result } from '@modelcontextprotocol/sdk/types.js';
 import type { Verdict } from '../types.js';
@@ -21,19 +20,4 @@ export function withVerdict(result: Result, verdict: Verdict, hasOutputSchema: b
     else if (isPlainObject(sc)) out.structuredContent = { ...sc, [VERDICT_KEY]: verdict };
   }
   return out;
-}
-
-/** An error result for a call that was not executed, or whose outcome is unknown. */
-export function errorResult(text: string, verdict: Verdict, hasOutputSchema: boolean): Result {
-  return withVerdict({ content: [{ type: 'text', text }], isError: true }, verdict, hasOutputSchema);
-}
-
-/** Text of a denial: what was not executed, why, and that a retry is safe. */
-export function denialText(tool: string, reason: string): string {
-  return `lookfirst: ${tool} was NOT executed: ${reason}. Nothing was sent to the upstream, so retrying is safe once the cause is fixed.`;
-}
-
-/** Text when a call was sent but no answer came back: the effect is unknown. */
-export function unknownOutcomeText(tool: string, reason: string): string {
-  return `lookfirst: ${tool} was sent to the upstream, but no answer came back (${reason}). It may or may not have taken effect: check the target system before retrying. lookfirst did not and will not re-send it.`;
 }

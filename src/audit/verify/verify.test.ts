@@ -161,7 +161,7 @@ describe('audit log writer', () => {
     const made = await makeLog(2);
     const log = await AuditLog.open({ logPath: made.logPath, signer: loadSigner(made.keyPath, 'x'), clock: { nowMs: () => 5 }, warn: () => {} });
     assert.equal(log.sizeAtOpen, 2);
-    await log.appendDurable({ event: 'decision', call_id: 'more' });
+    await log.appendDurable({ event: 'decision', call_id: 'more', tool: 't', action: 'confirm', reason: 'r' });
     await log.close();
     const text = readFileSync(made.logPath, 'utf8');
     const r = verifyLog(text, made.verifier, [{ label: 'h', note: readFileSync(`${made.logPath}.head`, 'utf8') }]);

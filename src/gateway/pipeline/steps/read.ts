@@ -2,23 +2,29 @@
  * An allowed read on the SDK path (the fast path, gateway/fast-path.ts, takes the simplest ones raw):
  * forwarded as the client sent it, its audit entry written behind it (never waits for disk), and, for an
  * untrusted-source tool, its result remembered for taint (gateway/tool-result.ts). Only a call the
- * classifier proves read-only comes here: a write that a rule allows is a gated call (gateway/call.ts).
+ * classifier proves read-only comes here: a write that a rule allows is a gated call.
  */
 import type { Result } from '@modelcontextprotocol/sdk/types.js';
-import type { CallContext, PipelineDeps } from './call.js';
-import type { CatalogueTool } from './catalogue.js';
-import { callTool } from './tool-result.js';
-import { ErrorCode, WireError } from './wire-error.js';
+import type { CatalogueTool } from '../../catalogue.js';
+import { callTool } from '../../tool-result.js';
+import { ErrorCode, WireError } from '../../wire-error.js';
+import type { CallContext, CallState, PipelineDeps, Step } from '../context.js';
+
+/** Step `read`: a call the decision routes as a read is forwarded and ends here. */
+export const read: Step = async (s: CallState) => {
+  if (s.decision?.route !== 'read' || s.input.kind !== 'live' || !s.tool) return undefined;
+  return { kind: 'forwarded', result: await forwardRead(s.deps, s.tool, s.input.params, s.ctx, s.decision.reason) };
+};
 
 /**
  * Forwards one allowed read.
  * @throws WireError RequestTimeout when the upstream does not answer in time, or the upstream's error.
  */
-export async function forwardRead(deps: PipelineDeps, tool: CatalogueTool, params: Record<string, unknown>, ctx: CallContext, reason: string): Promise<Result> {
+async function forwardRead(deps: PipelineDeps, tool: CatalogueTool, params: Record<string, unknown>, ctx: CallContext, reason: string): Promise<Result> {
   const forward = tool.exposed === tool.upstreamTool ? params : { ...params, name: tool.upstreamTool };
   let isError: boolean | string = false;
   try {
-    // Proven read-only (call.ts): if its HTTP session ends before the upstream takes it, it may go once more.
+    // Proven read-only (policy/decide.ts): if its HTTP session ends before the upstream takes it, it may go once more.
     const result = await callTool(deps, tool, forward, { signal: ctx.signal, onprogress: ctx.progress, readOnly: true });
     isError = result.isError === true;
     return result;

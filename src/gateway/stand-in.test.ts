@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { placeholderFor } from './placeholder.js';
+import { placeholderFor } from './stand-in.js';
 
 describe('stand-in structured content for a dry-run answer', () => {
   it('fills the required fields the schema asks for, strings with the notice', () => {

@@ -4,15 +4,14 @@
  * as not executed, in words and in `_meta.lookfirst`, so the agent can carry on with its plan. Nothing
  * reaches the upstream. The audit log is the ledger: a `dry_run_recorded` entry is the one place the log
  * keeps a call's arguments (canonical JSON, bound by `args_sha256`), because `lookfirst promote` replays
- * them later through the normal policy and a person's approval (gateway/replay.ts).
+ * them later through the normal policy and a person's approval (gateway/pipeline/run.ts, `replay`).
+ * Step `record`: the dry run's execute step; the call ends here.
  */
-import type { Result } from '@modelcontextprotocol/sdk/types.js';
-import { oneLine } from '../confirm/visible.js';
-import type { Decision, ToolCall, Verdict } from '../types.js';
-import type { PipelineDeps } from './call.js';
-import type { CatalogueTool } from './catalogue.js';
-import { notExecutedResult } from './placeholder.js';
-import { denialText, errorResult } from './verdict.js';
+import { oneLine } from '../../../confirm/visible.js';
+import type { Verdict } from '../../../types.js';
+import { summaryOf } from '../ask.js';
+import type { FixedState, Step } from '../context.js';
+import { denied, type Outcome } from '../outcome.js';
 
 /**
  * Largest arguments a dry run records (bytes they take in the log line, where the canonical JSON is a
@@ -26,28 +25,19 @@ export const MAX_RECORDED_ARGS_BYTES = 1024 * 1024;
  */
 export const MAX_RECORDED_RUN_BYTES = 64 * 1024 * 1024;
 
-/** What is left of a gate run's recording budget (bytes), shared by its client sessions. */
-export interface DryRunBudget {
-  left: number;
-}
-
-/** Why a call in a dry-run session is recorded instead of forwarded: anything but an allowed read. */
-export function recordsInDryRun(decision: Decision): boolean {
-  return decision.action !== 'deny' && !(decision.action === 'allow' && decision.classification?.kind === 'read-only');
-}
-
 /**
  * Records one call of a dry-run session and answers it, without executing it. The `call_received` and
  * `decision` entries are already written by the pipeline.
- * @param preview what the call would do, in words (its effect, else its summary).
  * @returns a success result marked `outcome: dry_run` (for a tool with an outputSchema, carrying the
  *   smallest structuredContent the schema admits; an error result when none passes), or a denial when the arguments are too large to
  *   record or the audit log cannot be written.
  */
-export async function answerDryRun(deps: PipelineDeps, tool: CatalogueTool, call: ToolCall, decision: Decision, preview: string): Promise<Result> {
+export const record: Step<FixedState> = async (s): Promise<Outcome | undefined> => {
+  const { deps, tool, call, decision } = s;
+  if (decision.route !== 'record') return undefined;
+  const preview = summaryOf(call, decision.taint).plain;
   const verdict = (v: Omit<Verdict, 'call_id' | 'args_sha256'>): Verdict => ({ ...v, call_id: call.callId, args_sha256: call.argsSha256 });
-  const deny = (reason: string) =>
-    errorResult(denialText(tool.exposed, reason), verdict({ outcome: 'denied', reason, retry_safe: true }), tool.hasOutputSchema);
+  const deny = (reason: string) => denied({ call_id: call.callId, args_sha256: call.argsSha256, reason });
   const size = Buffer.byteLength(JSON.stringify(call.argsCanonical), 'utf8');
   if (size > MAX_RECORDED_ARGS_BYTES)
     return deny(`dry run: its arguments (${size} bytes in the log) are larger than the ${MAX_RECORDED_ARGS_BYTES} bytes a dry run records for replay`);
@@ -74,5 +64,5 @@ export async function answerDryRun(deps: PipelineDeps, tool: CatalogueTool, call
   }
   const text = `lookfirst DRY RUN: ${tool.exposed} was NOT executed. This session is a dry run: the call was recorded (call ${call.callId}) and nothing was sent to "${call.upstream}". It would have done: ${oneLine(preview).slice(0, 300)}. Carry on as if it had succeeded; a person reviews the recorded calls and can replay them for real with \`lookfirst promote\`.`;
   const v = verdict({ outcome: 'dry_run', reason: 'dry run: recorded, not executed', retry_safe: true });
-  return notExecutedResult(tool, text, v);
-}
+  return { kind: 'not-executed', verdict: v, text };
+};

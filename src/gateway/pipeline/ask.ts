@@ -3,15 +3,15 @@
  * asked), progress notifications to the client while the person decides, and the hold that lets the
  * question outlive the request (gateway/hold.ts).
  */
-import type { ApprovalRequest } from '../confirm/channel.js';
-import { findLookalikes } from '../confirm/lookalike.js';
-import { summarizeCall } from '../confirm/summary.js';
-import { oneLine } from '../confirm/visible.js';
-import { effectOf } from '../policy/effect.js';
-import type { Approval, Classification, ToolCall } from '../types.js';
-import type { CallContext, PipelineDeps } from './call.js';
-import type { Hold } from './hold.js';
-import { withKeepalive } from './keepalive.js';
+import type { ApprovalRequest } from '../../confirm/channel.js';
+import { findLookalikes } from '../../confirm/lookalike.js';
+import { summarizeCall } from '../../confirm/summary.js';
+import { oneLine } from '../../confirm/visible.js';
+import { effectOf } from '../../policy/effect.js';
+import type { Approval, Classification, ToolCall } from '../../types.js';
+import type { Hold } from '../hold.js';
+import { withKeepalive } from '../keepalive.js';
+import type { CallContext, PipelineDeps } from './context.js';
 
 /** Risk (the classifier's, with its reasons), look-alikes: what every channel shows beside the call. */
 export function describeRisk(classification: Classification | undefined, call: ToolCall): Pick<ApprovalRequest, 'risk' | 'riskReason' | 'lookalikes'> {

@@ -1,0 +1,122 @@
+/**
+ * The pipeline's leaf: what every step needs from the gate (`PipelineDeps`), what it needs from the
+ * request (`CallContext`), and the one per-call state object the steps read and fill in order
+ * (`CallState`). Every step imports this file and nothing imports a step but gateway/pipeline/run.ts.
+ */
+
+import type { Result } from '@modelcontextprotocol/sdk/types.js';
+import type { AuditLog } from '../../audit/writer.js';
+import type { Clock } from '../../clock.js';
+import type { ConfirmBroker } from '../../confirm/broker.js';
+import type { CallDecision } from '../../policy/decide.js';
+import type { Policy } from '../../policy/evaluate.js';
+import type { Approval, Decider, ToolCall, Verdict } from '../../types.js';
+import type { Catalogue, CatalogueTool } from '../catalogue.js';
+import type { Hold, Holds } from '../hold.js';
+import type { Interlock } from '../interlock.js';
+import type { InClientRound } from '../mrtr.js';
+import type { TaintMemory } from '../taint.js';
+import type { ForwardOptions } from '../upstream.js';
+import type { Outcome } from './outcome.js';
+
+/** What the pipeline needs from the gate. */
+export interface PipelineDeps {
+  catalogue: Catalogue;
+  policy: Policy;
+  broker: ConfirmBroker;
+  audit: AuditLog;
+  clock: Clock;
+  confirmTimeoutMs: number;
+  /** Bound of each upstream execution and each read-back request (ms). */
+  executionTimeoutMs: number;
+  interlock: Interlock;
+  logReads: boolean;
+  /** The client's name from `initialize`, shown to the approver as who asked. */
+  clientName: () => string;
+  /** Interval of progress notifications while a call waits for a person (ms). */
+  progressMs: number;
+  /** How long one request waits for an out-of-band decision before answering pending (ms). */
+  holdMs: number;
+  /** This client session's approvals that may outlive their request. */
+  holds: Holds;
+  /** This client session's memory of untrusted data, and which tools are untrusted sources. */
+  taint: TaintMemory;
+  untrusted: (tool: string) => boolean;
+  /** Dry run: record every call but allowed reads, answer it as not executed (steps/record.ts). */
+  dryRun: boolean;
+  /** The gate run's budget of recorded argument bytes (shared by its sessions). */
+  dryRunBudget: DryRunBudget;
+}
+
+/** What is left of a gate run's recording budget (bytes), shared by its client sessions. */
+export interface DryRunBudget {
+  left: number;
+}
+
+/** The parts of the SDK's request context the pipeline uses. */
+export interface CallContext {
+  signal: AbortSignal;
+  /** Sends a progress notification to the client with the client's own token. */
+  progress?: ForwardOptions['onprogress'];
+  /** 2026-07-28 requests: the approval question goes back as `input_required` (gateway/mrtr.ts). */
+  mrtr?: InClientRound;
+}
+
+/** A call recorded by a dry run, replayed by `lookfirst promote` (audit/ledger.ts `RecordedCall`). */
+export interface ReplayInput {
+  kind: 'replay';
+  /** The recorded call's id (the new call's `replay_of`). */
+  callId: string;
+  tool: string;
+  upstream: string;
+  upstreamTool: string;
+  args: Record<string, unknown>;
+  argsCanonical: string;
+  argsSha256: string;
+  /** SHA-256 of the definition the dry run saw. */
+  definitionSha?: string;
+  /** Untrusted data that flowed into it during the dry run. */
+  taint?: string;
+  /** The operator's blanket approval (`promote --yes`), never for a tainted call. */
+  yes?: Decider;
+}
+
+/** What a run starts from: a client's `tools/call` params, or a recorded call to replay. */
+export type CallInput = { kind: 'live'; params: Record<string, unknown> } | ReplayInput;
+
+/** One call's state, filled in by the steps in order (gateway/pipeline/run.ts). */
+export interface CallState {
+  readonly deps: PipelineDeps;
+  readonly ctx: CallContext;
+  readonly input: CallInput;
+  /** lookup */
+  tool?: CatalogueTool;
+  /** fix: the gate's id for this call (UUID), minted before anything about it is logged. */
+  callId?: string;
+  /** decide (and taint) */
+  decision?: CallDecision;
+  /** fix: the arguments fixed by canonical JSON and SHA-256 (its callId may change: a retry, an answer). */
+  call?: ToolCall;
+  /** retry: this session's open question for the same call, continued. */
+  retried?: Hold;
+  /** confirm: who approved (a person, a rule, the operator's --yes). */
+  approval?: Approval;
+  /** confirm: the approval was a rule's (no person): unclear outcomes do not block the tool. */
+  byRule?: string;
+  /** execute: the upstream's answer. */
+  result?: Result;
+}
+
+/** A call state whose tool, decision and fixed call are known (every step after `fix`). */
+export type FixedState = CallState & Required<Pick<CallState, 'tool' | 'decision' | 'call'>>;
+
+/**
+ * One step: reads and fills the state; returns an outcome to end the call there, or undefined to go on.
+ * A step never builds a wire result: gateway/pipeline/outcome.ts does, once.
+ */
+export type Step<S extends CallState = CallState> = (s: S) => Promise<Outcome | undefined>;
+
+/** Completes a verdict with the call's id and args_sha256 (empty before the arguments are fixed). */
+export function verdictOf(s: CallState, v: Omit<Verdict, 'call_id' | 'args_sha256'>): Verdict {
+  return { ...v, call_id: s.call?.callId ?? s.callId ?? '', args_sha256: s.call?.argsSha256 ?? '' };
+}

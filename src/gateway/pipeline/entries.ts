@@ -1,0 +1,32 @@
+/**
+ * Builders of the audit entries that several steps write (audit/events.ts gives every kind its fields):
+ * the `approval` of a decision, in one shape whoever decided.
+ */
+import type { AuditFieldsOf } from '../../audit/events.js';
+import { oneLine } from '../../confirm/visible.js';
+import type { Approval } from '../../types.js';
+
+/**
+ * The `approval` entry of a decision a person (or a rule, or the operator's `--yes`) made on a call.
+ * @param purpose set when the question was not the call itself: accepting a definition, unlocking a tool.
+ * @param approved defaults to whether the approval approves (an unlock cancelled meanwhile passes false).
+ */
+export function approvalEntry(
+  call: { call_id: string; tool: string },
+  approval: Approval,
+  purpose?: 'definition' | 'unlock',
+  approved = approval.kind === 'approved',
+): AuditFieldsOf<'approval'> {
+  return {
+    event: 'approval',
+    call_id: call.call_id,
+    tool: call.tool,
+    purpose,
+    approved,
+    channel: approval.channel,
+    actor: approval.actor,
+    trust: approval.trust,
+    comment: approval.comment === undefined ? undefined : oneLine(approval.comment),
+    reason: approval.kind === 'denied' ? approval.reason : undefined,
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * The pipeline of one `tools/call`, as an ordered list of steps (each in steps/<name>.ts, one signature:
+ * gateway/pipeline/context.ts). A step ends the call by returning an `Outcome`; only
+ * gateway/pipeline/outcome.ts turns that into a wire result.
+ *
+ * A read (allowed, and proven read-only by the classifier) is forwarded and logged behind. Anything else
+ * is a gated call: its arguments are fixed once, every entry is on disk before the next step, a denial
+ * never reaches the upstream, and exactly the arguments that were approved are sent, once. Any doubt
+ * (unknown tool, bad arguments, audit failure, cancellation) means the call is not executed.
+ *
+ * The same run serves three inputs: a client's call (`runCall`), a dry run (the `record` step ends it
+ * instead of confirm and execute), and `lookfirst promote`'s replay of a recorded call (`replay`: the same
+ * steps, asked one by one, no retry and no in-client question).
+ */
+import type { CallContext, CallInput, CallState, FixedState, PipelineDeps, ReplayInput, Step } from './context.js';
+import { type Outcome, toResult } from './outcome.js';
+import { answered } from './steps/answered.js';
+import { confirm } from './steps/confirm.js';
+import { decide } from './steps/decide.js';
+import { execute } from './steps/execute.js';
+import { fix } from './steps/fix.js';
+import { interlock } from './steps/interlock.js';
+import { lookup } from './steps/lookup.js';
+import { pins } from './steps/pins.js';
+import { read } from './steps/read.js';
+import { readback } from './steps/readback.js';
+import { receipt } from './steps/receipt.js';
+import { record } from './steps/record.js';
+import { retry } from './steps/retry.js';
+
+/** Until the call is known and decided; a read ends here. */
+const DECIDE: Step[] = [lookup, pins, decide, read];
+/** A gated call, one at a time per tool in a session (the question included). */
+const HOLD: Step<FixedState>[] = [retry, receipt, record, interlock, confirm];
+/** The execution, in the gate-wide order of its tool. */
+const EXECUTE: Step<FixedState>[] = [execute, readback];
+
+/**
+ * Runs one call through the pipeline.
+ * @throws WireError InvalidParams for a live call of an unknown tool or without a name (a JSON-RPC error).
+ * @returns how it ended.
+ */
+export async function run(deps: PipelineDeps, input: CallInput, ctx: CallContext): Promise<{ outcome: Outcome; state: CallState }> {
+  const s: CallState = { deps, ctx, input };
+  const early = await steps(s, DECIDE);
+  if (early) return { outcome: early, state: s };
+  const tool = s.tool as NonNullable<CallState['tool']>;
+  const outcome = await deps.interlock.exclusive(tool.exposed, () => gated(s));
+  return { outcome, state: s };
+}
+
+async function gated(s: CallState): Promise<Outcome> {
+  const fixed = await steps(s, [fix]);
+  if (fixed) return fixed;
+  const f = s as FixedState;
+  // A call that comes back with its answer was asked already: it goes straight to execution.
+  const done = (await steps(f, [answered])) ?? (f.approval ? undefined : await steps(f, HOLD));
+  if (done) return done;
+  const out = await f.deps.interlock.executing(f.tool.exposed, () => steps(f, EXECUTE));
+  if (!out) throw new Error('the pipeline ended without an outcome (the readback step ends every call)');
+  return out;
+}
+
+async function steps<S extends CallState>(s: S, list: readonly Step<S>[]): Promise<Outcome | undefined> {
+  for (const step of list) {
+    const out = await step(s);
+    if (out) return out;
+  }
+  return undefined;
+}
+
+/**
+ * Handles one client `tools/call` and answers it on the wire.
+ * @param params the request params exactly as the client sent them.
+ * @throws WireError InvalidParams for an unknown tool or a missing name (JSON-RPC error, spec §tools).
+ * @returns the wire result (allowed reads: the upstream's, untouched) and the outcome it came from.
+ */
+export async function handleToolCall(
+  deps: PipelineDeps,
+  params: Record<string, unknown>,
+  ctx: CallContext,
+): Promise<{ result: ReturnType<typeof toResult>; outcome: Outcome }> {
+  const { outcome, state } = await run(deps, { kind: 'live', params }, ctx);
+  return { result: toResult(outcome, state.tool), outcome };
+}
+
+/**
+ * Replays one call a dry run recorded (`lookfirst promote`), for real, through the same steps: the
+ * definition must still be the pinned one and the recorded one (else a person accepts it first), a deny
+ * rule wins, a blocked tool is unlocked by a person first, and every replayed call is approved one by
+ * one (the operator's `--yes` never covers a tainted call). Its `call_received` names the recorded call
+ * in `replay_of`, which is how a second promote knows not to send it again (audit/ledger.ts).
+ */
+export async function replay(deps: PipelineDeps, rec: ReplayInput, ctx: CallContext): Promise<{ outcome: Outcome; state: CallState }> {
+  return run(deps, rec, ctx);
+}

@@ -1,0 +1,97 @@
+/**
+ * Step `confirm`: who approves this call. A write that a rule allows needs nobody (its receipt and
+ * decision are on disk already); a replay is approved by the operator's `--yes` unless untrusted data
+ * flowed into it; anything else asks a person: in the client itself when a 2026-07-28 client can show the
+ * question (`input_required`), else through the broker's channels with a hold that can outlive the
+ * request (answered `pending` after `confirm.hold_seconds`; the same call again continues the wait).
+ * A file write or edit shows what it would change (read through the upstream's own read tool).
+ */
+import { diffPreview } from '../../diff-preview.js';
+import { askInClient, canAskInClient } from '../../mrtr.js';
+import { awaitApproval, describeRisk, summaryOf } from '../ask.js';
+import type { FixedState, Step } from '../context.js';
+import { approvalEntry } from '../entries.js';
+import { denied, type Outcome } from '../outcome.js';
+
+export const confirm: Step<FixedState> = async (s) => {
+  const { deps, tool, call, decision, ctx } = s;
+  const base = { call_id: call.callId, tool: tool.exposed };
+  const deny = (reason: string) => denied({ call_id: call.callId, args_sha256: call.argsSha256, reason });
+  if (decision.action === 'allow') {
+    const rule = decision.rule ?? decision.reason;
+    s.byRule = rule;
+    s.approval = { kind: 'approved', channel: 'rule', actor: `rule "${rule}"`, trust: 'authenticated' };
+    return undefined;
+  }
+  const replay = s.input.kind === 'replay' ? s.input : undefined;
+  if (replay?.yes && !decision.taint) {
+    s.approval = { kind: 'approved', ...replay.yes };
+    try {
+      await deps.audit.appendDurable(approvalEntry(base, s.approval));
+    } catch (err) {
+      return deny(`the audit log cannot be written (${(err as Error).message})`);
+    }
+    return undefined;
+  }
+  const { summary } = summaryOf(call, decision.taint);
+  const diff = s.retried
+    ? undefined
+    : await diffPreview({ catalogue: deps.catalogue, policy: deps.policy, timeoutMs: deps.executionTimeoutMs }, tool, call.args);
+  const request = {
+    call,
+    summary: replay ? `REPLAY of dry-run call ${replay.callId} · ${summary}` : summary,
+    deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs,
+    ...describeRisk(decision.classification, call),
+    diff,
+  };
+  if (!s.retried && ctx.mrtr && canAskInClient(ctx.mrtr, request) === true) {
+    const asked = await askInClient(ctx.mrtr, { ...request, client: deps.clientName() });
+    try {
+      await deps.audit.appendDurable({ event: 'input_required', ...base, until: new Date(request.deadlineMs).toISOString() });
+    } catch (err) {
+      return deny(`the audit log cannot be written (${(err as Error).message})`);
+    }
+    return { kind: 'asked', result: asked };
+  }
+  const got = await awaitApproval(deps, ctx, request, s.retried);
+  if (got.kind === 'pending') {
+    if (!replay) return pendingOutcome(s, got.hold);
+    // A promote waits for its person; it has no retry to come back with.
+    deps.holds.withdraw(got.hold);
+    return deny('nobody decided in time');
+  }
+  if (got.kind === 'lapsed')
+    return deny(replay ? 'the approval lapsed' : 'the approval lapsed before this call came back for it (confirm.timeout_seconds); call again to ask again');
+  if (got.kind === 'cancelled') {
+    await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution' }).catch(() => {});
+    return deny(replay ? 'cancelled' : 'cancelled by the client');
+  }
+  s.approval = got.approval;
+  return undefined;
+};
+
+/** The answer when nobody decided within confirm.hold_seconds: not run, still asked, how to keep waiting. */
+async function pendingOutcome(s: FixedState, hold: import('../../hold.js').Hold): Promise<Outcome> {
+  const { deps, tool } = s;
+  const until = new Date(hold.deadlineMs).toISOString();
+  const where = hold.channels.map((c) => CHANNEL_WORDS[c] ?? c).join(', ');
+  await deps.audit
+    .appendDurable({ event: 'approval_pending', call_id: hold.call.callId, tool: tool.exposed, channels: hold.channels.join(','), until })
+    .catch(() => {});
+  const reason = `waiting for a person to approve it on ${where} (open until ${until})`;
+  return {
+    kind: 'refused',
+    verdict: {
+      outcome: 'pending',
+      reason,
+      retry_safe: true,
+      pending_until: until,
+      pending_on: hold.channels,
+      call_id: hold.call.callId,
+      args_sha256: hold.call.argsSha256,
+    },
+    text: `lookfirst: ${tool.exposed} has NOT been executed yet: it is ${reason}. Nothing has run. Call ${tool.exposed} again with exactly the same arguments to keep waiting for the decision (it runs once, if approved); other arguments make a new request.`,
+  };
+}
+
+const CHANNEL_WORDS: Record<string, string> = { web: 'the approval web page', webhook: 'the webhook receiver', terminal: "the gate's terminal" };

@@ -1,0 +1,15 @@
+/**
+ * Step `retry`: the same call again from this session (same tool, same args_sha256) while its question
+ * is open continues that wait, under the first call's id (gateway/hold.ts).
+ */
+import type { FixedState, Step } from '../context.js';
+
+export const retry: Step<FixedState> = async (s) => {
+  if (s.input.kind !== 'live' || s.decision.action !== 'confirm') return undefined;
+  const held = s.deps.holds.find(s.tool.exposed, s.call.argsSha256);
+  if (held) {
+    s.retried = held;
+    s.call = held.call;
+  }
+  return undefined;
+};
