@@ -7,6 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, type ConfigProblem } from '../errors.js';
+import type { StoreConfig } from '../store/store.js';
 import { configSchema, type RawConfig } from './schema.js';
 
 /** Tool-name patterns of untrusted sources (`taint.untrusted`) when the config names none. */
@@ -98,6 +99,8 @@ export interface Config {
     webhook?: WebhookConfig;
   };
   audit: { logPath: string; keyPath: string; pubPath: string; reads: boolean };
+  /** Where state lives (src/store/open.ts): sqlite's path absolute, by default `lookfirst-state.db` beside the audit log. */
+  store: StoreConfig;
   /** `serve --transport http` settings, token file absolute. */
   http: { host: string; port: number; tokenFile?: string; publicUrl?: string };
 }
@@ -181,7 +184,15 @@ export function parseConfig(text: string, file: string): Config {
       publicUrl: raw.http.public_url,
     },
     audit: { logPath, keyPath, pubPath: keyPath.replace(/(\.key)?$/, '.pub'), reads: raw.audit.reads },
+    store: storeOf(raw.store, base, logPath),
   };
+}
+
+/** The resolved store: the schema has checked that postgres has its url and the others have none. */
+function storeOf(s: RawConfig['store'], base: string, logPath: string): StoreConfig {
+  if (s.kind === 'memory') return { kind: 'memory' };
+  if (s.kind === 'postgres') return { kind: 'postgres', url: s.url ?? '' };
+  return { kind: 'sqlite', path: s.path === undefined ? resolve(dirname(logPath), 'lookfirst-state.db') : resolve(base, s.path) };
 }
 
 function confirmOf(c: RawConfig['confirm'], base: string): Config['confirm'] {
@@ -278,6 +289,9 @@ const KNOWN_KEYS = [
   'log',
   'key',
   'reads',
+  'store',
+  'kind',
+  'path',
 ];
 
 function valueAt(data: unknown, path: string[]): unknown {

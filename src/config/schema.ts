@@ -112,6 +112,39 @@ const webhookSchema = z
       });
   });
 
+/**
+ * `store`: where the gate keeps state it must act on next (pending approvals, holds, locks, nonces).
+ * `sqlite` (the default) is one file, beside the audit log unless `path` says otherwise; `postgres` needs
+ * `url`; `memory` keeps nothing across restarts. The audit log stays the record of every decision.
+ */
+const storeSchema = z
+  .object({
+    kind: z.enum(['memory', 'sqlite', 'postgres']).default('sqlite'),
+    /** The SQLite file (relative to the config's folder); default `lookfirst-state.db` beside the audit log. */
+    path: z.string().min(1, 'path must not be empty').optional(),
+    /** `postgres://` or `postgresql://` connection string. */
+    url: z.string().optional(),
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    if (s.kind === 'postgres' && s.url === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['url'],
+        message: 'store.url is required with kind: postgres (e.g. postgresql://lookfirst@db.internal:5432/lookfirst)',
+      });
+    if (s.kind === 'postgres' && s.url !== undefined && !/^postgres(ql)?:\/\/./.test(s.url))
+      ctx.addIssue({ code: 'custom', path: ['url'], message: 'store.url must start with postgres:// or postgresql://' });
+    if (s.kind !== 'postgres' && s.url !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['url'],
+        message: `store.url is only for kind: postgres (this store is ${s.kind}): remove it or set kind: postgres`,
+      });
+    if (s.kind !== 'sqlite' && s.path !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['path'], message: `store.path is only for kind: sqlite (this store is ${s.kind}): remove it or set kind: sqlite` });
+  });
+
 /** Whole config file. */
 export const configSchema = z
   .object({
@@ -169,6 +202,7 @@ export const configSchema = z
       })
       .strict()
       .default({ log: 'audit.jsonl', key: 'audit.key', reads: true }),
+    store: storeSchema.prefault({}),
   })
   .strict();
 
