@@ -1,11 +1,16 @@
 /**
- * Helpers of the store contract (contract.ts): racing consume-once from several real processes, and
- * waiting for a condition with a deadline. Each racer is test/store-worker.ts in its own `node` process;
+ * Helpers of the store contract (contract.ts): racing consume-once from several real processes, waiting
+ * for a condition or a notification with a deadline, and a value that is not JSON. Each racer is test/store-worker.ts in its own `node` process;
  * all open the store first, then start together on one signal, so their calls truly overlap.
  */
+
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { StoreConfig } from './store.js';
+import type { Store, StoreConfig } from './store.js';
+
+/** Bound of waiting for a notification (ms): a liveness bound, not a timing assertion. */
+export const NOTIFY_DEADLINE_MS = 2000;
 
 const WORKER = fileURLToPath(new URL('../../test/store-worker.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -78,4 +83,32 @@ export async function waitFor(condition: () => boolean, what: string, deadlineMs
     if (performance.now() > end) throw new Error(`${what} did not come within ${deadlineMs} ms`);
     await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+/**
+ * Writes through `writer` until `watched`'s watcher sees the key; resolves to the ms from the last write.
+ * @throws AssertionError when nothing is seen within NOTIFY_DEADLINE_MS.
+ */
+export async function seeChange(watched: Store, writer: Store, kind: string): Promise<number> {
+  const seen = new Set<string>();
+  const off = watched.watch(kind, (k) => seen.add(k));
+  try {
+    const deadline = performance.now() + NOTIFY_DEADLINE_MS;
+    for (let i = 0; ; i++) {
+      const at = performance.now();
+      await writer.put(kind, 'changed', i);
+      while (!seen.has('changed') && performance.now() - at < 200) await new Promise((r) => setTimeout(r, 2));
+      if (seen.has('changed')) return Math.round(performance.now() - at);
+      assert.ok(performance.now() < deadline, `no notification within ${NOTIFY_DEADLINE_MS} ms`);
+    }
+  } finally {
+    off();
+  }
+}
+
+/** An object that contains itself (not JSON). */
+export function cyclic(): unknown {
+  const a: Record<string, unknown> = { name: 'loop' };
+  a.self = a;
+  return a;
 }

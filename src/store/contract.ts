@@ -7,9 +7,9 @@
  * liveness bound, not a timing assertion).
  */
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { afterEach, describe, it } from 'node:test';
 import type { Clock } from '../clock.js';
-import { raceAcrossProcesses, waitFor } from './contract-race.js';
+import { cyclic, NOTIFY_DEADLINE_MS, raceAcrossProcesses, seeChange, waitFor } from './contract-race.js';
 import { type Store, type StoreConfig, StoreError, type StoreOptions } from './store.js';
 
 /** What an implementation hands the contract for one case. */
@@ -37,19 +37,17 @@ export function createManualClock(startMs = 1_800_000_000_000): ManualClock {
   };
 }
 
-/** Bound of waiting for a notification (ms). */
-export const NOTIFY_DEADLINE_MS = 2000;
-
 /**
  * Registers the contract suite for one implementation.
  * @param name the implementation, as it appears in test names.
  * @param open opens a fresh store using the given options (its clock).
  */
 export function storeContract(name: string, open: (opts: StoreOptions) => Promise<ContractSubject>): void {
+  // Every store a case opens is closed when the case ends (a PostgreSQL pool holds connections).
   const opened: Store[] = [];
-  after(async () => {
-    for (const s of opened) await s.close().catch(() => {});
-  });
+  const closeAll = async () => {
+    for (const s of opened.splice(0)) await s.close().catch(() => {});
+  };
   let n = 0;
   const setup = async () => {
     const clock = createManualClock();
@@ -63,6 +61,7 @@ export function storeContract(name: string, open: (opts: StoreOptions) => Promis
   const noSecondInstance = `${name} has no second instance: the in-memory store lives in one process and is gone when it closes`;
 
   describe(`${name} store`, () => {
+    afterEach(closeAll);
     describe('when a live record exists', () => {
       it('put-if-absent fails and keeps the first value', async () => {
         const { store, kind } = await setup();
@@ -284,28 +283,4 @@ export function storeContract(name: string, open: (opts: StoreOptions) => Promis
       });
     });
   });
-}
-
-/** Writes through `writer` until `watched`'s watcher sees the key; resolves to the ms from the last write. */
-async function seeChange(watched: Store, writer: Store, kind: string): Promise<number> {
-  const seen = new Set<string>();
-  const off = watched.watch(kind, (k) => seen.add(k));
-  try {
-    const deadline = performance.now() + NOTIFY_DEADLINE_MS;
-    for (let i = 0; ; i++) {
-      const at = performance.now();
-      await writer.put(kind, 'changed', i);
-      while (!seen.has('changed') && performance.now() - at < 200) await new Promise((r) => setTimeout(r, 2));
-      if (seen.has('changed')) return Math.round(performance.now() - at);
-      assert.ok(performance.now() < deadline, `no notification within ${NOTIFY_DEADLINE_MS} ms`);
-    }
-  } finally {
-    off();
-  }
-}
-
-function cyclic(): unknown {
-  const a: Record<string, unknown> = { name: 'loop' };
-  a.self = a;
-  return a;
 }
