@@ -34,10 +34,16 @@ if (missing) {
         const admin = new pg.Client({ connectionString: server!.url });
         await admin.connect();
         try {
-          const listening = async () => (await admin.query("SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN%'")).rows as { pid: number }[];
+          const listening = async () =>
+            ((await admin.query("SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND state = 'idle'")).rows as { pid: number }[]).map((r) => r.pid);
           await waitForAsync(async () => (await listening()).length > 0, 'a LISTEN connection');
-          await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'");
-          await waitForAsync(async () => (await listening()).length > 0, 'a new LISTEN connection');
+          const old = await listening();
+          await admin.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [old]);
+          // Termination is asynchronous: wait until only a new backend listens.
+          await waitForAsync(async () => {
+            const now = await listening();
+            return now.length > 0 && now.every((pid) => !old.includes(pid));
+          }, 'a new LISTEN connection');
           seen.length = 0;
           await admin.query(`SELECT pg_notify('lookfirst_store', '{"kind":"dropped","key":"after"}')`);
           await store.put('dropped', 'written', 1);
