@@ -181,10 +181,20 @@ export class Catalogue {
     const tools: CatalogueTool[] = found.map((t) => ({ ...t, toolVerdict: judgeTool(t.upstreamDefinition as { name: string }, prefixes) }));
     // The first successful listing pins, even an empty one; a failed one pins nothing.
     if (this.pins && listed) {
-      const { changed, added } = this.pins.observe(
-        upstream.name,
-        tools.map((t) => t.upstreamDefinition),
-      );
+      let seen: { changed: string[]; added: string[] };
+      try {
+        seen = await this.pins.observe(
+          upstream.name,
+          tools.map((t) => t.upstreamDefinition),
+        );
+      } catch (err) {
+        // Tools that cannot be pinned are never offered (fail closed), as after a failed listing.
+        this.warn(`upstream ${upstream.name}: cannot record its tool pins (${plainMessage(err)}); its tools are unavailable until they can be pinned`);
+        seen = { changed: [], added: [] };
+        tools.length = 0;
+      }
+      if (this.started.get(upstream.name) !== generation) return;
+      const { changed, added } = seen;
       const shaOf = (name: string) => tools.find((t) => t.upstreamTool === name)?.definitionSha ?? '';
       for (const name of changed) this.onDefinition?.(upstream, name, 'changed', shaOf(name));
       for (const name of added) this.onDefinition?.(upstream, name, 'new', shaOf(name));

@@ -19,6 +19,7 @@ import { systemClock } from '../../clock.js';
 import { type Config, loadConfig } from '../../config/load.js';
 import { LookfirstError } from '../../errors.js';
 import { definitionSha, ToolPins } from '../../gateway/pins.js';
+import { openStore } from '../../store/open.js';
 import type { ToolAnnotations } from '../../types.js';
 import { cliName, logLine } from '../output.js';
 import { checkReplayLog, gateKeyOf } from './promote-check.js';
@@ -182,7 +183,7 @@ export async function promoteCommand(logArg: string, opts: PromoteOptions): Prom
       logLine(`refusing to replay the session at entry ${session.startSeq}: ${session.problems.length} recording(s) cannot be trusted (see above)`);
       return 2;
     }
-    const pins = new ToolPins(`${target}.pins.json`);
+    const pins = await readPins(config, target);
     // --through binds the replay to what a reviewed plan showed: calls recorded later are left alone.
     const through = opts.through === undefined ? Number.POSITIVE_INFINITY : Number(opts.through);
     const calls = (session?.calls ?? []).filter((c) => c.seq <= through);
@@ -233,6 +234,19 @@ async function openLocked(config: Config): Promise<AuditLog> {
       `a gate${pid ? ` (pid ${pid})` : ''} is still writing ${config.audit.logPath}: stop it (end the agent's session, or Ctrl-C the gate), then promote again. promote --dry-run works meanwhile.`,
     );
   }
+}
+
+/** The config's pins as its store holds them now (the older pins file imported once, as a gate does at start). */
+async function readPins(config: Config, target: string): Promise<ToolPins> {
+  const store = await openStore(config.store);
+  const pins = new ToolPins(`${target}.pins.json`, { store });
+  try {
+    await pins.ready();
+  } finally {
+    await pins.close();
+    await store.close();
+  }
+  return pins;
 }
 
 function plannedLine(rec: RecordedCall, done: Promotion | undefined, config: Config, pins: ToolPins, yes: boolean): PromoteLine {
