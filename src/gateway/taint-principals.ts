@@ -11,7 +11,12 @@
  * writes its resources, prompts, completions, log messages, notifications, questions (sampling,
  * elicitation), tool definitions and instructions. Everything it relays is remembered, before it is
  * relayed, in the memory of each principal it reaches.
+ *
+ * Given a store, each principal's memory is shared by every gate replica on it and outlives a restart
+ * (gateway/taint-store.ts): read from the store when `of` first creates it, then kept fresh by change
+ * notifications; `sync()` re-reads every memory.
  */
+import type { Store } from '../store/store.js';
 import type { CatalogueTool } from './catalogue.js';
 import { TaintMemory } from './taint.js';
 import { isUntrusted } from './tool-result.js';
@@ -21,19 +26,41 @@ import type { Upstream } from './upstream.js';
 export class PrincipalTaint {
   private readonly memories = new Map<string, TaintMemory>();
 
+  /**
+   * @param store where the memories are shared with other replicas; without it each memory is this
+   *   process's alone and ends with it.
+   */
   constructor(
     private readonly tools: () => readonly CatalogueTool[],
     private readonly untrusted: (tool: string) => boolean,
+    private readonly store?: Store,
   ) {}
 
-  /** The memory of an authenticated principal, created on first sight and kept while the gate runs. */
+  /**
+   * The memory of an authenticated principal, created on first sight and kept while the gate runs. With a
+   * store, a new memory starts reading the principal's from it at once: until it has, `check` answers
+   * `unchecked` for arguments carrying nothing remembered (await `sync()` for a fresh view).
+   */
   of(principal: string): TaintMemory {
     let t = this.memories.get(principal);
     if (!t) {
-      t = new TaintMemory();
+      t = this.store ? new TaintMemory(undefined, undefined, { store: this.store, principal }) : new TaintMemory();
       this.memories.set(principal, t);
     }
     return t;
+  }
+
+  /**
+   * Re-reads every principal's memory from the store (a fresh view before a decision that matters).
+   * @throws StoreError when the store cannot be read.
+   */
+  async sync(): Promise<void> {
+    await Promise.all([...this.memories.values()].map((t) => t.sync()));
+  }
+
+  /** Stops following the store's changes (the memories stay readable). */
+  close(): void {
+    for (const t of this.memories.values()) t.close();
   }
 
   /** The memories of sessions: each one's own principal's, or every principal's for a broadcast relay. */

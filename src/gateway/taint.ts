@@ -17,17 +17,27 @@
  * the session ends; the question says why. Arguments too large to check, in a session that has read
  * untrusted data, are tainted too. Honest limit: paraphrased or re-encoded data (base64, a value split in
  * parts) is not recognised; the un-laundered flow (a copied address, link or path) is.
+ *
+ * Shared by gate replicas when given a store (gateway/taint-store.ts): every digest is written through
+ * under the principal, the principal's memory is read from the store when it is created, and other
+ * replicas' additions arrive by change notification; `check` stays synchronous and `sync()` gives a fresh
+ * view. Fails closed: until the memory is read (or while a notification could not be followed) a call
+ * with no remembered value in it is `unchecked`, and a write the store refused taints the memory as a whole.
  */
 import { createHash } from 'node:crypto';
 import { globToRegExp } from '../policy/evaluate.js';
+import type { Store } from '../store/store.js';
 import { parentDomains } from './taint-canon.js';
 import { classOf, resourceUris, scanAll, scanArgs, type TokenClass } from './taint-scan.js';
+import { type TaintEntry, TaintShare } from './taint-store.js';
 import { walkArgs, walkResult } from './taint-walk.js';
 
 export { classOf, MAX_TOKEN_CHARS, type TokenClass, tokensOf } from './taint-scan.js';
 
 /** Most tokens of one class a session remembers; one more taints the session as a whole. */
 export const MAX_TOKENS_PER_CLASS = 4_096;
+/** How soon a memory shared through a store re-reads it after a failed read (ms). */
+export const TAINT_RETRY_MS = 1_000;
 /** Most characters of one result (or of one call's arguments) the gate reads; more taints as a whole. */
 export const MAX_SCAN_CHARS = 4 * 1024 * 1024;
 
@@ -52,14 +62,24 @@ export interface WholeTaint {
 /**
  * What taint says about one call's arguments: `clean`; `hits` (remembered values it carries); `whole` (the
  * session is tainted as a whole); `unchecked` (the arguments are too large to check, in a session that
- * has read untrusted data).
+ * has read untrusted data; or, `unread`, the memory shared by the gate's replicas is not read yet).
  */
-export type TaintCheck = { kind: 'clean' } | { kind: 'hits'; hits: TaintHit[] } | { kind: 'whole'; whole: WholeTaint } | { kind: 'unchecked'; why: string };
+export type TaintCheck =
+  | { kind: 'clean' }
+  | { kind: 'hits'; hits: TaintHit[] }
+  | { kind: 'whole'; whole: WholeTaint }
+  | { kind: 'unchecked'; why: string; unread?: true };
 
 const digest = (token: string): string => createHash('sha256').update(token).digest('base64url').slice(0, 22);
 
+/** Where a memory is shared: the store and the principal it belongs to. */
+export interface TaintSharing {
+  store: Store;
+  principal: string;
+}
+
 /**
- * One session's memory of untrusted tokens: a digest per token (never the token itself: bounded memory),
+ * One principal's memory of untrusted tokens: a digest per token (never the token itself: bounded memory),
  * at most {@link MAX_TOKENS_PER_CLASS} per class, never evicted.
  */
 export class TaintMemory {
@@ -69,21 +89,137 @@ export class TaintMemory {
   /** Digests of resource URIs an untrusted result linked to or embedded → the tool: reading one is untrusted too. */
   private readonly linked = new Map<string, string>();
   private wholeTaint: WholeTaint | undefined;
+  /** The store part; absent for a memory of one process. */
+  private readonly share: TaintShare | undefined;
+  /** False until the principal's memory is read from the store, and again while a change could not be read. */
+  private fresh: boolean;
+  /** A re-read scheduled after a failed one (the memory stays `unchecked` meanwhile). */
+  private retryTimer: NodeJS.Timeout | undefined;
+  private closed = false;
 
+  /**
+   * @param sharing the store and principal to share the memory with other replicas; without it the memory
+   *   is this process's alone (a fresh in-memory store would hold nothing anyone else reads).
+   */
   constructor(
     private readonly now: () => number = Date.now,
     private readonly limits: { perClass: number; scanChars: number } = { perClass: MAX_TOKENS_PER_CLASS, scanChars: MAX_SCAN_CHARS },
-  ) {}
+    sharing?: TaintSharing,
+  ) {
+    this.fresh = sharing === undefined;
+    this.share =
+      sharing &&
+      new TaintShare(
+        sharing.store,
+        sharing.principal,
+        (e) => this.absorb(e),
+        () => {
+          this.fresh = false;
+          this.retry();
+        },
+      );
+    if (this.share) this.load(this.share.start()).catch(() => {});
+  }
+
+  /**
+   * Re-reads the principal's memory from the store (a fresh view before a decision that matters); a no-op
+   * for a memory of one process.
+   * @throws StoreError when the store cannot be read (`check` then stays `unchecked` for clean arguments).
+   */
+  sync(): Promise<void> {
+    if (!this.share) return Promise.resolve();
+    return this.load(this.share.sync());
+  }
+
+  /** Stops following the store's changes (what is remembered stays readable). */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    this.share?.close();
+  }
+
+  private async load(read: Promise<void>): Promise<void> {
+    try {
+      await read;
+      this.fresh = true;
+    } catch (err) {
+      this.fresh = false;
+      this.retry();
+      throw err;
+    }
+  }
+
+  /** Re-reads the memory in a second, until a read succeeds. */
+  private retry(): void {
+    if (this.closed || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.sync().catch(() => {});
+    }, TAINT_RETRY_MS);
+    this.retryTimer.unref();
+  }
+
+  /** Takes in an entry read from the store, under the same bounds as {@link record}. */
+  private absorb(e: TaintEntry): void {
+    if (e.kind === 'whole') {
+      this.wholeTaint ??= { source: { tool: e.tool, atMs: e.atMs }, why: e.why };
+      return;
+    }
+    if (e.kind === 'linked') {
+      if (this.linked.size >= this.limits.perClass && !this.linked.has(e.digest))
+        this.wholeTaint ??= {
+          source: { tool: e.tool, atMs: this.now() },
+          why: `its results linked more resources than the ${this.limits.perClass} the gate remembers per session`,
+        };
+      else this.linked.set(e.digest, e.tool);
+      return;
+    }
+    const source: TaintSource = { tool: e.tool, atMs: e.atMs };
+    if (this.tokens.has(e.digest)) {
+      this.tokens.set(e.digest, source);
+      return;
+    }
+    const count = this.perClass.get(e.cls) ?? 0;
+    if (count >= this.limits.perClass) {
+      this.wholeTaint ??= {
+        source,
+        why: `its results held more ${e.cls === 'long' ? 'long strings' : `${e.cls}s`} than the ${this.limits.perClass} the gate remembers per session`,
+      };
+      return;
+    }
+    this.perClass.set(e.cls, count + 1);
+    this.tokens.set(e.digest, source);
+  }
+
+  /**
+   * Writes what `record` added through to the store. A write the store refused taints the memory as a
+   * whole (this replica can no longer vouch for what the others know), and the returned promise rejects.
+   */
+  private writeThrough(entries: TaintEntry[], source: TaintSource): Promise<void> {
+    if (!this.share || entries.length === 0) return Promise.resolve();
+    const done = this.share.write(entries).catch((err: unknown) => {
+      this.wholeTaint ??= { source, why: "its result could not be written to the gate's state store, which other gate replicas read" };
+      throw err;
+    });
+    // A caller that does not await must not crash the process; one that awaits still gets the error.
+    done.catch(() => {});
+    return done;
+  }
 
   /** Set once the memory is tainted as a whole (it stays so while the gate runs: the memory is the principal's). */
   get whole(): WholeTaint | undefined {
     return this.wholeTaint;
   }
 
-  /** Remembers the tokens of an untrusted tool's result (the whole result: every part counts). */
-  record(tool: string, result: unknown): void {
-    if (this.wholeTaint) return;
+  /**
+   * Remembers the tokens of an untrusted tool's result (the whole result: every part counts). The memory
+   * here holds them at once; with a store, the returned promise settles when the other replicas can read
+   * them too (it rejects when the store refused them, and the memory is then tainted as a whole).
+   */
+  record(tool: string, result: unknown): Promise<void> {
+    if (this.wholeTaint) return Promise.resolve();
     const source: TaintSource = { tool, atMs: this.now() };
+    const shared: TaintEntry[] = [];
     let full: string | undefined;
     for (const uri of resourceUris(result)) {
       const key = digest(uri);
@@ -91,6 +227,7 @@ export class TaintMemory {
         full = `its result linked more resources than the ${this.limits.perClass} the gate remembers per session`;
         break;
       }
+      if (this.share && this.linked.get(key) !== tool) shared.push({ kind: 'linked', digest: key, tool });
       this.linked.set(key, tool);
     }
     // Each distinct token of this result is hashed once (a page repeats its links); bounded, since every
@@ -105,7 +242,10 @@ export class TaintMemory {
           if (seen.has(t)) return true;
           seen.add(t);
           const key = digest(t);
-          if (this.tokens.has(key)) {
+          const had = this.tokens.get(key);
+          if (had) {
+            // Only a change of tool is shared again: the time alone stays this replica's.
+            if (this.share && had.tool !== source.tool) shared.push({ kind: 'token', digest: key, cls: classOf(t), tool, atMs: source.atMs });
             this.tokens.set(key, source);
             return true;
           }
@@ -117,6 +257,7 @@ export class TaintMemory {
           }
           this.perClass.set(cls, count + 1);
           this.tokens.set(key, source);
+          if (this.share) shared.push({ kind: 'token', digest: key, cls, tool, atMs: source.atMs });
           return true;
         }),
       (why) => {
@@ -125,7 +266,11 @@ export class TaintMemory {
     );
     if (!complete && full === undefined) full = `its result held more than the ${this.limits.scanChars} characters the gate reads from one result`;
     if (full === undefined && unreadable !== undefined) full = `its result held ${unreadable}, which the gate cannot read for addresses`;
-    if (full) this.wholeTaint = { source, why: full };
+    if (full) {
+      this.wholeTaint = { source, why: full };
+      shared.push({ kind: 'whole', tool: source.tool, atMs: source.atMs, why: full });
+    }
+    return this.writeThrough(shared, source);
   }
 
   /**
@@ -156,7 +301,7 @@ export class TaintMemory {
   /** What taint says about a call's arguments (see {@link TaintCheck}). */
   check(args: unknown): TaintCheck {
     if (this.wholeTaint) return { kind: 'whole', whole: this.wholeTaint };
-    if (this.tokens.size === 0) return { kind: 'clean' };
+    if (this.tokens.size === 0 && this.fresh) return { kind: 'clean' };
     const hits: TaintHit[] = [];
     const seen = new Set<string>();
     const complete = walkArgs(args, this.limits.scanChars, (text) =>
@@ -169,6 +314,8 @@ export class TaintMemory {
       }),
     );
     if (hits.length > 0) return { kind: 'hits', hits };
+    if (!this.fresh)
+      return { kind: 'unchecked', unread: true, why: "its memory of untrusted data is not read from the gate's state store yet (or the store cannot be read)" };
     if (!complete)
       return { kind: 'unchecked', why: `its arguments hold more than the ${this.limits.scanChars} characters the gate checks against untrusted data` };
     return { kind: 'clean' };
@@ -195,7 +342,9 @@ export function taintText(c: TaintCheck): string | undefined {
     case 'whole':
       return `TAINTED: this whole session, since ${c.whole.source.tool} (an untrusted source) was read: ${c.whole.why}, so every state change of this client (and of every session with its credentials) needs a person until the gate restarts; ${rule}`;
     case 'unchecked':
-      return `TAINTED: this session has read untrusted data and ${c.why}; ${rule}`;
+      return c.unread
+        ? `TAINTED: this session's principal may have read untrusted data: ${c.why}; ${rule}`
+        : `TAINTED: this session has read untrusted data and ${c.why}; ${rule}`;
   }
 }
 
