@@ -12,6 +12,7 @@ import type { CallDecision } from '../../policy/decide.js';
 import type { Policy } from '../../policy/evaluate.js';
 import type { Approval, Decider, ToolCall, Verdict } from '../../types.js';
 import type { Catalogue, CatalogueTool } from '../catalogue.js';
+import type { DryRunBudget } from '../dry-run-budget.js';
 import type { Hold, Holds } from '../hold.js';
 import type { Interlock } from '../interlock.js';
 import type { InClientRound } from '../mrtr.js';
@@ -48,10 +49,8 @@ export interface PipelineDeps {
   dryRunBudget: DryRunBudget;
 }
 
-/** What is left of a gate run's recording budget (bytes), shared by its client sessions. */
-export interface DryRunBudget {
-  left: number;
-}
+/** A gate run's recording budget (bytes), shared by its client sessions and replicas (gateway/dry-run-budget.ts). */
+export type { DryRunBudget };
 
 /** The parts of the SDK's request context the pipeline uses. */
 export interface CallContext {

@@ -41,11 +41,10 @@ export const record: Step<FixedState> = async (s): Promise<Outcome | undefined> 
   const size = Buffer.byteLength(JSON.stringify(call.argsCanonical), 'utf8');
   if (size > MAX_RECORDED_ARGS_BYTES)
     return deny(`dry run: its arguments (${size} bytes in the log) are larger than the ${MAX_RECORDED_ARGS_BYTES} bytes a dry run records for replay`);
-  if (size > deps.dryRunBudget.left)
+  if (!(await deps.dryRunBudget.take(size)))
     return deny(
-      `dry run: this run has recorded ${MAX_RECORDED_RUN_BYTES - deps.dryRunBudget.left} bytes of arguments, near the ${MAX_RECORDED_RUN_BYTES} a run records; stop it, promote what it recorded, and start another`,
+      `dry run: this run has recorded ${MAX_RECORDED_RUN_BYTES - deps.dryRunBudget.left()} bytes of arguments, near the ${MAX_RECORDED_RUN_BYTES} a run records; stop it, promote what it recorded, and start another`,
     );
-  deps.dryRunBudget.left -= size;
   try {
     await deps.audit.appendDurable({
       event: 'dry_run_recorded',
