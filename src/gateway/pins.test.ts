@@ -59,13 +59,13 @@ describe('tool pins', () => {
     await old.observe('mail', [tool('send')]);
     const store = createMemoryStore();
     await store.put(PINNED_UPSTREAM_KIND, 'mail', true);
-    await store.put(PIN_KIND, 'mail\u0000send', { sha: definitionSha(tool('send', 'newer')), definition: pinnedPart(tool('send', 'newer')) });
+    await store.put(PIN_KIND, 'mail/send', { sha: definitionSha(tool('send', 'newer')), definition: pinnedPart(tool('send', 'newer')) });
     const pins = new ToolPins(path, { store });
     await pins.ready();
     assert.deepEqual(pins.status('fs', 'read', definitionSha(tool('read'))), { kind: 'pinned' });
     // The store's own pins win over the file's.
     assert.deepEqual(pins.status('mail', 'send', definitionSha(tool('send', 'newer'))), { kind: 'pinned' });
-    assert.equal((await store.get(PIN_KIND, 'fs\u0000read'))?.version, 1);
+    assert.equal((await store.get(PIN_KIND, 'fs/read'))?.version, 1);
     assert.ok(existsSync(path));
     // A later start does not import again: what a person accepted since stays.
     const before = readFileSync(path, 'utf8');
@@ -103,7 +103,7 @@ describe('tool pins', () => {
     assert.deepEqual(reports.sort(), [0, 1]);
     await b.sync();
     await a.sync();
-    const winner = (await store.get<{ sha: string }>(PIN_KIND, 'fs\u0000read'))?.value.sha;
+    const winner = (await store.get<{ sha: string }>(PIN_KIND, 'fs/read'))?.value.sha;
     assert.equal(a.status('fs', 'read', winner ?? '').kind, 'pinned');
     assert.equal(b.status('fs', 'read', winner ?? '').kind, 'pinned');
     await Promise.all([a.close(), b.close()]);
@@ -133,6 +133,16 @@ describe('tool pins', () => {
     await assert.rejects(pins.observe('web', [tool('fetch')]), { code: 'STORE_UNAVAILABLE' });
     assert.equal(pins.has('web'), false);
     await assert.rejects(new ToolPins(fresh(), { store }).ready(), { code: 'STORE_UNAVAILABLE' });
+  });
+
+  it('any tool name round-trips through its store key', async () => {
+    const store = createMemoryStore();
+    const odd = tool('a/b\u0000c%20 é');
+    await new ToolPins(fresh(), { store }).observe('fs', [odd]);
+    const other = new ToolPins(fresh(), { store });
+    await other.ready();
+    assert.deepEqual(other.status('fs', String(odd.name), definitionSha(odd)), { kind: 'pinned' });
+    await other.close();
   });
 
   it('refuse a pins file it cannot read', () => {

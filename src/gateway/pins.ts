@@ -6,7 +6,8 @@
  * whatever the rules say until a person accepts the new definition (gateway/definitions.ts).
  *
  * Pins live in the store (src/store), so every gate replica on one store holds the same pins and a
- * restart is no escape: kind `pin`, key `<upstream>\u0000<tool>`, value `{ sha, definition }`; and kind
+ * restart is no escape: kind `pin`, key `<upstream>/<tool, URI-encoded>` (a NUL separator cannot be stored
+ * by PostgreSQL; upstream names hold no `/`), value `{ sha, definition }`; and kind
  * `pin-upstream`, key `<upstream>`: the upstream's first listing is pinned. Reads are synchronous, from a
  * cache kept fresh by the store's change notifications (a pin accepted on one replica reaches the others);
  * `sync()` re-reads it all. The older pins file (`<log>.pins.json`) is read at start and imported once for
@@ -48,7 +49,7 @@ export interface Pin {
 /** A tool's standing against its pin. */
 export type PinStatus = { kind: 'pinned' } | { kind: 'changed'; previous: Record<string, unknown> } | { kind: 'new' };
 
-/** Store kind of one tool's pin (key `<upstream>\u0000<tool>`, value {@link Pin}). */
+/** Store kind of one tool's pin (key `<upstream>/<tool, URI-encoded>`, value {@link Pin}). */
 export const PIN_KIND = 'pin';
 /** Store kind of "this upstream's first listing is pinned" (key: the upstream's name). */
 export const PINNED_UPSTREAM_KIND = 'pin-upstream';
@@ -93,7 +94,7 @@ export class ToolPins {
     this.writesFile = this.store.kind === 'memory';
     this.filed = readPinsFile(path);
     this.pinFeed = new StoreFeed<Pin>(this.store, PIN_KIND, {
-      accept: (key) => key.includes('\u0000'),
+      accept: (key) => key.includes('/'),
       apply: (key, pin) => this.applyPin(key, pin),
     });
     this.markFeed = new StoreFeed<unknown>(this.store, PINNED_UPSTREAM_KIND, {
@@ -126,7 +127,7 @@ export class ToolPins {
     }
     // The import comes first, so the reads never pass through a moment without the file's pins.
     const inStore = new Set((await this.store.list(PINNED_UPSTREAM_KIND)).map((r) => r.key));
-    for (const r of await this.store.list(PIN_KIND)) inStore.add(r.key.slice(0, r.key.indexOf('\u0000')));
+    for (const r of await this.store.list(PIN_KIND)) inStore.add(r.key.slice(0, r.key.indexOf('/')));
     for (const [upstream, tools] of Object.entries(this.filed)) {
       if (inStore.has(upstream)) continue;
       for (const [tool, pin] of Object.entries(tools)) await this.pinFirst(upstream, tool, pin);
@@ -236,9 +237,14 @@ export class ToolPins {
   }
 
   private applyPin(key: string, pin: Pin | undefined): void {
-    const cut = key.indexOf('\u0000');
+    const cut = key.indexOf('/');
     const upstream = key.slice(0, cut);
-    const tool = key.slice(cut + 1);
+    let tool: string;
+    try {
+      tool = decodeURIComponent(key.slice(cut + 1));
+    } catch {
+      return; // not a key this gate writes: no pin comes of it (its tool stays held as new)
+    }
     const known = this.pins.get(upstream) ?? new Map<string, Pin>();
     if (pin === undefined || typeof pin?.sha !== 'string') known.delete(tool);
     else known.set(tool, pin);
@@ -259,9 +265,9 @@ export class ToolPins {
   }
 }
 
-/** A pin's store key. */
+/** A pin's store key (a tool name may hold any character; an upstream name never holds `/`). */
 function pinKey(upstream: string, tool: string): string {
-  return `${upstream}\u0000${tool}`;
+  return `${upstream}/${encodeURIComponent(tool)}`;
 }
 
 /**

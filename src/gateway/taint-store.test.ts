@@ -91,7 +91,7 @@ describe('taint memory in a store', () => {
 
   it('an unreadable record taints the principal as a whole', async () => {
     const store = createMemoryStore();
-    await store.put(TAINT_KIND, 'alice\u0000t:zzz', { c: 'not a class', tool: 'x' });
+    await store.put(TAINT_KIND, 'alice/t:zzz', { c: 'not a class', tool: 'x' });
     const m = shared(store);
     await m.sync();
     assert.equal(m.check({ x: 1 }).kind, 'whole');

@@ -3,11 +3,12 @@
  * untrusted source returned, read through one replica, must be known to every other before a write
  * there is decided (the "taint that forgot results" finding must not come back across replicas).
  *
- * Exactly what the memory keeps, nothing more: kind `taint`, keys under the principal,
- * - `<principal>\u0000t:<digest>`: a remembered token's digest (never the token), its class (for the
+ * Exactly what the memory keeps, nothing more: kind `taint`, keys under the principal (URI-encoded, so it
+ * holds no `/`; a NUL separator cannot be stored by PostgreSQL),
+ * - `<principal>/t:<digest>`: a remembered token's digest (never the token), its class (for the
  *   per-class bound) and where it came from;
- * - `<principal>\u0000l:<digest>`: a linked resource URI's digest and the tool that linked it;
- * - `<principal>\u0000whole`: the principal is tainted as a whole, and why.
+ * - `<principal>/l:<digest>`: a linked resource URI's digest and the tool that linked it;
+ * - `<principal>/whole`: the principal is tainted as a whole, and why.
  * Records are never deleted: the memory never evicts. Writes are batched a few at a time; loads follow
  * the store's change notifications (gateway/store-feed.ts).
  */
@@ -43,7 +44,7 @@ export class TaintShare {
     apply: (e: TaintEntry) => void,
     failed: (err: unknown) => void,
   ) {
-    this.#prefix = `${principal}\u0000`;
+    this.#prefix = `${encodeURIComponent(principal)}/`;
     this.#feed = new StoreFeed<unknown>(store, TAINT_KIND, {
       accept: (key) => key.startsWith(this.#prefix),
       apply: (key, value) => {
