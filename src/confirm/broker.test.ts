@@ -37,8 +37,8 @@ describe('confirm broker', () => {
     const answer = broker.confirm(r, new AbortController().signal);
     await new Promise((res) => setImmediate(res));
     assert.deepEqual(pending.get(r.call.callId)?.channels, ['a', 'b']);
-    assert.deepEqual(pending.decide(r.call.callId, r.call.argsSha256, true, who), { ok: true });
-    const second = pending.decide(r.call.callId, r.call.argsSha256, false, { ...who, channel: 'b', actor: 'b:bob' });
+    assert.deepEqual(await pending.decide(r.call.callId, r.call.argsSha256, true, who), { ok: true });
+    const second = await pending.decide(r.call.callId, r.call.argsSha256, false, { ...who, channel: 'b', actor: 'b:bob' });
     assert.equal(second.ok, false, 'a second decision finds nothing to decide');
     const approval = await answer;
     assert.equal(approval.kind, 'approved');
@@ -65,7 +65,7 @@ describe('confirm broker', () => {
     const r = req(50);
     const timedOut = await broker.confirm(r, new AbortController().signal);
     assert.match(timedOut.kind === 'denied' ? timedOut.reason : '', /nobody decided/);
-    assert.deepEqual(pending.decide(r.call.callId, r.call.argsSha256, true, who).ok, false);
+    assert.deepEqual((await pending.decide(r.call.callId, r.call.argsSha256, true, who)).ok, false);
     const cancel = new AbortController();
     const r2 = req();
     const answer = broker.confirm(r2, cancel.signal);
@@ -81,13 +81,13 @@ describe('confirm broker', () => {
     const r = req();
     const answer = broker.confirm(r, new AbortController().signal);
     await new Promise((res) => setImmediate(res));
-    assert.deepEqual(pending.decide(r.call.callId, 'b'.repeat(64), true, who), {
+    assert.deepEqual(await pending.decide(r.call.callId, 'b'.repeat(64), true, who), {
       ok: false,
       status: 'mismatch',
       reason: 'the arguments named are not the arguments held; reload and look again',
     });
     assert.ok(pending.get(r.call.callId));
-    pending.decide(r.call.callId, r.call.argsSha256, false, who);
+    await pending.decide(r.call.callId, r.call.argsSha256, false, who);
     assert.equal((await answer).kind, 'denied');
   });
 

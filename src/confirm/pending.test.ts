@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { createMemoryStore } from '../store/memory/memory.js';
 import { ConfirmBroker } from './broker.js';
 import type { ApprovalRequest, OutOfBandChannel } from './channel.js';
 import { PendingApprovals } from './pending.js';
@@ -18,9 +19,9 @@ describe('pending approvals: how a call that no longer waits ended', () => {
     const pending = new PendingApprovals();
     const answer = new ConfirmBroker({ inClient: [], outOfBand: [shown], pending }).confirm(req('c1'), new AbortController().signal);
     await tick();
-    assert.deepEqual(pending.decide('c1', 'a'.repeat(64), false, who), { ok: true });
+    assert.deepEqual(await pending.decide('c1', 'a'.repeat(64), false, who), { ok: true });
     await answer;
-    assert.equal(pending.decide('c1', 'a'.repeat(64), true, who).ok, false);
+    assert.equal((await pending.decide('c1', 'a'.repeat(64), true, who)).ok, false);
     assert.deepEqual(pending.ended('c1'), { kind: 'decided', by: 'webhook:bob', approved: false });
   });
 
@@ -41,5 +42,40 @@ describe('pending approvals: how a call that no longer waits ended', () => {
 
   it('knows nothing of a call it never held', () => {
     assert.equal(new PendingApprovals().ended('never'), undefined);
+  });
+});
+
+describe('when two gate replicas share one store', () => {
+  it("lists a call held on A on B's page, and B's decision reaches the call waiting on A", async () => {
+    const store = createMemoryStore();
+    const [a, b] = [new PendingApprovals(undefined, { store }), new PendingApprovals(undefined, { store })];
+    await Promise.all([a.ready, b.ready]);
+    const answer = new ConfirmBroker({ inClient: [], outOfBand: [shown], pending: a }).confirm(req('x1'), new AbortController().signal);
+    await tick();
+    await tick();
+    assert.deepEqual(
+      b.list().map((v) => v.callId),
+      ['x1'],
+    );
+    assert.deepEqual(await b.decide('x1', 'a'.repeat(64), true, who), { ok: true });
+    const approval = await answer;
+    assert.equal(approval.kind, 'approved');
+    assert.equal((await a.decide('x1', 'a'.repeat(64), false, who)).ok, false, 'the first decision anywhere wins');
+    assert.deepEqual(a.ended('x1'), { kind: 'decided', by: 'webhook:bob', approved: true });
+    a.close();
+    b.close();
+  });
+
+  it('lets a replica wait for the decision of a call another replica holds', async () => {
+    const store = createMemoryStore();
+    const [a, b] = [new PendingApprovals(undefined, { store }), new PendingApprovals(undefined, { store })];
+    const held = new ConfirmBroker({ inClient: [], outOfBand: [shown], pending: a }).confirm(req('x2'), new AbortController().signal);
+    await tick();
+    const waited = b.awaitDecision('x2', new AbortController().signal);
+    assert.deepEqual(await a.decide('x2', 'a'.repeat(64), false, who), { ok: true });
+    assert.equal((await waited).kind, 'denied');
+    assert.equal((await held).kind, 'denied');
+    a.close();
+    b.close();
   });
 });

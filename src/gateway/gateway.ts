@@ -18,6 +18,7 @@ import type { ConfirmChannel, OutOfBandChannel } from '../confirm/channel.js';
 import { createElicitationChannel } from '../confirm/channels/elicitation.js';
 import type { PendingApprovals } from '../confirm/pending.js';
 import { compilePolicy, type Policy, unmatchedRules } from '../policy/evaluate.js';
+import type { Store } from '../store/store.js';
 import { Catalogue } from './catalogue.js';
 import { FastPath } from './fast-path.js';
 import { Forwarder, unionCapabilities } from './forward.js';
@@ -26,11 +27,13 @@ import { Interlock } from './interlock.js';
 import type { InClientRound } from './mrtr.js';
 import { recipientsOf, trackSubscription } from './notify-scope.js';
 import { ToolPins } from './pins.js';
-import type { DryRunBudget, PipelineDeps } from './pipeline/context.js';
+import { DryRunBudget } from './dry-run-budget.js';
+import type { PipelineDeps } from './pipeline/context.js';
 import { verdictOfOutcome } from './pipeline/outcome.js';
 import { handleToolCall } from './pipeline/run.js';
 import { MAX_RECORDED_RUN_BYTES } from './pipeline/steps/record.js';
 import { idKey, isPlainObject, RAW_RESULT } from './raw.js';
+import type { Replicas } from './replicas.js';
 import { TaintMemory, untrustedTest } from './taint.js';
 import { PrincipalTaint } from './taint-principals.js';
 import { rememberResource } from './tool-result.js';
@@ -86,6 +89,10 @@ export interface GatewayOptions {
   /** Operator messages (stderr in the CLI; never stdout, which is the protocol channel). */
   log: (message: string) => void;
   version: string;
+  /** Where the gate's state lives, shared with other replicas (default: memory, this process only). */
+  store?: Store;
+  /** This replica among those sharing the store (gateway/replicas.ts). */
+  replicas?: Replicas;
 }
 
 /** A running gate. */
@@ -94,8 +101,8 @@ export class Gateway {
   readonly catalogue: Catalogue;
   private readonly forwarder: Forwarder;
   private readonly policy: Policy;
-  /** Blocked tools and per-tool serialization, rebuilt from the audit log at start. */
-  readonly interlock: Interlock;
+  /** Blocked tools and per-tool serialization: in the store, seeded from the audit log at start. */
+  interlock: Interlock;
   /** Connected client sessions (one on stdio; one per MCP session over HTTP). */
   private readonly sessions = new Set<Session>();
   /** Sessions' holds being withdrawn after a disconnect, so that shutdown waits for their entries. */
@@ -104,8 +111,11 @@ export class Gateway {
   private readonly untrusted: (tool: string) => boolean;
   /** Relays an upstream's questions to the client they belong to. */
   private readonly questions: UpstreamQuestions;
-  /** Bytes of arguments this run may still record in a dry run (gateway/dry-run.ts). */
-  private readonly dryRunBudget: DryRunBudget = { left: MAX_RECORDED_RUN_BYTES };
+  /**
+   * Bytes of arguments this run may still record in a dry run (pipeline/steps/record.ts). It bounds what
+   * this replica's log holds for `promote`, so it is this process's own (a memory store), not shared.
+   */
+  private readonly dryRunBudget = new DryRunBudget(MAX_RECORDED_RUN_BYTES);
   /** Gated calls in progress, so that shutdown can wait for their audit entries. */
   private readonly gatedCalls = new Set<Promise<unknown>>();
   /** Taint memory per authenticated principal, and what untrusted upstreams relay (gateway/taint-principals.ts). */
@@ -140,8 +150,6 @@ export class Gateway {
     this.forwarder = new Forwarder(this.upstreams, opts.log);
     this.policy = compilePolicy(opts.config.rules);
     this.interlock = new Interlock(opts.audit.blockedAtOpen);
-    for (const [tool, b] of this.interlock.list())
-      opts.log(`warning: ${tool} is blocked since ${new Date(b.sinceMs).toISOString()}: ${b.reason}. Its next call asks a person to unlock it.`);
   }
 
   /**
@@ -149,6 +157,9 @@ export class Gateway {
    * reads the tool catalogue, and warns about rules that match no tool.
    */
   async start(): Promise<void> {
+    if (this.opts.store) this.interlock = await Interlock.open(this.opts.audit.blockedAtOpen, { store: this.opts.store, replicas: this.opts.replicas });
+    for (const [tool, b] of this.interlock.list())
+      this.opts.log(`warning: ${tool} is blocked since ${new Date(b.sinceMs).toISOString()}: ${b.reason}. Its next call asks a person to unlock it.`);
     await Promise.all(
       this.upstreams.map((u) =>
         u.connect().catch((err: unknown) => this.opts.log(`warning: ${plainMessage(err)}; its tools are missing until it can be reached`)),
@@ -215,7 +226,7 @@ export class Gateway {
       },
     };
 
-    const server = this.buildServer(session, busy, taint);
+    const server = this.buildServer(session, busy, taint, opts.principal ?? 'stdio');
     const detach = this.attach(session);
     await server.connect(transport);
     const sdkOnClose = transport.onclose;
@@ -279,9 +290,10 @@ export class Gateway {
     const drained = Promise.allSettled([...this.gatedCalls, ...this.closing, ...sessions.map((s) => s.holds.closeAll('the gate stopped'))]);
     await Promise.race([drained, new Promise((r) => setTimeout(r, 5000).unref())]);
     await Promise.all(this.upstreams.map((u) => u.close()));
+    this.interlock.close();
   }
 
-  private buildServer(session: Session, busy: Set<string | number>, taint: TaintMemory): Server {
+  private buildServer(session: Session, busy: Set<string | number>, taint: TaintMemory, principal: string): Server {
     const instructions = this.upstreams
       .map((u) => u.instructions)
       .filter(Boolean)
@@ -304,7 +316,7 @@ export class Gateway {
       },
       this.opts.config.confirm.elicitation,
     );
-    const deps = this.pipelineDeps([elicitation], () => server.getClientVersion()?.name ?? 'client', taint);
+    const deps = this.pipelineDeps([elicitation], () => server.getClientVersion()?.name ?? 'client', taint, principal);
     session.holds = deps.holds;
     server.fallbackRequestHandler = async (request, extra): Promise<Result> => {
       busy.add(request.id);
@@ -344,8 +356,10 @@ export class Gateway {
    * the gate's out-of-band channels) and its own holds.
    * @param taint the principal's taint memory (`taint.of`); a fresh one unless given (a promote run).
    *   The instructions of upstreams with untrusted tools are remembered in it: the client reads them.
+   * @param principal who the session authenticated as: with a shared store, that principal's identical
+   *   retry on another replica takes this session's holds over (gateway/hold.ts).
    */
-  pipelineDeps(inClient: ConfirmChannel[], clientName: () => string, taint: TaintMemory = new TaintMemory()): PipelineDeps {
+  pipelineDeps(inClient: ConfirmChannel[], clientName: () => string, taint: TaintMemory = new TaintMemory(), principal?: string): PipelineDeps {
     for (const u of this.upstreams) if (u.instructions) this.taint.relayed([taint], u, 'instructions', u.instructions);
     const broker = new ConfirmBroker({ inClient, outOfBand: this.opts.outOfBand ?? [], pending: this.opts.pending });
     return {
@@ -361,7 +375,14 @@ export class Gateway {
       clientName,
       progressMs: this.opts.config.confirm.progressMs,
       holdMs: this.opts.config.confirm.holdMs,
-      holds: auditedHolds(this.opts.audit, this.opts.pending),
+      holds: auditedHolds(
+        this.opts.audit,
+        this.opts.pending,
+        this.opts.store && principal !== undefined
+          ? { store: this.opts.store, principal, replica: this.opts.replicas?.id ?? 'local', pending: this.opts.pending }
+          : undefined,
+        this.opts.clock,
+      ),
       taint,
       untrusted: this.untrusted,
       dryRun: this.opts.config.dryRun,

@@ -7,12 +7,18 @@
  * args_sha256) re-attaches to the hold. A decision executes only through a request that is waiting for
  * it: an approval that arrives while none waits is kept for a retry until the deadline, then lapses
  * (logged), and nothing runs. A cancelled waiting request withdraws the question everywhere.
- * One registry per client session: a session never sees or re-attaches another's holds.
+ * One registry per client session. With a shared store (replicas), a hold is also recorded under its
+ * principal, tool and args_sha256 (kind `hold`): the same principal's identical retry on another replica,
+ * or after this replica stopped, takes the hold over there and waits for the same question's decision
+ * (confirm/pending.ts `awaitDecision`). Whoever runs a decided call first claims it (kind `claim`,
+ * put-if-absent: exactly one replica wins), so it runs once.
  */
 import type { AuditLog } from '../audit/writer.js';
+import type { Clock } from '../clock.js';
 import type { BrokerHooks } from '../confirm/broker.js';
-import type { PendingApprovals } from '../confirm/pending.js';
+import { CONFIRM_TIMEOUT, type PendingApprovals } from '../confirm/pending.js';
 import { oneLine } from '../confirm/visible.js';
+import type { Store } from '../store/store.js';
 import type { Approval, ToolCall } from '../types.js';
 import { approvalEntry } from './pipeline/entries.js';
 
@@ -39,7 +45,32 @@ export interface HoldsOptions {
   logApproval: (call: ToolCall, approval: Approval) => Promise<void>;
   /** Writes that an approval lapsed (approved, never claimed by a waiting request). */
   logLapse: (call: ToolCall, approval: Approval, reason: string) => Promise<void>;
+  /** Where holds are shared with other replicas (absent: this session only). */
+  shared?: SharedHolds;
+  clock?: Clock;
 }
+
+/** What sharing holds across replicas needs. */
+export interface SharedHolds {
+  store: Store;
+  /** Who the session authenticated as: only the same principal's retry takes a hold over. */
+  principal: string;
+  /** This replica's id (claims name it). */
+  replica: string;
+  pending: PendingApprovals;
+}
+
+/** A hold as the store keeps it. */
+interface HoldRecord {
+  call: ToolCall;
+  deadlineMs: number;
+  replica: string;
+}
+
+const HOLD = 'hold';
+const CLAIM = 'claim';
+/** How long a claim is kept after its call ran (ms): longer than any confirmation timeout matters. */
+const CLAIM_TTL_MS = 24 * 3600_000;
 
 const keyOf = (tool: string, sha: string) => `${tool}\u0000${sha}`;
 
@@ -48,6 +79,48 @@ export class Holds {
   private readonly holds = new Map<string, Hold & { outOfBand: (() => void)[]; expiry?: NodeJS.Timeout }>();
 
   constructor(private readonly opts: HoldsOptions) {}
+
+  private now(): number {
+    return this.opts.clock?.nowMs() ?? Date.now();
+  }
+
+  private sharedKey(tool: string, argsSha256: string): string {
+    return `${this.opts.shared?.principal}\u0000${tool}\u0000${argsSha256}`;
+  }
+
+  /**
+   * The open hold for this tool and these exact arguments: this session's, else (replicas) the same
+   * principal's, held on another replica or left by one that stopped, taken over here.
+   * @returns undefined when there is none, or it was already claimed or is past its deadline.
+   */
+  async findShared(tool: string, argsSha256: string): Promise<Hold | undefined> {
+    const local = this.find(tool, argsSha256);
+    const shared = this.opts.shared;
+    if (local || !shared) return local;
+    const rec = await shared.store.get<HoldRecord>(HOLD, this.sharedKey(tool, argsSha256)).catch(() => undefined);
+    if (!rec || rec.value.deadlineMs <= this.now()) return undefined;
+    if (await shared.store.get(CLAIM, rec.value.call.callId).catch(() => 'unknown')) return undefined;
+    const { call, deadlineMs } = rec.value;
+    const hold = this.open(
+      call,
+      deadlineMs,
+      (signal) =>
+        new Promise<Approval>((resolve) => {
+          // The question's own replica may have stopped: the deadline is kept here too.
+          const lapse = new AbortController();
+          const timer = setTimeout(() => lapse.abort(CONFIRM_TIMEOUT), Math.max(0, deadlineMs - this.now()));
+          timer.unref();
+          signal.addEventListener('abort', () => lapse.abort(signal.reason), { once: true });
+          void shared.pending.awaitDecision(call.callId, lapse.signal).then((a) => {
+            clearTimeout(timer);
+            resolve(a.kind === 'unavailable' ? { kind: 'denied', channel: 'store', reason: a.reason } : a);
+          });
+        }),
+      { adopted: true },
+    );
+    hold.channels = shared.pending.get(call.callId)?.channels ?? ['another gate replica'];
+    return hold;
+  }
 
   /** How many questions of this session are open (decided but unclaimed ones included). */
   get count(): number {
@@ -63,7 +136,7 @@ export class Holds {
    * Starts asking. `ask` gets the hold's own signal (aborted on withdrawal) and hooks; the answer is
    * logged before `decided` settles.
    */
-  open(call: ToolCall, deadlineMs: number, ask: (signal: AbortSignal, hooks: BrokerHooks) => Promise<Approval>): Hold {
+  open(call: ToolCall, deadlineMs: number, ask: (signal: AbortSignal, hooks: BrokerHooks) => Promise<Approval>, opts: { adopted?: boolean } = {}): Hold {
     const key = keyOf(call.tool, call.argsSha256);
     const abort = new AbortController();
     const outOfBand: (() => void)[] = [];
@@ -93,13 +166,25 @@ export class Holds {
       if (this.holds.get(key) === hold) {
         hold.expiry = setTimeout(
           () => void this.expire(hold, 'no request from the client was waiting for it before confirm.timeout_seconds'),
-          Math.max(0, deadlineMs - Date.now()),
+          Math.max(0, deadlineMs - this.now()),
         );
         hold.expiry.unref();
       }
       return final;
     });
     this.holds.set(key, hold);
+    const shared = this.opts.shared;
+    if (shared && !opts.adopted)
+      void shared.store
+        .putIfAbsent<HoldRecord>(
+          HOLD,
+          this.sharedKey(call.tool, call.argsSha256),
+          { call, deadlineMs, replica: shared.replica },
+          {
+            ttlMs: Math.max(1, deadlineMs - this.now()),
+          },
+        )
+        .catch(() => undefined);
     return hold;
   }
 
@@ -140,14 +225,19 @@ export class Holds {
   async take(hold: Hold): Promise<boolean> {
     const h = this.holds.get(hold.key);
     if (h !== hold) return false;
-    if (Date.now() >= hold.deadlineMs) {
+    if (this.now() >= hold.deadlineMs) {
       // Past the deadline the timer may just not have fired yet: the approval lapsed.
       await this.expire(h, 'the retry came after confirm.timeout_seconds');
       return false;
     }
     clearTimeout(h.expiry);
     this.holds.delete(hold.key);
-    return true;
+    const shared = this.opts.shared;
+    if (!shared) return true;
+    // Exactly one replica runs it: the first claim wins; a store that cannot say runs nothing.
+    const won = await shared.store.putIfAbsent(CLAIM, hold.call.callId, { replica: shared.replica }, { ttlMs: CLAIM_TTL_MS }).catch(() => undefined);
+    await shared.store.delete(HOLD, this.sharedKey(hold.call.tool, hold.call.argsSha256)).catch(() => false);
+    return won !== undefined;
   }
 
   /** Withdraws the question from every channel (a waiting request was cancelled); nothing will run. */
@@ -158,6 +248,12 @@ export class Holds {
       this.holds.delete(hold.key);
     }
     hold.abort.abort();
+    const shared = this.opts.shared;
+    if (shared) {
+      void shared.store.delete(HOLD, this.sharedKey(hold.call.tool, hold.call.argsSha256)).catch(() => false);
+      // Taken over from another replica: the question there is withdrawn too.
+      void shared.pending.withdrawShared(hold.call.callId, 'the client cancelled the call').catch(() => {});
+    }
   }
 
   /** Withdraws every hold (the session ended); unclaimed approvals are logged as lapsed. */
@@ -171,13 +267,17 @@ export class Holds {
     if (this.holds.get(hold.key) !== hold) return;
     clearTimeout(hold.expiry);
     this.holds.delete(hold.key);
-    if (hold.settled?.kind === 'approved') await this.opts.logLapse(hold.call, hold.settled, reason).catch(() => {});
+    // Claimed and run on another replica: it did not lapse.
+    const elsewhere = this.opts.shared && (await this.opts.shared.store.get(CLAIM, hold.call.callId).catch(() => undefined));
+    if (hold.settled?.kind === 'approved' && !elsewhere) await this.opts.logLapse(hold.call, hold.settled, reason).catch(() => {});
   }
 }
 
 /** A registry whose decisions and lapses go to the audit log (and lapses to the page's history). */
-export function auditedHolds(audit: AuditLog, pending: PendingApprovals): Holds {
+export function auditedHolds(audit: AuditLog, pending: PendingApprovals, shared?: SharedHolds, clock?: Clock): Holds {
   return new Holds({
+    shared,
+    clock,
     logApproval: (call, a) => audit.appendDurable(approvalEntry({ call_id: call.callId, tool: call.tool }, a)),
     logLapse: async (call, a, reason) => {
       await audit.appendDurable({ event: 'approval_lapsed', call_id: call.callId, tool: call.tool, actor: a.actor, reason });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { createMemoryStore } from '../store/memory/memory.js';
 import { Interlock } from './interlock.js';
+import { Replicas } from './replicas.js';
 
 /** A promise settled from outside, to hold work open without timers. */
 function gate(): { opened: Promise<void>; open: () => void } {
@@ -66,11 +68,11 @@ describe('Interlock', () => {
   });
 
   describe('blocks', () => {
-    it('are shared by every session view', () => {
+    it('are shared by every session view', async () => {
       const gateWide = new Interlock([['t', { sinceMs: 1, reason: 'unclear', callId: 'c0' }]]);
       const view = gateWide.forSession();
       assert.equal(view.blockOf('t')?.callId, 'c0');
-      view.block('u', { sinceMs: 2, reason: 'x', callId: 'c1' });
+      await view.block('u', { sinceMs: 2, reason: 'x', callId: 'c1' });
       assert.equal(gateWide.blockOf('u')?.callId, 'c1');
       assert.deepEqual(
         gateWide.list().map(([tool]) => tool),
@@ -78,15 +80,83 @@ describe('Interlock', () => {
       );
     });
 
-    it('are lifted by an unlock only when it names the block that stands now', () => {
+    it('are lifted by an unlock only when it names the block that stands now', async () => {
       const lock = new Interlock().forSession();
-      lock.block('t', { sinceMs: 1, reason: 'first', callId: 'c1' });
-      lock.block('t', { sinceMs: 2, reason: 'newer', callId: 'c2' });
-      assert.equal(lock.unblock('t', 'c1'), false, 'an unlock for the earlier block lifts nothing');
+      await lock.block('t', { sinceMs: 1, reason: 'first', callId: 'c1' });
+      await lock.block('t', { sinceMs: 2, reason: 'newer', callId: 'c2' });
+      assert.equal(await lock.unblock('t', 'c1', 3), false, 'an unlock for the earlier block lifts nothing');
       assert.equal(lock.blockOf('t')?.callId, 'c2');
-      assert.equal(lock.unblock('t', 'c2'), true);
+      assert.equal(await lock.unblock('t', 'c2', 3), true);
       assert.equal(lock.blockOf('t'), undefined);
-      assert.equal(lock.unblock('t', 'c9'), true, 'nothing left to lift');
+      assert.equal(await lock.unblock('t', 'c9', 4), true, 'nothing left to lift');
+    });
+  });
+
+  describe('when two gate replicas share one store', () => {
+    const clock = { nowMs: () => 1_000 };
+
+    it('a tool blocked on one is blocked on the other, and an unlock on the other lifts it on both', async () => {
+      const store = createMemoryStore({ clock });
+      const [a, b] = [await Interlock.open([], { store }), await Interlock.open([], { store })];
+      await a.block('t', { sinceMs: 5, reason: 'read-back failed', callId: 'c1' });
+      await settle();
+      assert.equal(b.blockOf('t')?.callId, 'c1', 'seen through the change notification');
+      assert.equal(await b.unblock('t', 'c1', 6), true);
+      await settle();
+      assert.equal(a.blockOf('t'), undefined);
+      a.close();
+      b.close();
+    });
+
+    it('a block the audit log replays is not put back once the store has cleared it', async () => {
+      const store = createMemoryStore({ clock });
+      const a = await Interlock.open([['t', { sinceMs: 5, reason: 'cut off', callId: 'c1' }]], { store });
+      assert.equal(await a.unblock('t', 'c1', 9), true);
+      const restarted = await Interlock.open([['t', { sinceMs: 5, reason: 'cut off', callId: 'c1' }]], { store });
+      assert.equal(restarted.blockOf('t'), undefined, 'the store knows the block was lifted after it was set');
+      const newer = await Interlock.open([['t', { sinceMs: 20, reason: 'cut off again', callId: 'c2' }]], { store });
+      assert.equal(newer.blockOf('t')?.callId, 'c2', 'a block the log holds from after the clear stands');
+      for (const l of [a, restarted, newer]) l.close();
+    });
+
+    it('runs executions of one tool one at a time across replicas', async () => {
+      const store = createMemoryStore({ clock });
+      const ra = await Replicas.start(store, clock, 'a');
+      const rb = await Replicas.start(store, clock, 'b');
+      const [a, b] = [await Interlock.open([], { store, replicas: ra }), await Interlock.open([], { store, replicas: rb })];
+      const order: string[] = [];
+      const held = gate();
+      const first = a.executing('t', async () => {
+        order.push('a start');
+        await held.opened;
+        order.push('a end');
+      });
+      await settle();
+      const second = b.executing('t', async () => void order.push('b'));
+      await settle();
+      assert.deepEqual(order, ['a start']);
+      held.open();
+      await Promise.all([first, second]);
+      assert.deepEqual(order, ['a start', 'a end', 'b']);
+      await ra.stop();
+      await rb.stop();
+      a.close();
+      b.close();
+    });
+
+    it('blocks the tool when the replica that held its execution stopped, before anyone runs it again', async () => {
+      const store = createMemoryStore({ clock });
+      await store.put('exec', 't', { replica: 'gone-1234', sinceMs: 1 });
+      const rb = await Replicas.start(store, clock, 'b');
+      const b = await Interlock.open([], { store, replicas: rb });
+      let ran = false;
+      await b.executing('t', async () => {
+        ran = true;
+        assert.match(b.blockOf('t')?.reason ?? '', /stopped while it was executing/);
+      });
+      assert.equal(ran, true, 'the work runs and sees the block (the pipeline then denies the call)');
+      await rb.stop();
+      b.close();
     });
   });
 });

@@ -1,16 +1,25 @@
 /**
- * The execution interlock: one execution at a time per tool, across every client session, and a tool
- * whose last execution cannot be known to have done what it should stays blocked until a person has
- * looked and unlocked it. A blocked tool answers every call by asking, through the confirmation
- * channels, to unlock it; unlocking never runs the call that asked. State survives restarts: it is
- * rebuilt from the audit log at start.
+ * The execution interlock: one execution at a time per tool, across every client session and every gate
+ * replica sharing the store, and a tool whose last execution cannot be known to have done what it should
+ * stays blocked, on every replica, until a person has looked and unlocked it. A blocked tool answers every
+ * call by asking, through the confirmation channels, to unlock it; unlocking never runs the call that
+ * asked.
  *
  * Two scopes (docs/decisions/0007-interlock-scope.md): the wait for a person is serialized per session
  * (`exclusive`: a session's calls of one tool are asked one after another), while the execution itself
  * is serialized for the whole gate (`executing`: its outcome, read-back included, is known before the
  * next execution of the same tool starts, and the block is checked again under it). So one client's
  * unanswered question never holds up another client's call of the same tool.
+ *
+ * State lives in the store (store/): blocks (kind `block`, one record per tool: blocked, or cleared by
+ * whom and when) and execution leases (kind `exec`). The audit log stays the evidence: at start, every
+ * block the log's replay finds is put in the store unless the store knows of a later state of that tool.
+ * A lease whose replica stopped (its heartbeat expired: gateway/replicas.ts) while it executed means an
+ * outcome nobody knows: the tool is blocked before anyone executes it again.
  */
+import { createMemoryStore } from '../store/memory/memory.js';
+import type { Store } from '../store/store.js';
+import type { Replicas } from './replicas.js';
 
 /** Why a tool is blocked. */
 export interface BlockInfo {
@@ -20,10 +29,34 @@ export interface BlockInfo {
   callId: string;
 }
 
-/** What every session's view shares: the blocks and the executions in progress. */
+/** A tool's record in the store: blocked, or cleared (which block, when). */
+type BlockRecord = { state: 'blocked'; info: BlockInfo } | { state: 'clear'; clearedCallId?: string; atMs: number };
+/** An execution in progress: which replica runs which call. */
+interface Lease {
+  replica: string;
+  sinceMs: number;
+}
+
+const BLOCK = 'block';
+const EXEC = 'exec';
+/** How often a waiting execution looks again at a lease held elsewhere, besides change notifications (ms). */
+const LEASE_POLL_MS = 1000;
+
+/** What every session's view shares: the store, the block cache and the local executions in progress. */
 interface Shared {
+  store: Store;
+  replicas?: Replicas;
   blocked: Map<string, BlockInfo>;
   executions: Map<string, Promise<unknown>>;
+  unwatch?: () => void;
+}
+
+/** Options of the gate-wide interlock. */
+export interface InterlockOptions {
+  /** Where blocks and leases live (default: a memory store of this process only). */
+  store?: Store;
+  /** Replica liveness: a lease of a stopped replica blocks its tool. Absent: leases never go stale. */
+  replicas?: Replicas;
 }
 
 /** Blocked tools, per-tool serialization of executions (gate-wide) and of questions (per session). */
@@ -33,12 +66,35 @@ export class Interlock {
   private readonly questions = new Map<string, Promise<unknown>>();
 
   /**
-   * @param initial tools blocked when the gate starts (from the audit log's replay).
+   * @param initial tools blocked when the gate starts, for an interlock used without `open` (tests).
    * @param shared internal: the state of the gate-wide interlock a session view belongs to.
    */
-  constructor(initial: Iterable<[string, BlockInfo]> = [], shared?: Shared) {
-    this.shared = shared ?? { blocked: new Map(), executions: new Map() };
+  constructor(initial: Iterable<[string, BlockInfo]> = [], shared?: Shared, opts: InterlockOptions = {}) {
+    this.shared = shared ?? { store: opts.store ?? createMemoryStore(), replicas: opts.replicas, blocked: new Map(), executions: new Map() };
     for (const [tool, info] of initial) this.shared.blocked.set(tool, info);
+  }
+
+  /**
+   * The gate-wide interlock on a store: puts the blocks the audit log's replay found there (unless the
+   * store knows a later state of the tool), loads every block, and follows other replicas' changes.
+   * @param fromLog blocks rebuilt from this replica's audit log at open.
+   * @throws StoreError when the store cannot be read or written (the gate must not start blind).
+   */
+  static async open(fromLog: Iterable<[string, BlockInfo]>, opts: InterlockOptions & { store: Store }): Promise<Interlock> {
+    const lock = new Interlock([], undefined, opts);
+    const { store } = opts;
+    for (const [tool, info] of fromLog) {
+      const now = await store.get<BlockRecord>(BLOCK, tool);
+      // The store knows a later state when it holds this block, a later one, or a clear after it.
+      const later =
+        now &&
+        (now.value.state === 'blocked' ? now.value.info.sinceMs >= info.sinceMs : now.value.clearedCallId === info.callId || now.value.atMs >= info.sinceMs);
+      if (!later) await store.put<BlockRecord>(BLOCK, tool, { state: 'blocked', info });
+    }
+    lock.shared.unwatch = store.watch(BLOCK, (tool) => void lock.sync(tool).catch(() => {}));
+    await store.watching();
+    for (const r of await store.list<BlockRecord>(BLOCK)) if (r.value.state === 'blocked') lock.shared.blocked.set(r.key, r.value.info);
+    return lock;
   }
 
   /**
@@ -49,26 +105,49 @@ export class Interlock {
     return new Interlock([], this.shared);
   }
 
-  /** The block on a tool, if any. */
+  /** The block on a tool, if any, as this replica last saw it (kept fresh by change notifications). */
   blockOf(tool: string): BlockInfo | undefined {
     return this.shared.blocked.get(tool);
   }
 
-  /** Blocks a tool until a person unlocks it. */
-  block(tool: string, info: BlockInfo): void {
+  /** Reads a tool's block from the store (a fresh view before a decision that depends on it). */
+  async sync(tool: string): Promise<BlockInfo | undefined> {
+    const r = await this.shared.store.get<BlockRecord>(BLOCK, tool);
+    if (r?.value.state === 'blocked') this.shared.blocked.set(tool, r.value.info);
+    else this.shared.blocked.delete(tool);
+    return this.shared.blocked.get(tool);
+  }
+
+  /**
+   * Blocks a tool until a person unlocks it, on every replica.
+   * @throws StoreError when the block cannot be stored (it still holds on this replica).
+   */
+  async block(tool: string, info: BlockInfo): Promise<void> {
     this.shared.blocked.set(tool, info);
+    await this.shared.store.put<BlockRecord>(BLOCK, tool, { state: 'blocked', info });
   }
 
   /**
    * Lifts a tool's block. With `callId`, only the block that call caused: an unlock a person approved for
-   * an earlier block never lifts a newer one.
+   * an earlier block never lifts a newer one (checked against the store, so a newer block set on another
+   * replica is not lifted either).
    * @returns true when the tool is not blocked afterwards.
    */
-  unblock(tool: string, callId?: string): boolean {
-    const current = this.shared.blocked.get(tool);
-    if (current && callId !== undefined && current.callId !== callId) return false;
-    this.shared.blocked.delete(tool);
-    return true;
+  async unblock(tool: string, callId: string | undefined, atMs: number): Promise<boolean> {
+    const { store } = this.shared;
+    for (;;) {
+      const current = await store.get<BlockRecord>(BLOCK, tool);
+      if (current?.value.state === 'blocked' && callId !== undefined && current.value.info.callId !== callId) {
+        this.shared.blocked.set(tool, current.value.info);
+        return false;
+      }
+      const clear: BlockRecord = { state: 'clear', clearedCallId: callId, atMs };
+      const done = current ? await store.compareAndSet(BLOCK, tool, current.version, clear) : await store.putIfAbsent(BLOCK, tool, clear);
+      if (done) {
+        this.shared.blocked.delete(tool);
+        return true;
+      }
+    }
   }
 
   /** Tools blocked now, for messages at start. */
@@ -86,11 +165,64 @@ export class Interlock {
 
   /**
    * Runs `work` (one execution: sending the call, reading it back, blocking the tool when its outcome is
-   * unclear) after every earlier execution of the same tool in any session has finished.
+   * unclear) after every earlier execution of the same tool on any replica has finished, holding the
+   * tool's lease in the store meanwhile; the tool's block is read fresh from the store before `work`.
+   * @throws StoreError when the lease cannot be taken or the block read (nothing runs).
    */
   executing<T>(tool: string, work: () => Promise<T>): Promise<T> {
-    return serialize(this.shared.executions, tool, work);
+    return serialize(this.shared.executions, tool, async () => {
+      const release = await this.lease(tool);
+      try {
+        await this.sync(tool);
+        return await work();
+      } finally {
+        await release();
+      }
+    });
   }
+
+  /** Takes the tool's execution lease, waiting for another replica's to end; a stopped replica's blocks the tool. */
+  private async lease(tool: string): Promise<() => Promise<void>> {
+    const { store, replicas } = this.shared;
+    const me = replicas?.id ?? 'local';
+    for (;;) {
+      const taken = await store.putIfAbsent<Lease>(EXEC, tool, { replica: me, sinceMs: replicas?.clock.nowMs() ?? 0 });
+      if (taken) return async () => void (await store.delete(EXEC, tool).catch(() => false));
+      const held = await store.get<Lease>(EXEC, tool);
+      if (!held) continue;
+      if (replicas && held.value.replica !== me && !(await replicas.alive(held.value.replica))) {
+        // Its replica stopped while it executed: nobody knows the outcome. Block, then take the lease.
+        await this.block(tool, {
+          sinceMs: replicas.clock.nowMs(),
+          reason: `gate replica ${held.value.replica} stopped while it was executing ${tool}: the outcome is unknown`,
+          callId: 'unknown',
+        });
+        await store.consumeOnce(EXEC, tool);
+        continue;
+      }
+      await changeOf(store, EXEC, tool, LEASE_POLL_MS);
+    }
+  }
+
+  /** Stops following other replicas' changes. */
+  close(): void {
+    this.shared.unwatch?.();
+  }
+}
+
+/** Resolves at the next change of `kind/key` in the store, or after `ms`. */
+function changeOf(store: Store, kind: string, key: string, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    const stop = store.watch(kind, (k) => {
+      if (k === key) done();
+    });
+    function done() {
+      clearTimeout(timer);
+      stop();
+      resolve();
+    }
+  });
 }
 
 async function serialize<T>(tails: Map<string, Promise<unknown>>, key: string, work: () => Promise<T>): Promise<T> {

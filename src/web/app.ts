@@ -175,7 +175,7 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
       trust: identity ? 'authenticated' : 'self-declared',
       comment: typeof body.comment === 'string' && body.comment.trim() ? body.comment.trim().slice(0, 500) : undefined,
     };
-    const result = opts.pending.decide(String(body.call_id ?? ''), String(body.args_sha256 ?? ''), body.decision === 'approve', who);
+    const result = await opts.pending.decide(String(body.call_id ?? ''), String(body.args_sha256 ?? ''), body.decision === 'approve', who);
     if (!result.ok) return refuse(res, req, { ok: false, reason: result.reason });
     sendJson(res, 200, { ok: true, decision: body.decision }, headers);
   }

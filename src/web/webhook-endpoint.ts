@@ -77,7 +77,7 @@ export async function startWebhookEndpoint(opts: WebhookEndpointOptions): Promis
     const actor = safeName(typeof body.actor === 'string' ? body.actor : '');
     if (!actor) return sendJson(res, 400, { error: 'actor is required: name the person who decided (letters, digits, space, . _ @ -)' });
     const comment = typeof body.comment === 'string' ? body.comment.slice(0, 500) : undefined;
-    const result = opts.pending.decide(callId, view.argsSha256, body.decision === 'approve', {
+    const result = await opts.pending.decide(callId, view.argsSha256, body.decision === 'approve', {
       channel: 'webhook',
       actor: `webhook:${actor}`,
       trust: 'shared-secret',

@@ -6,16 +6,11 @@
  */
 import { userInfo } from 'node:os';
 import type { RecordedCall } from '../../audit/ledger.js';
-import { createRefusalLog } from '../../audit/throttle.js';
 import type { AuditLog } from '../../audit/writer.js';
-import { systemClock } from '../../clock.js';
 import type { Config } from '../../config/load.js';
-import { PendingApprovals } from '../../confirm/pending.js';
-import { Gateway } from '../../gateway/gateway.js';
 import { replayRecorded, settleUnclear } from '../../gateway/replay.js';
-import { startChannels } from '../channels.js';
+import { createGate } from '../gate.js';
 import { logLine } from '../output.js';
-import { VERSION } from '../version.js';
 import type { PromoteLine, PromoteReport } from './promote-view.js';
 
 /** A line the replay goes through: a call to send, one a deny rule refuses (logged, and it stops the replay), or one to settle. */
@@ -44,32 +39,17 @@ export async function runReplay(
   const onSignal = () => abort.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  await audit.appendDurable({
-    event: 'gate_started',
-    version: VERSION,
-    pid: process.pid,
-    upstreams: config.upstreams.map((u) => u.name).join(','),
-    promote: report.log,
-    session: report.session?.start_seq,
-  });
-  const pending = new PendingApprovals();
-  const refusals = createRefusalLog((reason, suppressed) => {
-    logLine(`refused ${reason}${suppressed ? ` (and ${suppressed} more in the last second)` : ''}`);
-    audit.appendLater({ event: 'web_refused', reason: reason.slice(0, 200), suppressed });
-  });
   let stopReason = 'promote finished';
-  const channels = await startChannels({
+  const gate = await createGate({
     config,
-    pending,
-    log: logLine,
-    refused: (what) => refusals.record(what),
+    audit,
+    started: { promote: report.log, session: report.session?.start_seq },
     noChannel: opts.yes
       ? 'note: no confirmation channel is enabled: --yes approves the calls, but a tainted call, a changed definition or a blocked tool needs a person and stops the replay'
       : undefined,
   });
-  const gateway = new Gateway({ config, audit, clock: systemClock, pending, outOfBand: channels.outOfBand, log: logLine, version: VERSION });
+  const { gateway } = gate;
   try {
-    await gateway.start();
     // One request per call, waiting for its person up to confirm.timeout_seconds (no "pending" answer).
     const deps = { ...gateway.pipelineDeps([], () => 'lookfirst promote'), holdMs: config.confirm.timeoutMs + 1000 };
     const yes = opts.yes
@@ -122,10 +102,7 @@ export async function runReplay(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await gateway.close();
-    await channels.close();
-    refusals.flush();
-    await audit.appendDurable({ event: 'gate_stopped', reason: stopReason }).catch(() => {});
+    await gate.close(stopReason);
   }
   return report.lines.every((l) => l.status === 'executed' || l.status === 'already_replayed') ? 0 : 2;
 }

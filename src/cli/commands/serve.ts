@@ -5,23 +5,17 @@
  */
 
 import open from 'open';
-import { loadSigner } from '../../audit/keys.js';
-import { createRefusalLog } from '../../audit/throttle.js';
-import { AuditLog } from '../../audit/writer.js';
 import { systemClock } from '../../clock.js';
 import { type Config, loadConfig } from '../../config/load.js';
 import { LOOPBACK } from '../../config/schema.js';
 import { loadSecret, MIN_SECRET_CHARS } from '../../confirm/channels/webhook.js';
-import { PendingApprovals } from '../../confirm/pending.js';
 import { LookfirstError } from '../../errors.js';
-import { Gateway } from '../../gateway/gateway.js';
-import { ModernFront } from '../../gateway/modern.js';
 import { serveBothEras } from '../../gateway/stdio-eras.js';
 import { LineServerTransport } from '../../gateway/transport/stdio-server.js';
 import { MAX_MESSAGE_BYTES } from '../../gateway/upstream.js';
 import { createLaunchFile, type LaunchFile } from '../../web/launch-file.js';
 import { startMcpEndpoint } from '../../web/mcp-endpoint.js';
-import { startChannels } from '../channels.js';
+import { createGate, type Gate } from '../gate.js';
 import { cliName, logLine } from '../output.js';
 import { VERSION } from '../version.js';
 
@@ -116,52 +110,25 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
   const loaded = loadConfig(opts.config);
   const config = opts.dryRun ? { ...loaded, dryRun: true } : loaded;
   const http = httpSettings(config, opts);
-  const signer = loadSigner(config.audit.keyPath, `${cliName()} keygen --config ${config.file}`);
-  const audit = await AuditLog.open({ logPath: config.audit.logPath, signer, clock: systemClock, warn: logLine });
-  await audit.appendDurable({
-    event: 'gate_started',
-    version: VERSION,
-    pid: process.pid,
-    upstreams: config.upstreams.map((u) => u.name).join(','),
-    dry_run: config.dryRun || undefined,
-  });
-  const pending = new PendingApprovals();
-  // Refused requests are security events, but a hostile page can send thousands a second: log the first
-  // of each second in full, and how many more there were, so the log cannot be flooded.
-  const refusals = createRefusalLog((reason, suppressed) => {
-    logLine(`refused ${reason}${suppressed ? ` (and ${suppressed} more in the last second)` : ''}`);
-    audit.appendLater({ event: 'web_refused', reason: reason.slice(0, 200), suppressed });
-  });
-  const cleanup: (() => Promise<void> | void)[] = [];
   const opener = process.env.LOOKFIRST_NO_OPEN === '1' ? undefined : createBrowserOpener();
+  let gate: Gate;
+  try {
+    gate = await createGate({ config, openBrowser: opener?.open });
+  } catch (err) {
+    opener?.close();
+    throw err;
+  }
+  const { gateway, modern } = gate;
+  const cleanup: (() => Promise<void> | void)[] = [];
   if (opener) cleanup.push(opener.close);
   try {
-    const channels = await startChannels({
-      config,
-      pending,
-      log: logLine,
-      refused: (what) => refusals.record(what),
-      openBrowser: opener?.open,
-    });
-    cleanup.push(() => channels.close());
-    const gateway = new Gateway({ config, audit, clock: systemClock, pending, outOfBand: channels.outOfBand, log: logLine, version: VERSION });
-    cleanup.unshift(() => gateway.close());
-    await gateway.start();
-    const modern = new ModernFront({
-      gateway,
-      audit,
-      elicitation: config.confirm.elicitation,
-      confirmTimeoutMs: config.confirm.timeoutMs,
-      log: logLine,
-      version: VERSION,
-    });
     if (config.dryRun)
       logLine(
         `DRY RUN: reads run for real; every other call is recorded in ${config.audit.logPath} and answered as not executed. When the session is over, stop the gate, then review and replay the recorded calls with: ${cliName()} promote ${config.audit.logPath} --config ${config.file} --dry-run (then without --dry-run)`,
       );
     const tools = gateway.catalogue.all().length;
     logLine(
-      `serving ${tools} tool${tools === 1 ? '' : 's'} from ${config.upstreams.length} upstream${config.upstreams.length === 1 ? '' : 's'}; audit log ${config.audit.logPath}`,
+      `serving ${tools} tool${tools === 1 ? '' : 's'} from ${config.upstreams.length} upstream${config.upstreams.length === 1 ? '' : 's'}; audit log ${config.audit.logPath}; state in ${storeWords(config)}`,
     );
     let transport: LineServerTransport | undefined;
     if (http) {
@@ -174,7 +141,7 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
         gateway,
         modern,
         log: logLine,
-        onRefused: (what) => refusals.record(what),
+        onRefused: gate.refused,
       });
       cleanup.unshift(() => endpoint.close());
       logLine(
@@ -197,14 +164,7 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
         if (stopping) return;
         stopping = true;
         for (const c of cleanup) await c();
-        refusals.flush();
-        try {
-          await audit.appendDurable({ event: 'gate_stopped', reason: why });
-        } catch (err) {
-          logLine(`could not record the stop in the audit log: ${(err as Error).message}`);
-        } finally {
-          await audit.close().catch(() => {});
-        }
+        await gate.close(why);
         // A client that keeps stdin open (or a signal) must not keep the process alive.
         if (transport) process.stdin.destroy();
         resolve(0);
@@ -224,11 +184,15 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
     });
   } catch (err) {
     for (const c of cleanup) await c();
-    try {
-      await audit.appendDurable({ event: 'gate_stopped', reason: `failed to start: ${(err as Error).message.slice(0, 200)}` });
-    } finally {
-      await audit.close();
-    }
+    await gate.close(`failed to start: ${(err as Error).message.slice(0, 200)}`);
     throw err;
   }
+}
+
+/** Where the gate keeps its state, in words for the start message. */
+function storeWords(config: Config): string {
+  const s = config.store;
+  if (s.kind === 'sqlite') return s.path;
+  if (s.kind === 'postgres') return `PostgreSQL at ${new URL(s.url).host || 'the configured url'}`;
+  return 'memory (lost at exit)';
 }

@@ -160,11 +160,11 @@ export function createTerminalChannel(opts: TerminalChannelOptions): OutOfBandCh
     const line = await tty.readLine(signal);
     if (signal.aborted || line === undefined) {
       tty.write(opts.pending.get(req.call.callId) ? '\n   (no answer: No)\n' : '\n   (decided elsewhere, timed out, or withdrawn)\n');
-      if (line === undefined && !signal.aborted) opts.pending.decide(req.call.callId, req.call.argsSha256, false, who);
+      if (line === undefined && !signal.aborted) await opts.pending.decide(req.call.callId, req.call.argsSha256, false, who);
       return;
     }
     const yes = /^\s*y(es)?\s*$/i.test(line);
-    const r = opts.pending.decide(req.call.callId, req.call.argsSha256, yes, who);
+    const r = await opts.pending.decide(req.call.callId, req.call.argsSha256, yes, who);
     tty.write(r.ok ? (yes ? '   approved\n' : '   denied (only y or yes approves)\n') : `   not recorded: ${r.reason}\n`);
   }
 }

@@ -33,7 +33,7 @@ export async function unlock(deps: PipelineDeps, call: ToolCall, block: BlockInf
   // (another session's execution may have blocked the tool again while this question was open).
   const refused = await deps.interlock.executing(call.tool, async (): Promise<Outcome | undefined> => {
     const current = deps.interlock.blockOf(call.tool);
-    if (current && current !== asked) {
+    if (current && (current.callId !== asked?.callId || current.sinceMs !== asked.sinceMs)) {
       const reason = `${call.tool} was blocked again (call ${current.callId}: ${current.reason}) while this unlock was asked; the unlock was for the earlier block and lifts nothing`;
       const v = verdictOf({ outcome: 'denied', reason, retry_safe: false, blocked: true }, call.argsSha256);
       return { kind: 'refused', verdict: v, text: `lookfirst: NOT executed: ${reason}. Call again to ask a person to unlock the new block.` };
@@ -47,7 +47,7 @@ export async function unlock(deps: PipelineDeps, call: ToolCall, block: BlockInf
       );
       return { kind: 'refused', verdict: v, text: `lookfirst: ${call.tool} stays blocked: ${v.reason}` };
     }
-    deps.interlock.unblock(call.tool, current?.callId);
+    await deps.interlock.unblock(call.tool, current?.callId, deps.clock.nowMs());
     return undefined;
   });
   if (refused) return refused;

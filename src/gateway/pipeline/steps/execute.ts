@@ -67,7 +67,7 @@ export const execute: Step<FixedState> = async (s): Promise<Outcome | undefined>
 
 /** Blocks the call's tool until a person unlocks it, and logs why. */
 export async function blockTool(s: FixedState, reason: string): Promise<void> {
-  s.deps.interlock.block(s.tool.exposed, { sinceMs: s.deps.clock.nowMs(), reason, callId: s.call.callId });
+  await s.deps.interlock.block(s.tool.exposed, { sinceMs: s.deps.clock.nowMs(), reason, callId: s.call.callId }).catch(() => {});
   await s.deps.audit.appendDurable({ event: 'execution_blocked', call_id: s.call.callId, tool: s.tool.exposed, reason: reason.slice(0, 300) }).catch(() => {});
 }
 

@@ -6,7 +6,7 @@ import type { FixedState, Step } from '../context.js';
 
 export const retry: Step<FixedState> = async (s) => {
   if (s.input.kind !== 'live' || s.decision.action !== 'confirm') return undefined;
-  const held = s.deps.holds.find(s.tool.exposed, s.call.argsSha256);
+  const held = await s.deps.holds.findShared(s.tool.exposed, s.call.argsSha256);
   if (held) {
     s.retried = held;
     s.call = held.call;
