@@ -1,11 +1,16 @@
 /**
  * `npm run bench` (second part): the gate under load over Streamable HTTP, against the same load sent
- * straight to the upstream in the same run. The upstream is the reference server-everything in its
- * Streamable HTTP mode; the gate runs `serve --transport http` in front of it, with `echo` allowed as a
- * read. N clients (default 50, BENCH_CLIENTS) each call `echo` in a loop for D seconds (default 30,
- * BENCH_SECONDS), first directly, then through the gate. Prints calls/s, p50/p99 latency (ms), errors,
- * lost responses (a call that neither answered nor failed), and the gate's resident memory (MiB) after
- * warm-up and at the end. Nothing here asserts: figures are for people.
+ * straight to the upstream in the same run. The upstream is the reference server-everything; the gate
+ * runs `serve --transport http` in front of it twice: once with the upstream in its Streamable HTTP mode
+ * (the HTTP upstream leg), once with it on stdio (the stdio leg), `echo` allowed as a read in both. For
+ * each number of clients (default 10 and 50: BENCH_CLIENTS, one number or a comma list), the clients call
+ * `echo` in a loop for D seconds (default 30, BENCH_SECONDS) three times: directly (server-everything over
+ * Streamable HTTP), through the gate to the HTTP upstream, through the gate to the stdio upstream; each
+ * phase after a 1 s warm-up that is not counted. Prints calls/s, p50/p99 latency (ms), errors (the first
+ * one's message), lost responses (a call that neither answered nor failed), each gate's ratio to direct,
+ * its resident memory (MiB) and how many MaxListenersExceededWarning lines it printed. BENCH_HEAP=1 also
+ * takes heap snapshots of the HTTP-leg gate (after GC) before and after the last load, outside the
+ * measured time (a snapshot pauses the gate for seconds). Nothing here asserts: figures are for people.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -21,8 +26,13 @@ import { generateAuditKey } from '../src/audit/keys.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const MAIN = join(ROOT, 'dist/cli/main.js');
-const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
+const CLIENT_COUNTS = (process.env.BENCH_CLIENTS ?? '10,50')
+  .split(',')
+  .map((n) => Number(n.trim()))
+  .filter((n) => Number.isInteger(n) && n > 0);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
+const HEAP = process.env.BENCH_HEAP === '1';
+const WARMUP_MS = 1000;
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -48,6 +58,25 @@ async function started(proc: ChildProcess, pattern: RegExp): Promise<string> {
   });
 }
 
+/** CPU time a process has used so far (user + system), in ms. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
+  // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The stdio upstream the gate started (its child process), when it can be found. */
+function childOf(pid: number): Record<string, number> {
+  try {
+    const child = Number(readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ')[0]);
+    return Number.isInteger(child) && child > 0 ? { upstream: child } : {};
+  } catch {
+    return {};
+  }
+}
+
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Math.round(Number(m[1]) / 1024) : Number.NaN;
@@ -56,15 +85,16 @@ function rssMiB(pid: number): number {
 interface LoadResult {
   calls: number;
   errors: number;
+  /** The first error's message. */
+  firstError?: string;
   lost: number;
   latenciesMs: number[];
   seconds: number;
-  rssAfterWarmup?: number;
+  /** Resident memory of the watched process every 5 s, and at the end (MiB). */
+  rssSamples: number[];
   rssEnd?: number;
-  /** Resident memory every 5 s (MiB). */
-  rssSamples?: number[];
-  /** Heap snapshots (taken after a full GC) at 5 s and at the end: live heap in MiB and object count. */
-  heap?: { early: Snapshot; end: Snapshot };
+  /** CPU time per counted call (ms) of each watched process, by name. */
+  cpuPerCall: Record<string, number>;
 }
 
 interface Snapshot {
@@ -93,53 +123,66 @@ async function heapSnapshot(pid: number, dir: string): Promise<Snapshot> {
   throw new Error('no heap snapshot within 60 s');
 }
 
-async function load(url: URL, watchPid?: number, snapshotDir?: string): Promise<LoadResult> {
-  const clients = await Promise.all(
-    Array.from({ length: CLIENTS }, async (_, i) => {
+/**
+ * `clients` SDK clients call echo in a loop: `WARMUP_MS` not counted, then `SECONDS` counted.
+ * @param beforeMeasure runs after the warm-up, before the counted time starts (a heap snapshot).
+ */
+async function load(url: URL, clients: number, cpuOf: Record<string, number>, watchPid?: number, beforeMeasure?: () => Promise<void>): Promise<LoadResult> {
+  const connected = await Promise.all(
+    Array.from({ length: clients }, async (_, i) => {
       const c = new Client({ name: `load-${i}`, version: '1' }, { capabilities: {} });
       await c.connect(new StreamableHTTPClientTransport(url));
       return c;
     }),
   );
-  const result: LoadResult = { calls: 0, errors: 0, lost: 0, latenciesMs: [], seconds: SECONDS };
+  const result: LoadResult = { calls: 0, errors: 0, lost: 0, latenciesMs: [], seconds: SECONDS, rssSamples: [], cpuPerCall: {} };
   let inflight = 0;
-  const end = Date.now() + SECONDS * 1000;
-  setTimeout(() => {
-    if (watchPid) result.rssAfterWarmup = rssMiB(watchPid);
-  }, 3000);
-  const early = watchPid && snapshotDir ? new Promise((r) => setTimeout(r, 5000)).then(() => heapSnapshot(watchPid, snapshotDir)) : undefined;
-  const samples: number[] = [];
-  const sampler = watchPid ? setInterval(() => samples.push(rssMiB(watchPid)), 5000) : undefined;
-  await Promise.all(
-    clients.map(async (c, i) => {
-      let n = 0;
-      while (Date.now() < end) {
-        const t0 = process.hrtime.bigint();
-        inflight++;
-        try {
-          const r = await c.request({ method: 'tools/call', params: { name: 'echo', arguments: { message: `c${i}-${n}` } } }, ResultSchema, {
-            timeout: 10_000,
-          });
+  let counting = false;
+  let stopAt = Date.now() + WARMUP_MS;
+  const run = (c: Client, i: number, n: number): Promise<void> => {
+    if (Date.now() >= stopAt) return Promise.resolve();
+    const t0 = process.hrtime.bigint();
+    const counted = counting;
+    inflight++;
+    return c
+      .request({ method: 'tools/call', params: { name: 'echo', arguments: { message: `c${i}-${n}` } } }, ResultSchema, { timeout: 10_000 })
+      .then(
+        (r) => {
+          if (!counted) return;
           const text = (r.content as { text?: string }[] | undefined)?.[0]?.text;
-          if (text !== `Echo: c${i}-${n}`) result.errors++;
-          else result.latenciesMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
+          if (text !== `Echo: c${i}-${n}`) {
+            result.errors++;
+            result.firstError ??= `unexpected answer: ${JSON.stringify(r).slice(0, 200)}`;
+          } else result.latenciesMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
           result.calls++;
-        } catch {
+        },
+        (err: Error) => {
+          if (!counted) return;
           result.errors++;
-        } finally {
-          inflight--;
-          n++;
-        }
-      }
-    }),
-  );
-  result.lost = inflight;
+          result.firstError ??= err.message.slice(0, 200);
+        },
+      )
+      .finally(() => {
+        inflight--;
+      })
+      .then(() => run(c, i, n + 1));
+  };
+  // Warm-up: connections, JIT, the upstream's session; not counted.
+  await Promise.all(connected.map((c, i) => run(c, i, 0)));
+  await beforeMeasure?.();
+  counting = true;
+  stopAt = Date.now() + SECONDS * 1000;
+  const cpuBefore = Object.fromEntries(Object.entries(cpuOf).map(([name, pid]) => [name, cpuMs(pid)]));
+  const ownBefore = process.cpuUsage();
+  const sampler = watchPid ? setInterval(() => result.rssSamples.push(rssMiB(watchPid)), 5000) : undefined;
+  await Promise.all(connected.map((c, i) => run(c, i, 1_000_000)));
   clearInterval(sampler);
-  result.rssSamples = samples;
+  for (const [name, pid] of Object.entries(cpuOf)) result.cpuPerCall[name] = (cpuMs(pid) - (cpuBefore[name] ?? 0)) / Math.max(1, result.calls);
+  const own = process.cpuUsage(ownBefore);
+  result.cpuPerCall.clients = (own.user + own.system) / 1000 / Math.max(1, result.calls);
+  result.lost = inflight;
   if (watchPid) result.rssEnd = rssMiB(watchPid);
-  // The end snapshot is taken with every client still connected, as at 5 s.
-  if (early && watchPid && snapshotDir) result.heap = { early: await early, end: await heapSnapshot(watchPid, snapshotDir) };
-  await Promise.all(clients.map((c) => c.close().catch(() => {})));
+  await Promise.all(connected.map((c) => c.close().catch(() => {})));
   return result;
 }
 
@@ -147,26 +190,38 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
+const sorted = (r: LoadResult) => [...r.latenciesMs].sort((a, b) => a - b);
+
 function line(name: string, r: LoadResult): string {
-  const s = [...r.latenciesMs].sort((a, b) => a - b);
-  return `${name.padEnd(10)} ${(r.calls / r.seconds).toFixed(0).padStart(6)} calls/s · p50 ${pct(s, 50).toFixed(2)} ms · p99 ${pct(s, 99).toFixed(2)} ms · errors ${r.errors} · lost ${r.lost}`;
+  const s = sorted(r);
+  const first = r.firstError ? ` (first: ${r.firstError})` : '';
+  const cpu = Object.entries(r.cpuPerCall)
+    .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+    .join(', ');
+  return `  ${name.padEnd(20)} ${(r.calls / r.seconds).toFixed(0).padStart(6)} calls/s · p50 ${pct(s, 50).toFixed(2).padStart(7)} ms · p99 ${pct(s, 99).toFixed(2).padStart(8)} ms · errors ${r.errors}${first} · lost ${r.lost} · CPU ms/call: ${cpu}`;
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'lookfirst-load-'));
-const upstreamPort = await freePort();
-const upstream = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
-  env: { ...process.env, PORT: String(upstreamPort) },
-  stdio: ['ignore', 'pipe', 'pipe'],
-});
-const gate: { proc?: ChildProcess } = {};
-try {
-  await started(upstream, new RegExp(`(${upstreamPort})`));
+function ratios(r: LoadResult, direct: LoadResult): string {
+  const s = sorted(r);
+  const d = sorted(direct);
+  return `${''.padEnd(22)} gate/direct: throughput ${(r.calls / direct.calls).toFixed(2)}x · p50 ${(pct(s, 50) / pct(d, 50)).toFixed(2)}x · p99 ${(pct(s, 99) / pct(d, 99)).toFixed(2)}x · gate memory ${r.rssSamples.join(', ')}${r.rssSamples.length ? ', ' : ''}${r.rssEnd} MiB (every 5 s, end)`;
+}
+
+interface Gate {
+  proc: ChildProcess;
+  port: number;
+  /** MaxListenersExceededWarning lines it printed so far. */
+  warnings: () => number;
+}
+
+/** Starts `lookfirst serve --transport http` in `dir` with the given upstream (YAML lines under `ev:`). */
+async function startGate(dir: string, upstreamYaml: string): Promise<Gate> {
   writeFileSync(
     join(dir, 'lookfirst.yaml'),
-    `upstreams:\n  ev:\n    url: http://127.0.0.1:${upstreamPort}/mcp\nrules:\n  tools:\n    echo: { action: allow }\nconfirm:\n  elicitation: false\n`,
+    `upstreams:\n  ev:\n${upstreamYaml}rules:\n  tools:\n    echo: { action: allow }\nconfirm:\n  elicitation: false\n`,
   );
   generateAuditKey(join(dir, 'audit.key'), join(dir, 'audit.pub'));
-  gate.proc = spawn(
+  const proc = spawn(
     process.execPath,
     [
       ...(process.env.BENCH_GATE_NODE_OPTIONS ?? '').split(' ').filter(Boolean),
@@ -181,29 +236,62 @@ try {
       '--port',
       '0',
     ],
-    {
-      env: { ...process.env, LOOKFIRST_NO_OPEN: '1' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
+    { env: { ...process.env, LOOKFIRST_NO_OPEN: '1' }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  const gatePort = await started(gate.proc, /MCP endpoint at http:\/\/127\.0\.0\.1:(\d+)\/mcp/);
-  console.log(`http load: ${CLIENTS} clients × ${SECONDS} s of echo calls, direct first, then through the gate (reads logged)`);
-  const direct = await load(new URL(`http://127.0.0.1:${upstreamPort}/mcp`));
-  console.log(line('direct', direct));
-  const gated = await load(new URL(`http://127.0.0.1:${gatePort}/mcp`), gate.proc.pid, dir);
-  console.log(line('lookfirst', gated));
-  const s = (r: LoadResult) => [...r.latenciesMs].sort((a, b) => a - b);
+  let warnings = 0;
+  proc.stderr?.on('data', (c: Buffer) => {
+    warnings += c.toString().split('MaxListenersExceededWarning').length - 1;
+  });
+  const port = Number(await started(proc, /MCP endpoint at http:\/\/127\.0\.0\.1:(\d+)\/mcp/));
+  return { proc, port, warnings: () => warnings };
+}
+
+const procs: ChildProcess[] = [];
+try {
+  const upstreamPort = await freePort();
+  const upstream = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(upstreamPort) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  procs.push(upstream);
+  await started(upstream, new RegExp(`(${upstreamPort})`));
+  const httpDir = mkdtempSync(join(tmpdir(), 'lookfirst-load-http-'));
+  const stdioDir = mkdtempSync(join(tmpdir(), 'lookfirst-load-stdio-'));
+  const httpGate = await startGate(httpDir, `    url: http://127.0.0.1:${upstreamPort}/mcp\n`);
+  procs.push(httpGate.proc);
+  const stdioGate = await startGate(stdioDir, `    command: ${JSON.stringify(process.execPath)}\n    args: ${JSON.stringify([EVERYTHING, 'stdio'])}\n`);
+  procs.push(stdioGate.proc);
+  const at = (port: number) => new URL(`http://127.0.0.1:${port}/mcp`);
   console.log(
-    `           throughput gate/direct ${(gated.calls / direct.calls).toFixed(2)}x · p50 gate/direct ${(pct(s(gated), 50) / pct(s(direct), 50)).toFixed(2)}x · p99 gate/direct ${(pct(s(gated), 99) / pct(s(direct), 99)).toFixed(2)}x`,
+    `http load: echo calls for ${SECONDS} s per phase (after ${WARMUP_MS / 1000} s of warm-up), with ${CLIENT_COUNTS.join(' and ')} clients: direct to server-everything over Streamable HTTP, then through the gate to it over HTTP, then through the gate to it on stdio (reads logged; ratios are against direct over HTTP)`,
   );
-  console.log(`           gate memory: ${gated.rssAfterWarmup} MiB after 3 s, ${gated.rssEnd} MiB at the end; every 5 s: ${gated.rssSamples?.join(', ')} MiB`);
-  if (gated.heap) {
-    const { early, end } = gated.heap;
+  let heap: { early: Snapshot; end: Snapshot } | undefined;
+  for (const [k, clients] of CLIENT_COUNTS.entries()) {
+    const last = k === CLIENT_COUNTS.length - 1;
+    console.log(`${clients} clients`);
+    const direct = await load(at(upstreamPort), clients, { upstream: upstream.pid! });
+    console.log(line('direct (HTTP)', direct));
+    let early: Snapshot | undefined;
+    const snapshotFirst =
+      HEAP && last
+        ? async () => {
+            early = await heapSnapshot(httpGate.proc.pid!, httpDir);
+          }
+        : undefined;
+    const viaHttp = await load(at(httpGate.port), clients, { gate: httpGate.proc.pid!, upstream: upstream.pid! }, httpGate.proc.pid, snapshotFirst);
+    if (early) heap = { early, end: await heapSnapshot(httpGate.proc.pid!, httpDir) };
+    console.log(line('gate, HTTP upstream', viaHttp));
+    console.log(ratios(viaHttp, direct));
+    const viaStdio = await load(at(stdioGate.port), clients, { gate: stdioGate.proc.pid!, ...childOf(stdioGate.proc.pid!) }, stdioGate.proc.pid);
+    console.log(line('gate, stdio upstream', viaStdio));
+    console.log(ratios(viaStdio, direct));
+  }
+  console.log(`MaxListenersExceededWarning lines: ${httpGate.warnings()} from the HTTP-leg gate, ${stdioGate.warnings()} from the stdio-leg gate`);
+  if (heap) {
     console.log(
-      `           gate live heap (snapshot after GC): ${early.mib} MiB / ${early.nodes} objects at 5 s, ${end.mib} MiB / ${end.nodes} objects at the end (end/5 s ${(end.nodes / early.nodes).toFixed(2)}x); the two snapshots pause the gate once each`,
+      `HTTP-leg gate live heap (snapshot after GC, outside the measured time): ${heap.early.mib} MiB / ${heap.early.nodes} objects after warm-up, ${heap.end.mib} MiB / ${heap.end.nodes} objects after the load (${(heap.end.nodes / heap.early.nodes).toFixed(2)}x)`,
     );
   }
 } finally {
-  gate.proc?.kill('SIGTERM');
-  upstream.kill('SIGTERM');
+  for (const p of procs.reverse()) p.kill('SIGTERM');
 }

@@ -12,13 +12,19 @@
  * sent AT MOST ONCE: it fails with its outcome unknown (the server may have run it before answering 404),
  * and the caller's interlock and read-back take over. An answer that carries the request's id is its
  * answer, whatever the HTTP status, and never ends the session.
+ *
+ * Raw requests (the read fast path) to an HTTP upstream go out as POSTs of their own on kept-alive
+ * connections, in the SDK transport's session, their answers read once (gateway/transport/http-post.ts);
+ * an answer that ends without a response fails the request at once (ConnectionClosed) instead of waiting
+ * for the timeout. The SDK transport's own requests get a signal each (one listener on the connection's).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, Notification, Result, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage, JSONRPCMessageSchema, type Notification, type Result, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamConfig } from '../config/load.js';
 import { isPlainObject, RAW_RESULT } from './raw.js';
+import { HttpPoster, RedirectedError } from './transport/http-post.js';
 import { countSends, isSessionEnded, mayResend, SessionEndedError, SessionGuard } from './transport/http-session.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './transport/lines.js';
 import { ChildProcessTransport } from './transport/stdio-client.js';
@@ -49,6 +55,8 @@ interface RawPending {
   /** The connection it was sent on, and whether the send finished (the upstream has it). */
   via: Transport;
   delivered?: boolean;
+  /** Drops its HTTP request (a raw POST), once its answer is no longer wanted. */
+  abort?: () => void;
 }
 
 /** Events an upstream reports to the gateway. */
@@ -75,8 +83,12 @@ export class Upstream {
   private readonly resending = new Map<string, RawPending>();
   /** HTTP upstreams: the session ids the server ended, never sent again. */
   private readonly sessions: SessionGuard | undefined;
-  /** Per HTTP connection: resolves when none of its sends is in progress. */
-  private readonly idleOf = new WeakMap<Client, () => Promise<void>>();
+  /** Per HTTP connection (its transport): its sends in progress, raw POSTs included. */
+  private readonly sendsOf = new WeakMap<Transport, ReturnType<typeof countSends>>();
+  /** HTTP upstreams: raw requests go out here, on kept-alive connections (gateway/transport/http-post.ts). */
+  private readonly poster: HttpPoster | undefined;
+  /** Set once the upstream answered a raw POST with a redirect: raw requests then go through the SDK transport. */
+  private rawThroughSdk = false;
   private nextRawId = 1;
   /** Lines on stdout that were not JSON-RPC (dropped, counted). */
   noiseLines = 0;
@@ -85,7 +97,10 @@ export class Upstream {
     readonly config: UpstreamConfig,
     private readonly events: UpstreamEvents,
   ) {
-    if (config.kind === 'http') this.sessions = new SessionGuard();
+    if (config.kind === 'http') {
+      this.sessions = new SessionGuard();
+      this.poster = new HttpPoster(new URL(config.url), config.headers, this.sessions, MAX_MESSAGE_BYTES);
+    }
   }
 
   get name(): string {
@@ -168,23 +183,79 @@ export class Upstream {
     this.lastError = '';
     this.client = client;
     this.transportInUse = transport;
-    if (transport instanceof StreamableHTTPClientTransport) this.idleOf.set(client, countSends(transport).idle);
+    if (transport instanceof StreamableHTTPClientTransport) this.sendsOf.set(transport, countSends(transport));
     if (this.everConnected) queueMicrotask(() => this.events.reconnected?.(this));
     this.everConnected = true;
     // Responses to raw requests (ids the gate minted, strings the SDK never uses) bypass the SDK client.
     const sdkOnMessage = transport.onmessage;
     transport.onmessage = (m: JSONRPCMessage, extra?: unknown) => {
-      if (!('method' in m) && typeof m.id === 'string') {
-        const pending = this.raw.get(m.id);
-        if (pending) {
-          this.raw.delete(m.id);
-          clearTimeout(pending.timer);
-          return pending.reply({ kind: 'response', message: m as unknown as Record<string, unknown> });
-        }
-      }
+      if (this.takeRaw(m as unknown as Record<string, unknown>)) return;
       (sdkOnMessage as ((m: JSONRPCMessage, e?: unknown) => void) | undefined)?.(m, extra);
     };
     return client;
+  }
+
+  /** Answers a raw request with its response, when `m` is one. @returns true when it was. */
+  private takeRaw(m: Record<string, unknown>): boolean {
+    if ('method' in m || typeof m.id !== 'string') return false;
+    const pending = this.raw.get(m.id);
+    if (!pending) return false;
+    this.raw.delete(m.id);
+    clearTimeout(pending.timer);
+    // Checked here for raw POSTs, whose messages no schema saw (the SDK transport validates its own).
+    if (!('result' in m) && !isPlainObject(m.error)) {
+      pending.reply({
+        kind: 'failed',
+        error: new WireError(ErrorCode.InternalError, `upstream "${this.name}" sent a response with neither a result nor an error`),
+      });
+    } else pending.reply({ kind: 'response', message: m });
+    return true;
+  }
+
+  /**
+   * Sends a raw request on a connection: over HTTP as a POST of its own on kept-alive connections, its
+   * answer read once and handed over as the SDK transport would (gateway/transport/http-post.ts); on
+   * stdio, or after the upstream redirected a raw POST, through the transport.
+   * @returns a promise that resolves once the upstream took the request.
+   */
+  private post(transport: Transport, id: string, pending: RawPending, message: JSONRPCMessage): Promise<void> {
+    const poster = this.poster;
+    if (!poster || this.rawThroughSdk || !(transport instanceof StreamableHTTPClientTransport)) return transport.send(message);
+    const post = poster.post(
+      message,
+      id,
+      { sessionId: transport.sessionId, protocolVersion: transport.protocolVersion },
+      {
+        message: (m) => this.receive(transport, m),
+        unanswered: (why) => {
+          if (this.raw.get(id) !== pending) return;
+          this.raw.delete(id);
+          clearTimeout(pending.timer);
+          pending.reply({ kind: 'failed', error: new WireError(ErrorCode.ConnectionClosed, `upstream "${this.name}" ${why}`) });
+        },
+      },
+    );
+    pending.abort = post.abort;
+    const sent = this.sendsOf.get(transport)?.track(post.sent) ?? post.sent;
+    return sent.catch((err: unknown) => {
+      if (!(err instanceof RedirectedError)) throw err;
+      // Not taken: the SDK transport follows same-origin redirects; raw requests go its way from now on.
+      this.rawThroughSdk = true;
+      this.events.log(`upstream ${this.name}: ${err.message}; raw requests now go through the SDK transport, which follows same-origin redirects`);
+      pending.abort = undefined;
+      return transport.send(message);
+    });
+  }
+
+  /** A message that came with the answer to a raw POST: a raw response, or (schema-checked) one for the SDK client. */
+  private receive(transport: Transport, m: Record<string, unknown>): void {
+    if (this.takeRaw(m)) return;
+    const parsed = JSONRPCMessageSchema.safeParse(m);
+    if (!parsed.success) {
+      this.events.log(`upstream ${this.name}: dropped a message that is not JSON-RPC in an answer`);
+      return;
+    }
+    transport.onmessage?.(parsed.data);
   }
 
   /**
@@ -214,7 +285,7 @@ export class Upstream {
     const delivered = () => {
       pending.delivered = true;
     };
-    transport.send(message).then(delivered, (err: Error) => {
+    this.post(transport, id, pending, message).then(delivered, (err: Error) => {
       if (this.raw.get(id) !== pending) return;
       this.raw.delete(id);
       if (!(err instanceof SessionEndedError)) return fail(err);
@@ -230,7 +301,7 @@ export class Upstream {
           if (!fresh) throw new Error('the new session closed at once');
           pending.via = fresh;
           this.raw.set(id, pending);
-          return fresh.send(message).then(delivered);
+          return this.post(fresh, id, pending, message).then(delivered);
         })
         .catch((again: Error) => {
           if (this.resending.get(id) !== pending && this.raw.get(id) !== pending) return;
@@ -256,6 +327,8 @@ export class Upstream {
     this.raw.delete(id);
     clearTimeout(pending.timer);
     void this.transportInUse?.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } } as JSONRPCMessage).catch(() => {});
+    // Its answer, if one still comes, is dropped: the POST that would carry it need not stay open.
+    pending.abort?.();
   }
 
   private failRaw(error: WireError, only: (p: RawPending) => boolean = () => true): void {
@@ -263,6 +336,7 @@ export class Upstream {
       if (!only(p)) continue;
       clearTimeout(p.timer);
       this.raw.delete(id);
+      p.abort?.();
       p.reply({ kind: 'failed', error });
     }
   }
@@ -335,7 +409,7 @@ export class Upstream {
     );
     // Closed once its sends have settled; then what it delivered will never be answered: those fail.
     const old = client.transport;
-    void (this.idleOf.get(client)?.() ?? Promise.resolve())
+    void ((old && this.sendsOf.get(old)?.idle()) ?? Promise.resolve())
       .then(() => {
         this.failRaw(
           new WireError(ErrorCode.ConnectionClosed, `upstream "${this.name}" ended the session while the request was in flight`),
@@ -372,5 +446,6 @@ export class Upstream {
     this.transportInUse = undefined;
     this.failRaw(new WireError(ErrorCode.ConnectionClosed, `upstream "${this.name}" was closed (the gate is stopping)`));
     await c?.close().catch(() => {});
+    this.poster?.close();
   }
 }

@@ -4,7 +4,9 @@
  * approvals are its own. Before anything reaches MCP: Host must be this endpoint's own address and
  * Origin, when sent, its own origin (DNS rebinding, as on the approval page); with tokens, every request
  * needs `Authorization: Bearer <one of them>` (else 401, nothing runs). Upstream legs are independent: the
- * client's session id never goes upstream, each upstream has its own session.
+ * client's session id never goes upstream, each upstream has its own session. A POST that carries one
+ * `tools/call` is answered on its own response by gateway/transport/http-front.ts (allowed reads on the raw
+ * fast path, as on stdio); the rest of the protocol goes through the SDK's StreamableHTTPServerTransport.
  * Limits: connections as every listener (listener.ts: idle sockets closed and evicted first, requests in
  * progress counted per principal, one per connection); bodies within
  * MAX_MESSAGE_BYTES each and the process-wide budget (budget.ts: 413, 503); sessions per principal (each
@@ -20,6 +22,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { Gateway } from '../gateway/gateway.js';
 import type { ModernFront } from '../gateway/modern.js';
+import { HttpFrontTransport } from '../gateway/transport/http-front.js';
 import { MAX_MESSAGE_BYTES } from '../gateway/upstream.js';
 import { readBounded } from './budget.js';
 import { allowedHosts, checkHost, checkSameOrigin } from './guards.js';
@@ -85,7 +88,7 @@ async function readJson(
  * @throws LookfirstError `WEB_UNAVAILABLE` when the address cannot be bound.
  */
 export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEndpoint> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sessions = new Map<string, HttpFrontTransport>();
   const table = new SessionTable({ ...DEFAULT_SESSION_CAPS, ...opts.sessionCaps });
   // A client churning sessions must not flood stderr: one line a second, with how many more there were.
   let lastNoteMs = 0;
@@ -201,13 +204,16 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
     res.once('close', table.begin(id, Date.now(), true));
     let established = false;
     try {
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => id,
-        onsessioninitialized: (sid) => {
-          sessions.set(sid, transport);
-          established = true;
-        },
-      });
+      // Calls are answered on their own POST by the front transport; the rest of the protocol by the SDK's.
+      const transport: HttpFrontTransport = new HttpFrontTransport(
+        new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => id,
+          onsessioninitialized: (sid) => {
+            sessions.set(sid, transport);
+            established = true;
+          },
+        }),
+      );
       // The principal's taint memory, shared with its other sessions and its 2026-07-28 requests. Allowed
       // reads take the raw fast path: its answers carry the client's request id, by which the transport
       // finds the POST (and its response stream) that the request came on.

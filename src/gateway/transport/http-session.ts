@@ -84,7 +84,7 @@ export function mayResend(method: string, readOnly: boolean | undefined): boolea
 /** Largest number of ended session ids remembered per upstream (each is one restart or drop). */
 const MAX_DEAD_SESSIONS = 1000;
 /** Largest 404/400 body read to tell whether it answers the request; a longer one is taken as an answer. */
-const MAX_BODY_BYTES = 16 * 1024;
+export const MAX_BODY_BYTES = 16 * 1024;
 
 /** Dead session ids of one upstream, and the fetch that never sends them. */
 export class SessionGuard {
@@ -101,15 +101,106 @@ export class SessionGuard {
    *   an answer that ends the session (the session id is dead from then on).
    */
   readonly fetch: FetchLike = async (url, init) => {
-    const sessionId = new Headers(init?.headers).get('mcp-session-id') ?? undefined;
+    const sessionId = sessionIdIn(init?.headers);
     if (this.isDead(sessionId)) throw new SessionEndedError();
-    const response = await fetch(url, init);
-    if (sessionId === undefined || !(await endsSession(response, requestIdsOf(init?.body)))) return response;
-    this.dead.add(sessionId);
-    if (this.dead.size > MAX_DEAD_SESSIONS) this.dead.delete(this.dead.values().next().value as string);
+    const { signal, release } = ownSignal(init?.signal ?? undefined);
+    let response: Response;
+    try {
+      response = await fetch(url, signal ? { ...init, signal } : init);
+    } catch (err) {
+      release();
+      throw err;
+    }
+    // The request's ids are read (a second parse of its body) only when the status could end the session.
+    if (sessionId === undefined || !(await endsSession(response, () => requestIdsOf(init?.body)))) return releasedWithBody(response, release);
+    release();
+    this.end(sessionId);
     response.body?.cancel().catch(() => {});
     throw new SessionEndedError(response.status);
   };
+
+  /** Remembers that the server ended this session: it is never sent again. */
+  end(sessionId: string): void {
+    this.dead.add(sessionId);
+    if (this.dead.size > MAX_DEAD_SESSIONS) this.dead.delete(this.dead.values().next().value as string);
+  }
+}
+
+/** The `mcp-session-id` of a request's headers, without building a Headers object for a plain record. */
+function sessionIdIn(headers: HeadersInit | undefined): string | undefined {
+  if (headers === undefined) return undefined;
+  if (headers instanceof Headers || Array.isArray(headers)) return new Headers(headers).get('mcp-session-id') ?? undefined;
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === 'mcp-session-id') return v;
+  return undefined;
+}
+
+/** The requests in flight on each long-lived signal, each with a signal of its own. */
+const requestsOn = new WeakMap<AbortSignal, Set<AbortController>>();
+
+/**
+ * A signal of this request's own, aborted with `outer`. The SDK transport gives every request of a
+ * connection the same long-lived signal, and fetch (undici) adds an abort listener to it per request that
+ * it removes only when the request is garbage-collected: under load they pile up (MaxListenersExceeded-
+ * Warning, and fetch scans them on every request). Here `outer` gets ONE listener, whatever the number of
+ * requests, which aborts the requests in flight; `release` forgets a request once it settles (it failed,
+ * or its body was read to the end, failed or was cancelled). Fetch's own listeners go on the request's
+ * signal, which dies with it.
+ */
+export function ownSignal(outer: AbortSignal | undefined): { signal: AbortSignal | undefined; release: () => void } {
+  if (!outer || outer.aborted) return { signal: outer, release: () => {} };
+  let inFlight = requestsOn.get(outer);
+  if (!inFlight) {
+    const set = new Set<AbortController>();
+    requestsOn.set(outer, set);
+    outer.addEventListener(
+      'abort',
+      () => {
+        for (const c of set) c.abort(outer.reason);
+        set.clear();
+      },
+      { once: true },
+    );
+    inFlight = set;
+  }
+  const controller = new AbortController();
+  inFlight.add(controller);
+  const set = inFlight;
+  return { signal: controller.signal, release: () => void set.delete(controller) };
+}
+
+/** Statuses whose response has no body (a Response cannot be built with one). */
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+/** The response, its body passed through so that `release` runs when the body settles. */
+function releasedWithBody(response: Response, release: () => void): Response {
+  const source = response.body;
+  if (!source || NULL_BODY.has(response.status)) {
+    release();
+    return response;
+  }
+  const reader = source.getReader();
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            release();
+            controller.close();
+          } else controller.enqueue(value);
+        } catch (err) {
+          release();
+          controller.error(err);
+        }
+      },
+      cancel(reason) {
+        release();
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /**
@@ -122,7 +213,7 @@ export function isSessionEnded(err: unknown): boolean {
   return err instanceof Error && err.message.includes(ENDED_TEXT);
 }
 
-type JsonRpcId = string | number;
+export type JsonRpcId = string | number;
 
 /** The JSON-RPC ids of the request(s) in a POST body (none for a notification, a GET, or an unreadable body). */
 function requestIdsOf(body: unknown): JsonRpcId[] {
@@ -139,15 +230,24 @@ function requestIdsOf(body: unknown): JsonRpcId[] {
  * 404, or 400 with an id-less JSON-RPC error naming the session, and in either case no JSON-RPC message
  * carrying the request's id: the server does not know the session (any more) and did not answer the request.
  */
-async function endsSession(response: Response, ids: JsonRpcId[]): Promise<boolean> {
+async function endsSession(response: Response, idsOf: () => JsonRpcId[]): Promise<boolean> {
   if (response.status !== 404 && response.status !== 400) return false;
   const text = await boundedText(response.clone(), MAX_BODY_BYTES);
   // Too large to read whole: it might hold the answer, so it is taken as one.
   if (text === undefined) return false;
+  return endsSessionText(response.status, text, idsOf());
+}
+
+/**
+ * The decision of {@link endsSession} on a body already read whole (`text`; a body larger than
+ * MAX_BODY_BYTES must not be passed: it is an answer).
+ */
+export function endsSessionText(status: number, text: string, ids: JsonRpcId[]): boolean {
+  if (status !== 404 && status !== 400) return false;
   const messages = messagesIn(text);
   // Loose comparison on purpose: "2" for 2 is still an answer to request 2.
   if (messages.some((m) => isId(m.id) && ids.some((id) => String(id) === String(m.id)))) return false;
-  if (response.status === 404) return true;
+  if (status === 404) return true;
   return messages.some(
     (m) => (m.id === undefined || m.id === null) && isObject(m.error) && typeof m.error.message === 'string' && /session/i.test(m.error.message),
   );
@@ -203,7 +303,7 @@ async function boundedText(response: Response, max: number): Promise<string | un
  * @returns `idle()`, which resolves (a macrotask later, once the SDK has settled its requests) when no
  *   send is in progress.
  */
-export function countSends(transport: Transport): { idle: () => Promise<void> } {
+export function countSends(transport: Transport): { idle: () => Promise<void>; track: <T>(sent: Promise<T>) => Promise<T> } {
   let inFlight = 0;
   let waiters: (() => void)[] = [];
   const send = transport.send.bind(transport);
@@ -215,13 +315,15 @@ export function countSends(transport: Transport): { idle: () => Promise<void> } 
       for (const f of ready) f();
     });
   };
-  transport.send = (message, options) => {
+  /** Counts a send made beside the transport (the raw POSTs of gateway/transport/http-post.ts). */
+  const track = <T>(sent: Promise<T>): Promise<T> => {
     inFlight++;
-    const sent = send(message, options);
     sent.then(done, done);
     return sent;
   };
+  transport.send = (message, options) => track(send(message, options));
   return {
     idle: () => new Promise<void>((resolve) => (inFlight === 0 ? setImmediate(resolve) : waiters.push(resolve))),
+    track,
   };
 }

@@ -1,0 +1,133 @@
+/**
+ * Clients served over Streamable HTTP take the read fast path (gateway/fast-path.ts) as stdio clients do,
+ * with the same promises: each raw answer goes back on the HTTP response stream of the POST that carried
+ * its request (many sessions, many calls in flight at once), a client's cancel reaches the upstream under
+ * the upstream's id and its late answer is dropped, a timeout answers with a JSON-RPC error, and each read
+ * is logged behind its answer. The upstream (test/fixtures/fake-upstream.mjs) records what it received, so
+ * the tests see which path a call took: the fast path sends ids the gate minted (`lf-…`).
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { auditEntries, FAKE_UPSTREAM, MAIN, NODE, textOf, tmp, waitFor, writeConfig } from './helpers.js';
+
+const procs: ChildProcess[] = [];
+after(() => {
+  for (const p of procs) p.kill('SIGTERM');
+});
+
+/** The gate over HTTP (loopback, no token) in front of the fake upstream, which records what it receives. */
+async function gate(upstreamExtra = '') {
+  const dir = tmp();
+  const events = join(dir, 'events.jsonl');
+  const config = writeConfig(
+    dir,
+    `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', join(dir, 'effects.txt'), '--events', events])}\n${upstreamExtra}confirm:\n  elicitation: false\n`,
+  );
+  const proc = spawn(NODE, [MAIN, 'serve', '--config', config, '--transport', 'http', '--port', '0'], {
+    env: { ...process.env, LOOKFIRST_NO_OPEN: '1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  procs.push(proc);
+  let err = '';
+  proc.stderr!.on('data', (c: Buffer) => {
+    err += c.toString();
+  });
+  assert.ok(await waitFor(() => /MCP endpoint at/.test(err), 10_000), err);
+  const port = Number(/MCP endpoint at http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(err)![1]);
+  const received = () =>
+    existsSync(events)
+      ? readFileSync(events, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { method?: string; id?: unknown; params?: Record<string, unknown> })
+      : [];
+  const stop = async () => {
+    proc.kill('SIGTERM');
+    await new Promise((r) => proc.once('exit', r));
+  };
+  return { dir, url: new URL(`http://127.0.0.1:${port}/mcp`), received, stderr: () => err, stop };
+}
+
+async function client(url: URL): Promise<Client> {
+  const c = new Client({ name: 'http-fast-path', version: '1' }, { capabilities: {} });
+  await c.connect(new StreamableHTTPClientTransport(url));
+  return c;
+}
+
+const call = (c: Client, name: string, args: Record<string, unknown>, opts: { signal?: AbortSignal; timeout?: number } = {}) =>
+  c.request({ method: 'tools/call', params: { name, arguments: args } }, ResultSchema, { timeout: opts.timeout ?? 20_000, signal: opts.signal }) as Promise<
+    Record<string, unknown>
+  >;
+
+describe('the read fast path over Streamable HTTP', () => {
+  it('answers every call of many sessions on its own stream, raw, each read logged behind its answer', async () => {
+    const g = await gate();
+    const clients = await Promise.all([0, 1, 2].map(() => client(g.url)));
+    try {
+      const results = await Promise.all(clients.flatMap((c, s) => Array.from({ length: 20 }, (_, i) => call(c, 'echo', { s, i }).then((r) => ({ r, s, i })))));
+      for (const { r, s, i } of results) {
+        assert.equal(textOf(r), JSON.stringify({ s, i }), 'each answer reaches the call it answers');
+        // Byte for byte: the fake upstream's extra fields survive, as on the stdio fast path.
+        assert.equal(r.xTop, 'kept');
+      }
+      const calls = g.received().filter((e) => e.method === 'tools/call');
+      assert.equal(calls.length, 60);
+      assert.ok(
+        calls.every((e) => typeof e.id === 'string' && e.id.startsWith('lf-')),
+        `every read went raw: ${JSON.stringify(calls.map((e) => e.id))}`,
+      );
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+      await g.stop();
+    }
+    const reads = auditEntries(g.dir).filter((e) => e.event === 'read');
+    assert.equal(reads.length, 60, 'one read entry per call');
+    assert.ok(reads.every((e) => e.outcome === 'ok' && e.tool === 'echo'));
+  });
+
+  it('forwards a cancel under the upstream id and drops the late answer; the session goes on', async () => {
+    const g = await gate();
+    const c = await client(g.url);
+    try {
+      const ac = new AbortController();
+      const pending = call(c, 'slow', {}, { signal: ac.signal }).catch((e: Error) => e);
+      assert.ok(await waitFor(() => g.received().some((e) => e.method === 'tools/call' && e.params?.name === 'slow'), 5000));
+      const upstreamId = g.received().find((e) => e.method === 'tools/call' && e.params?.name === 'slow')!.id;
+      assert.match(String(upstreamId), /^lf-/);
+      ac.abort('no longer needed');
+      assert.ok((await pending) instanceof Error);
+      assert.ok(
+        await waitFor(() => g.received().some((e) => e.method === 'notifications/cancelled' && e.params?.requestId === upstreamId), 5000),
+        'the cancel reaches the upstream under its own id',
+      );
+      // The fake upstream answers a cancelled call anyway: that late answer must go nowhere, and the
+      // session must keep serving.
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(textOf(await call(c, 'echo', { next: 1 })), '{"next":1}');
+    } finally {
+      await c.close();
+      await g.stop();
+    }
+  });
+
+  it('answers a read that outlives the upstream timeout with a JSON-RPC timeout error', async () => {
+    const g = await gate('    timeout_seconds: 1\n');
+    const c = await client(g.url);
+    try {
+      const err = (await call(c, 'slow', {}).catch((e: Error) => e)) as Error & { code?: number };
+      assert.ok(err instanceof Error);
+      assert.equal(err.code, -32001);
+      assert.match(err.message, /did not answer within 1000 ms/);
+      assert.equal(textOf(await call(c, 'echo', { ok: 1 })), '{"ok":1}');
+    } finally {
+      await c.close();
+      await g.stop();
+    }
+  });
+});
