@@ -85,7 +85,8 @@ export class Holds {
   }
 
   private sharedKey(tool: string, argsSha256: string): string {
-    return `${this.opts.shared?.principal}\u0000${tool}\u0000${argsSha256}`;
+    // JSON, not a separator character: PostgreSQL text holds no NUL, and a tool name may hold anything else.
+    return JSON.stringify([this.opts.shared?.principal, tool, argsSha256]);
   }
 
   /**
@@ -96,7 +97,17 @@ export class Holds {
   async findShared(tool: string, argsSha256: string): Promise<Hold | undefined> {
     const local = this.find(tool, argsSha256);
     const shared = this.opts.shared;
-    if (local || !shared) return local;
+    if (!shared) return local;
+    if (local) {
+      // Claimed and run by another replica: this copy is spent; the same call again is a new call.
+      if (!(await shared.store.get(CLAIM, local.call.callId).catch(() => undefined))) return local;
+      const h = this.holds.get(local.key);
+      if (h === local) {
+        clearTimeout(h.expiry);
+        this.holds.delete(local.key);
+      }
+      return undefined;
+    }
     const rec = await shared.store.get<HoldRecord>(HOLD, this.sharedKey(tool, argsSha256)).catch(() => undefined);
     if (!rec || rec.value.deadlineMs <= this.now()) return undefined;
     if (await shared.store.get(CLAIM, rec.value.call.callId).catch(() => 'unknown')) return undefined;

@@ -110,6 +110,8 @@ export function verifyKindKey(kind: string, key?: string): void {
   if (key === undefined) return;
   if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH)
     throw new StoreError('STORE_INVALID', `a store key for kind "${kind}" must be 1 to ${MAX_KEY_LENGTH} characters: fix the caller that passed it`);
+  // PostgreSQL text cannot hold NUL: refused in every store, so that a key that works in one works in all.
+  if (key.includes('\u0000')) throw new StoreError('STORE_INVALID', `a store key for kind "${kind}" must not contain NUL: fix the caller that passed it`);
 }
 
 /** A short, safe rendering of a key for messages (keys are ids and nonces, never secrets or arguments). */
