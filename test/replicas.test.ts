@@ -13,8 +13,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import pg from 'pg';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import pg from 'pg';
 import { auditEntries, FAKE_UPSTREAM, linesIn, MAIN, NODE, ResultSchema, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
 import { type PostgresServer, postgresMissing, startPostgres } from './postgres.js';
 import { decide, type PageAddress, pageAddress, pendingCall } from './web-page.js';
@@ -152,7 +152,10 @@ describe('gate replicas sharing PostgreSQL', { skip }, () => {
     assert.equal(outcome(r), 'executed', JSON.stringify(r));
     assert.equal(d.executed(), 1, 'exactly once');
     const bLog = auditEntries(b.dir);
-    assert.ok(bLog.some((e) => e.event === 'call_retried' && e.call_id === verdictOf(r)?.call_id), 'B continued the call A received');
+    assert.ok(
+      bLog.some((e) => e.event === 'call_retried' && e.call_id === verdictOf(r)?.call_id),
+      'B continued the call A received',
+    );
     await onB.close();
     await b.kill();
   });
@@ -164,11 +167,9 @@ describe('gate replicas sharing PostgreSQL', { skip }, () => {
     // hang_write appends its note and never answers: past execution.timeout_seconds its outcome is
     // unknown, and the tool is blocked until a person looks.
     const wrote = (async () => {
-      const answer = onA.request(
-        { method: 'tools/call', params: { name: 'hang_write', arguments: { note: 'never answers' } } },
-        ResultSchema,
-        { timeout: 60_000 },
-      );
+      const answer = onA.request({ method: 'tools/call', params: { name: 'hang_write', arguments: { note: 'never answers' } } }, ResultSchema, {
+        timeout: 60_000,
+      });
       const card = await pendingCall(a.page, /hang_write/);
       assert.equal(await decide(a.page, card, 'approve', 'dan'), 200);
       return answer.then(

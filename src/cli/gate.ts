@@ -112,7 +112,10 @@ export async function createGate(opts: GateOptions): Promise<Gate> {
       confirmTimeoutMs: config.confirm.timeoutMs,
       log,
       version: VERSION,
+      store,
+      clock,
     });
+    await modern.ready();
     let closed: Promise<void> | undefined;
     const close = (why: string) => {
       closed ??= (async () => {

@@ -20,6 +20,7 @@ import type { PendingApprovals } from '../confirm/pending.js';
 import { compilePolicy, type Policy, unmatchedRules } from '../policy/evaluate.js';
 import type { Store } from '../store/store.js';
 import { Catalogue } from './catalogue.js';
+import { DryRunBudget } from './dry-run-budget.js';
 import { FastPath } from './fast-path.js';
 import { Forwarder, unionCapabilities } from './forward.js';
 import { auditedHolds, type Holds } from './hold.js';
@@ -27,7 +28,6 @@ import { Interlock } from './interlock.js';
 import type { InClientRound } from './mrtr.js';
 import { recipientsOf, trackSubscription } from './notify-scope.js';
 import { ToolPins } from './pins.js';
-import { DryRunBudget } from './dry-run-budget.js';
 import type { PipelineDeps } from './pipeline/context.js';
 import { verdictOfOutcome } from './pipeline/outcome.js';
 import { handleToolCall } from './pipeline/run.js';
@@ -128,7 +128,7 @@ export class Gateway {
       (s, u, method, params) => this.taint.relayed(this.taint.memoriesOf([s]), u, method, params),
     );
     this.untrusted = untrustedTest(opts.config.taint.untrusted);
-    this.taint = new PrincipalTaint(() => this.catalogue.all(), this.untrusted);
+    this.taint = new PrincipalTaint(() => this.catalogue.all(), this.untrusted, opts.store);
     this.upstreams = opts.config.upstreams.map(
       (c) =>
         new Upstream(c, {
@@ -141,12 +141,17 @@ export class Gateway {
     );
     // The catalogue reports each distinct definition once per process (gateway/pins.ts), so every later
     // change is logged too, while repeated listings of the same one are not.
-    this.catalogue = new Catalogue(this.upstreams, opts.log, new ToolPins(`${opts.config.audit.logPath}.pins.json`), (u, tool, how, sha256) => {
-      opts.log(
-        `warning: the definition of ${u.name}'s tool "${tool}" ${how === 'new' ? 'is new since the upstream was pinned' : 'changed since it was pinned'}; its next call asks a person to accept it`,
-      );
-      opts.audit.appendLater({ event: 'definition_changed', upstream: u.name, tool, how, sha256 });
-    });
+    this.catalogue = new Catalogue(
+      this.upstreams,
+      opts.log,
+      new ToolPins(`${opts.config.audit.logPath}.pins.json`, { store: opts.store }),
+      (u, tool, how, sha256) => {
+        opts.log(
+          `warning: the definition of ${u.name}'s tool "${tool}" ${how === 'new' ? 'is new since the upstream was pinned' : 'changed since it was pinned'}; its next call asks a person to accept it`,
+        );
+        opts.audit.appendLater({ event: 'definition_changed', upstream: u.name, tool, how, sha256 });
+      },
+    );
     this.forwarder = new Forwarder(this.upstreams, opts.log);
     this.policy = compilePolicy(opts.config.rules);
     this.interlock = new Interlock(opts.audit.blockedAtOpen);
@@ -157,6 +162,7 @@ export class Gateway {
    * reads the tool catalogue, and warns about rules that match no tool.
    */
   async start(): Promise<void> {
+    await this.catalogue.pins?.ready();
     if (this.opts.store) this.interlock = await Interlock.open(this.opts.audit.blockedAtOpen, { store: this.opts.store, replicas: this.opts.replicas });
     for (const [tool, b] of this.interlock.list())
       this.opts.log(`warning: ${tool} is blocked since ${new Date(b.sinceMs).toISOString()}: ${b.reason}. Its next call asks a person to unlock it.`);
@@ -291,6 +297,8 @@ export class Gateway {
     await Promise.race([drained, new Promise((r) => setTimeout(r, 5000).unref())]);
     await Promise.all(this.upstreams.map((u) => u.close()));
     this.interlock.close();
+    this.taint.close();
+    await this.catalogue.pins?.close();
   }
 
   private buildServer(session: Session, busy: Set<string | number>, taint: TaintMemory, principal: string): Server {

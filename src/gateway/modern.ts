@@ -20,7 +20,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Notification, Result } from '@modelcontextprotocol/sdk/types.js';
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, type McpServerFactory, ProtocolError, Server } from '@modelcontextprotocol/server';
 import type { AuditLog } from '../audit/writer.js';
+import type { Clock } from '../clock.js';
 import { oneLine } from '../confirm/visible.js';
+import { type Store, StoreError } from '../store/store.js';
 import { unionCapabilities } from './forward.js';
 import type { Gateway, Session } from './gateway.js';
 import type { PipelineDeps } from './pipeline/context.js';
@@ -73,6 +75,9 @@ export interface ModernFrontOptions {
   confirmTimeoutMs: number;
   log: (line: string) => void;
   version: string;
+  /** Where request states' key and nonces, and the session salt, are shared with other replicas. */
+  store?: Store;
+  clock?: Clock;
 }
 
 /** Serves 2026-07-28 clients through the gate. */
@@ -82,10 +87,27 @@ export class ModernFront {
   /** Per principal (stdio, the bearer token's digest, or anyone on loopback): kept while the gate runs. */
   private readonly principals = new Map<string, Principal>();
   /** Hides tokens in session keys (the key travels, signed but readable, in request states). */
-  private readonly salt = randomBytes(16);
+  private salt = randomBytes(16);
 
   constructor(private readonly opts: ModernFrontOptions) {
-    this.states = new RequestStates(opts.confirmTimeoutMs);
+    this.states = new RequestStates(opts.confirmTimeoutMs, { store: opts.store, clock: opts.clock });
+  }
+
+  /**
+   * Loads what replicas must agree on: the request-state key, and the salt of session keys (a state
+   * minted on one replica names a session another replica must recognise).
+   * @throws StoreError when the store cannot be read or written.
+   */
+  async ready(): Promise<void> {
+    await this.states.ready();
+    const store = this.opts.store;
+    if (!store) return;
+    await store.putIfAbsent('secret', 'session-salt', randomBytes(16).toString('base64'));
+    const rec = await store.get<unknown>('secret', 'session-salt');
+    const salt = typeof rec?.value === 'string' ? Buffer.from(rec.value, 'base64') : undefined;
+    if (!salt || salt.length < 16)
+      throw new StoreError('STORE_CORRUPT', "the store's secret/session-salt is not 16 bytes of base64: delete that record and restart the gates");
+    this.salt = salt;
   }
 
   /**

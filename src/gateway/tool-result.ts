@@ -35,17 +35,18 @@ export async function callTool(deps: ResultDeps, tool: CatalogueTool, params: Re
   const onprogress =
     relay && isUntrusted(deps, tool)
       ? (p: Record<string, unknown>) => {
-          rememberResult(deps, tool, p);
+          void rememberResult(deps, tool, p);
           relay(p);
         }
       : relay;
   try {
     const result = await tool.upstream.request('tools/call', params, { ...opts, onprogress });
-    rememberResult(deps, tool, result);
+    // Remembered (on every replica) before the client sees it.
+    await rememberResult(deps, tool, result);
     return result;
   } catch (err) {
     const e = err as { message?: unknown; data?: unknown };
-    rememberResult(deps, tool, { error: { message: e?.message, data: e?.data } });
+    await rememberResult(deps, tool, { error: { message: e?.message, data: e?.data } });
     throw err;
   }
 }
@@ -63,8 +64,9 @@ export function isUntrusted(deps: Pick<ResultDeps, 'untrusted'>, tool: Pick<Cata
  * Remembers what an untrusted-source tool returned (the whole of it) in the session's taint memory;
  * nothing for other tools.
  */
-export function rememberResult(deps: ResultDeps, tool: Pick<CatalogueTool, 'exposed' | 'upstreamTool'>, result: unknown): void {
-  if (isUntrusted(deps, tool)) deps.taint.record(tool.exposed, result);
+export async function rememberResult(deps: ResultDeps, tool: Pick<CatalogueTool, 'exposed' | 'upstreamTool'>, result: unknown): Promise<void> {
+  // A store that refuses the record taints the principal as a whole (gateway/taint.ts): nothing to add here.
+  if (isUntrusted(deps, tool)) await deps.taint.record(tool.exposed, result).catch(() => {});
 }
 
 /**

@@ -78,7 +78,7 @@ export async function acceptDefinition(deps: PipelineDeps, tool: CatalogueTool, 
   try {
     await deps.audit.appendDurable(approvalEntry(base, approval, 'definition', accepted));
     if (accepted) {
-      deps.catalogue.pins?.accept(tool.upstream.name, tool.upstreamDefinition);
+      await deps.catalogue.pins?.accept(tool.upstream.name, tool.upstreamDefinition);
       await deps.audit.appendDurable({
         event: 'definition_accepted',
         ...base,
