@@ -12,7 +12,9 @@ import { keygenCommand } from './commands/keygen.js';
 import { planCommand } from './commands/plan.js';
 import { promoteCommand } from './commands/promote.js';
 import { serveCommand } from './commands/serve.js';
+import { timelineCommand } from './commands/timeline.js';
 import { verifyLogCommand } from './commands/verify-log.js';
+import { verifyLogDirCommand } from './commands/verify-log-dir.js';
 import { paint } from './output.js';
 import { VERSION } from './version.js';
 
@@ -50,8 +52,27 @@ program
   .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
   .option('--trusted-head <file>', 'a copy of the head kept elsewhere, to check the log against')
   .option('--expect-key <key>', 'the key you expect the log under: its key id, its verifier key, or your kept copy of audit.pub')
+  .option(
+    '--dir <folder>',
+    "every log in a folder, one per replica (each *.jsonl with its .head, and its key as <log>.pub, else the config's audit.pub); exit: the worst",
+  )
   .option('--json', 'machine-readable output')
-  .action((o: { config: string; trustedHead?: string; expectKey?: string; json?: boolean }) => run(() => verifyLogCommand(o))());
+  .action((o: { config: string; dir?: string; trustedHead?: string; expectKey?: string; json?: boolean }) =>
+    run(() => (o.dir !== undefined ? verifyLogDirCommand(o.dir, o) : verifyLogCommand(o)))(),
+  );
+
+program
+  .command('timeline')
+  .description('merge the audit logs of several replicas into one timeline, each log verified first (exit 0 all intact, 2 one tampered, 1 no verdict)')
+  .argument('<dir>', 'a folder of logs as verify-log --dir reads it')
+  .option('-c, --config <file>', 'path to lookfirst.yaml, for the audit.pub of logs with no <log>.pub', 'lookfirst.yaml')
+  .option('--call <id>', "only this call's entries, across every log")
+  .option('--include-unverified', 'also show the entries of logs that do not verify, marked "?" (the exit code still says they failed)')
+  .option('--expect-key <key>', 'the key every log must be under (replicas sharing one key): key id, verifier key or a kept audit.pub')
+  .option('--json', 'machine-readable output: { verdict, logs: [{ log, verdict, included }], entries: [entry + log] }')
+  .action((dir: string, o: { config: string; call?: string; includeUnverified?: boolean; expectKey?: string; json?: boolean }) =>
+    run(() => timelineCommand(dir, o))(),
+  );
 
 program
   .command('demo')

@@ -114,6 +114,11 @@ export function verifyLogFile(
   return { report, text: evidence.bytes.toString('utf8'), evidence, verifier };
 }
 
+/** Where a problem is, as the report prints it: `line 3`, `lines 3–5`, `head` or `key`. */
+export function problemPlace(p: Problem): string {
+  return p.kind === 'key' ? 'key' : p.line > 0 ? (p.through && p.through > p.line ? `lines ${p.line}\u2013${p.through}` : `line ${p.line}`) : 'head';
+}
+
 /**
  * Runs the command; returns the exit code. The key the verdict is made with is always named, with what it
  * was checked against (audit.key when readable here, `--expect-key`); a mismatch is a `key` problem.
@@ -141,9 +146,7 @@ export function verifyLogCommand(opts: { config: string; trustedHead?: string; j
           ? `, matches ${keyCheck.pinnedBy.join(' and ')}`
           : ', not checked against audit.key or --expect-key';
     out.write(`key: ${describeKey(verifier)} from ${config.audit.pubPath}${against}\n`);
-    const where = (p: Problem) =>
-      p.kind === 'key' ? 'key' : p.line > 0 ? (p.through && p.through > p.line ? `lines ${p.line}\u2013${p.through}` : `line ${p.line}`) : 'head';
-    for (const p of report.problems) out.write(`${paint(out, 'red', where(p))}: ${p.message}\n`);
+    for (const p of report.problems) out.write(`${paint(out, 'red', problemPlace(p))}: ${p.message}\n`);
     if (report.omitted > 0) out.write(`${paint(out, 'red', `${report.omitted} more`)}: problems after these are counted, not listed\n`);
     for (const w of report.warnings) out.write(`${paint(out, 'yellow', 'warning')}: ${w}\n`);
     const count = report.problems.length + report.omitted;
