@@ -34,6 +34,7 @@ import { handleToolCall } from './pipeline/run.js';
 import { MAX_RECORDED_RUN_BYTES } from './pipeline/steps/record.js';
 import { idKey, isPlainObject, RAW_RESULT } from './raw.js';
 import type { Replicas } from './replicas.js';
+import type { Session } from './session.js';
 import { TaintMemory, untrustedTest } from './taint.js';
 import { PrincipalTaint } from './taint-principals.js';
 import { rememberResource } from './tool-result.js';
@@ -44,27 +45,7 @@ import { ErrorCode, plainMessage, toWireError, WireError } from './wire-error.js
 /** Client-to-server notifications the gate passes to every upstream. */
 const FORWARDED_NOTIFICATIONS = new Set(['notifications/roots/list_changed']);
 
-/**
- * One connected client: whether it finished initializing, its request ids in progress (2025 sessions),
- * its holds, and how to reach and close it. 2025 sessions are a v1 SDK server on a transport; 2026-07-28
- * sessions are kept by gateway/modern.ts.
- */
-export interface Session {
-  ready: boolean;
-  activeIds: Set<string>;
-  holds: Holds;
-  /** Relays an upstream notification (list changes, resource updates) to this client. */
-  notify(n: Notification): Promise<void>;
-  /** Requests of this client in progress: an upstream's question during a call goes to the one busy client. */
-  inflight: number;
-  /** Its principal's taint memory (gateway/taint-principals.ts); none for a relay to every 2026 HTTP client. */
-  taint?: TaintMemory;
-  /** URIs it subscribed to, when kept: resource updates reach only subscribers (gateway/notify-scope.ts). */
-  subscriptions?: Set<string>;
-  /** Relays an upstream's question (elicitation, sampling) to this client; absent where it cannot be asked. */
-  ask?: (method: string, params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<Result>;
-  close(): Promise<void>;
-}
+export type { Session } from './session.js';
 
 /** How one request reaches the pipeline, whichever protocol generation it came in. */
 export interface RouteContext {

@@ -14,7 +14,7 @@
  * put-if-absent: exactly one replica wins), so it runs once.
  */
 import type { AuditLog } from '../audit/writer.js';
-import type { Clock } from '../clock.js';
+import { type Clock, systemClock } from '../clock.js';
 import type { BrokerHooks } from '../confirm/broker.js';
 import { CONFIRM_TIMEOUT, type PendingApprovals } from '../confirm/pending.js';
 import { oneLine } from '../confirm/visible.js';
@@ -81,7 +81,7 @@ export class Holds {
   constructor(private readonly opts: HoldsOptions) {}
 
   private now(): number {
-    return this.opts.clock?.nowMs() ?? Date.now();
+    return (this.opts.clock ?? systemClock).nowMs();
   }
 
   private sharedKey(tool: string, argsSha256: string): string {

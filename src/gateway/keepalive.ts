@@ -5,6 +5,7 @@
  * progress value is the seconds waited so far (millisecond precision), strictly increasing as the spec
  * requires, and `total` is the seconds the confirmation may take.
  */
+import { type Clock, systemClock } from '../clock.js';
 import type { ForwardOptions } from './upstream.js';
 
 /**
@@ -17,13 +18,14 @@ export async function withKeepalive<T>(
   totalMs: number,
   message: string,
   work: () => Promise<T>,
+  clock: Clock = systemClock,
 ): Promise<T> {
   if (!progress) return work();
-  const started = Date.now();
+  const started = clock.nowMs();
   let last = 0;
   const timer = setInterval(() => {
     // Seconds waited, to the millisecond, and never equal to the one before (spec: progress MUST increase).
-    last = Math.max(last + 0.001, (Date.now() - started) / 1000);
+    last = Math.max(last + 0.001, (clock.nowMs() - started) / 1000);
     progress({ progress: Number(last.toFixed(3)), total: totalMs / 1000, message });
   }, intervalMs);
   try {

@@ -20,7 +20,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Notification, Result } from '@modelcontextprotocol/sdk/types.js';
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, type McpServerFactory, ProtocolError, Server } from '@modelcontextprotocol/server';
 import type { AuditLog } from '../audit/writer.js';
-import type { Clock } from '../clock.js';
+import { type Clock, systemClock } from '../clock.js';
 import { oneLine } from '../confirm/visible.js';
 import { type Store, StoreError } from '../store/store.js';
 import { unionCapabilities } from './forward.js';
@@ -88,9 +88,11 @@ export class ModernFront {
   private readonly principals = new Map<string, Principal>();
   /** Hides tokens in session keys (the key travels, signed but readable, in request states). */
   private salt = randomBytes(16);
+  private readonly clock: Clock;
 
   constructor(private readonly opts: ModernFrontOptions) {
-    this.states = new RequestStates(opts.confirmTimeoutMs, { store: opts.store, clock: opts.clock });
+    this.clock = opts.clock ?? systemClock;
+    this.states = new RequestStates(opts.confirmTimeoutMs, { store: opts.store, clock: this.clock });
   }
 
   /**
@@ -230,7 +232,7 @@ export class ModernFront {
         principal,
         busy: 0,
         client,
-        lastSeenMs: Date.now(),
+        lastSeenMs: this.clock.nowMs(),
         session: undefined as never,
         deps: undefined as never,
         detach: () => {},
@@ -255,7 +257,7 @@ export class ModernFront {
       this.sessions.set(key, created);
       s = created;
     } else if (client) s.client = client;
-    s.lastSeenMs = Date.now();
+    s.lastSeenMs = this.clock.nowMs();
     this.sessions.delete(key);
     this.sessions.set(key, s);
     return s;
@@ -300,7 +302,7 @@ export class ModernFront {
    *   is at its global cap and the principal has no session to give up.
    */
   private makeRoom(principal: string): void {
-    const cutoff = Date.now() - SESSION_IDLE_MS;
+    const cutoff = this.clock.nowMs() - SESSION_IDLE_MS;
     // The Map is in order of last use: the idle ones come first.
     for (const [key, s] of this.sessions) {
       if (s.lastSeenMs >= cutoff) break;

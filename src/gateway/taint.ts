@@ -24,7 +24,9 @@
  * view. Fails closed: until the memory is read (or while a notification could not be followed) a call
  * with no remembered value in it is `unchecked`, and a write the store refused taints the memory as a whole.
  */
+
 import { createHash } from 'node:crypto';
+import { systemClock } from '../clock.js';
 import { globToRegExp } from '../policy/evaluate.js';
 import type { Store } from '../store/store.js';
 import { parentDomains } from './taint-canon.js';
@@ -102,7 +104,7 @@ export class TaintMemory {
    *   is this process's alone (a fresh in-memory store would hold nothing anyone else reads).
    */
   constructor(
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => systemClock.nowMs(),
     private readonly limits: { perClass: number; scanChars: number } = { perClass: MAX_TOKENS_PER_CLASS, scanChars: MAX_SCAN_CHARS },
     sharing?: TaintSharing,
   ) {

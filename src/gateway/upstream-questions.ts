@@ -8,7 +8,7 @@
 import type { Result } from '@modelcontextprotocol/sdk/types.js';
 import { createRefusalLog } from '../audit/throttle.js';
 import type { AuditLog } from '../audit/writer.js';
-import type { Session } from './gateway.js';
+import type { Session } from './session.js';
 import type { Upstream } from './upstream.js';
 import { ErrorCode, plainMessage, WireError } from './wire-error.js';
 

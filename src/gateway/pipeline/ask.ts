@@ -37,8 +37,13 @@ export function summaryOf(call: ToolCall, taint?: string): { plain: string; summ
 export function askPerson(deps: PipelineDeps, ctx: CallContext, req: ApprovalRequest): Promise<Approval> {
   const full: ApprovalRequest = { ...req, client: deps.clientName() };
   const what = req.purpose === 'unlock' ? `to unlock ${req.call.tool}` : `to approve ${req.call.tool}`;
-  return withKeepalive(ctx.progress, deps.progressMs, deps.confirmTimeoutMs, `lookfirst: waiting for a person ${what}`, () =>
-    deps.broker.confirm(full, ctx.signal),
+  return withKeepalive(
+    ctx.progress,
+    deps.progressMs,
+    deps.confirmTimeoutMs,
+    `lookfirst: waiting for a person ${what}`,
+    () => deps.broker.confirm(full, ctx.signal),
+    deps.clock,
   );
 }
 
@@ -60,8 +65,13 @@ export async function awaitApproval(deps: PipelineDeps, ctx: CallContext, req: A
   const hold =
     existing ?? deps.holds.open(req.call, req.deadlineMs, (signal, hooks) => deps.broker.confirm({ ...req, client: deps.clientName() }, signal, hooks));
   const what = `to approve ${req.call.tool}`;
-  const waited = await withKeepalive(ctx.progress, deps.progressMs, deps.confirmTimeoutMs, `lookfirst: waiting for a person ${what}`, () =>
-    deps.holds.wait(hold, ctx.signal, deps.holdMs),
+  const waited = await withKeepalive(
+    ctx.progress,
+    deps.progressMs,
+    deps.confirmTimeoutMs,
+    `lookfirst: waiting for a person ${what}`,
+    () => deps.holds.wait(hold, ctx.signal, deps.holdMs),
+    deps.clock,
   );
   if (waited === 'pending') return { kind: 'pending', hold };
   if (waited === 'cancelled') {

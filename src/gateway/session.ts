@@ -1,0 +1,30 @@
+/**
+ * One connected client session as the gateway and its helpers see it (its own file so that the helpers
+ * that relay to sessions, gateway/upstream-questions.ts and gateway/notify-scope.ts, need not import the
+ * gateway that holds them).
+ */
+import type { Notification, Result } from '@modelcontextprotocol/sdk/types.js';
+import type { Holds } from './hold.js';
+import type { TaintMemory } from './taint.js';
+
+/**
+ * One connected client: whether it finished initializing, its request ids in progress (2025 sessions),
+ * its holds, and how to reach and close it. 2025 sessions are a v1 SDK server on a transport; 2026-07-28
+ * sessions are kept by gateway/modern.ts.
+ */
+export interface Session {
+  ready: boolean;
+  activeIds: Set<string>;
+  holds: Holds;
+  /** Relays an upstream notification (list changes, resource updates) to this client. */
+  notify(n: Notification): Promise<void>;
+  /** Requests of this client in progress: an upstream's question during a call goes to the one busy client. */
+  inflight: number;
+  /** Its principal's taint memory (gateway/taint-principals.ts); none for a relay to every 2026 HTTP client. */
+  taint?: TaintMemory;
+  /** URIs it subscribed to, when kept: resource updates reach only subscribers (gateway/notify-scope.ts). */
+  subscriptions?: Set<string>;
+  /** Relays an upstream's question (elicitation, sampling) to this client; absent where it cannot be asked. */
+  ask?: (method: string, params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<Result>;
+  close(): Promise<void>;
+}
