@@ -103,7 +103,9 @@ async function run(replicas: number, adminUrl: string): Promise<Result> {
           { timeout: 30_000 },
         );
         const v = (r._meta as { lookfirst?: { outcome?: string } } | undefined)?.lookfirst;
-        const ok = write ? v?.outcome === 'executed' && r.isError !== true : (r.content as { text?: string }[] | undefined)?.[0]?.text === JSON.stringify({ message: id });
+        const ok = write
+          ? v?.outcome === 'executed' && r.isError !== true
+          : (r.content as { text?: string }[] | undefined)?.[0]?.text === JSON.stringify({ message: id });
         if (write && v?.outcome === 'executed') executedIds.add(id);
         if (!counted) continue;
         if (!ok) {
