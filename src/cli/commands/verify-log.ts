@@ -4,6 +4,7 @@
  * 1 when no verdict can be given (no head to check the end against, or files missing): missing evidence is
  * never a clean verdict. audit.pub is checked against audit.key (when it can be read here) and
  * `--expect-key` (verify-log-key.ts). `--json` adds the key (`key: { name, key_id, file, checked_against }`).
+ * `--dir` (a folder of logs, one per replica) is verify-log-dir.ts, built on verifyLogFile below.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { loadVerifier } from '../../audit/keys.js';
