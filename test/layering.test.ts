@@ -361,10 +361,7 @@ function allTimeReads(s: Source): string[] {
  * Files that still read the time directly, being changed by others right now (the gateway
  * restructuring, the MCP endpoint). The lead developer empties this list; nothing may be added to it.
  */
-const CLOCK_PENDING = new Set([
-  'gateway/upstream.ts',
-  'web/mcp-endpoint.ts',
-]);
+const CLOCK_PENDING = new Set(['gateway/upstream.ts', 'web/mcp-endpoint.ts']);
 
 // ── The cases ────────────────────────────────────────────────────────────────────────────────────────
 describe('layering', () => {
