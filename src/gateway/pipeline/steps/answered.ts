@@ -4,10 +4,9 @@
  * an accepted one continues the call it answers, under that call's id, straight to execution. What
  * changed while the client's user decided is applied: a deny rule or a blocked tool wins.
  */
-import { oneLine } from '../../../confirm/visible.js';
 import { carriesAnswer, redeemAnswer } from '../../mrtr.js';
 import type { FixedState, Step } from '../context.js';
-import { approvalEntry } from '../entries.js';
+import { approvalEntry, receivedEntry } from '../entries.js';
 import { denied } from '../outcome.js';
 
 export const answered: Step<FixedState> = async (s) => {
@@ -18,15 +17,7 @@ export const answered: Step<FixedState> = async (s) => {
   const deny = (reason: string) => denied({ call_id: s.call.callId, args_sha256: call.argsSha256, reason });
   try {
     if (!r.ok) {
-      await deps.audit.appendDurable({
-        event: 'call_received',
-        call_id: call.callId,
-        tool: tool.exposed,
-        upstream: call.upstream,
-        upstream_tool: call.upstreamTool,
-        args_sha256: call.argsSha256,
-        client: oneLine(deps.clientName()).slice(0, 100),
-      });
+      await deps.audit.appendDurable(receivedEntry(call, deps.clientName()));
       await deps.audit.appendDurable({ event: 'input_refused', call_id: call.callId, tool: tool.exposed, reason: r.reason });
       return deny(r.reason);
     }

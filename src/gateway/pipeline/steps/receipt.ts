@@ -4,8 +4,8 @@
  * continues an open question writes `call_retried` instead. No entry, no call: a log that cannot be
  * written denies it.
  */
-import { oneLine } from '../../../confirm/visible.js';
 import type { FixedState, Step } from '../context.js';
+import { receivedEntry } from '../entries.js';
 import { denied } from '../outcome.js';
 
 export const receipt: Step<FixedState> = async (s) => {
@@ -15,16 +15,12 @@ export const receipt: Step<FixedState> = async (s) => {
     if (s.retried) await deps.audit.appendDurable({ event: 'call_retried', ...base });
     else {
       const replay = s.input.kind === 'replay';
-      await deps.audit.appendDurable({
-        event: 'call_received',
-        ...base,
-        upstream: call.upstream,
-        upstream_tool: call.upstreamTool,
-        args_sha256: call.argsSha256,
-        client: oneLine(replay ? 'lookfirst promote' : deps.clientName()).slice(0, 100),
-        dry_run: !replay && deps.dryRun ? true : undefined,
-        replay_of: s.input.kind === 'replay' ? s.input.callId : undefined,
-      });
+      await deps.audit.appendDurable(
+        receivedEntry(call, replay ? 'lookfirst promote' : deps.clientName(), {
+          dry_run: !replay && deps.dryRun ? true : undefined,
+          replay_of: s.input.kind === 'replay' ? s.input.callId : undefined,
+        }),
+      );
       await deps.audit.appendDurable({
         event: 'decision',
         ...base,
