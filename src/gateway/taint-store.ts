@@ -9,8 +9,10 @@
  *   per-class bound) and where it came from;
  * - `<principal>/l:<digest>`: a linked resource URI's digest and the tool that linked it;
  * - `<principal>/whole`: the principal is tainted as a whole, and why.
- * Records are never deleted: the memory never evicts. Writes are batched a few at a time; loads follow
- * the store's change notifications (gateway/store-feed.ts).
+ * The memory never evicts; a record expires from the store after {@link TAINT_TTL_MS} (24 h), so that a
+ * restart no longer clears taint at once but it does not last forever either (a process keeps what it
+ * has seen until it stops). Writes are batched a few at a time; loads follow the store's change
+ * notifications (gateway/store-feed.ts).
  */
 import type { Store } from '../store/store.js';
 import { StoreFeed } from './store-feed.js';
@@ -18,6 +20,9 @@ import type { TokenClass } from './taint-scan.js';
 
 /** Store kind of taint records. */
 export const TAINT_KIND = 'taint';
+
+/** How long a taint record stays in the store after it was written (ms): 24 hours. */
+export const TAINT_TTL_MS = 24 * 3600_000;
 
 /** One thing a taint memory keeps, as it is shared. */
 export type TaintEntry =
@@ -69,7 +74,9 @@ export class TaintShare {
   /** Writes entries through. @throws StoreError when any of them could not be written. */
   async write(entries: readonly TaintEntry[]): Promise<void> {
     for (let i = 0; i < entries.length; i += WRITE_BATCH)
-      await Promise.all(entries.slice(i, i + WRITE_BATCH).map((e) => this.store.put(TAINT_KIND, this.#prefix + keyOf(e), storedValue(e))));
+      await Promise.all(
+        entries.slice(i, i + WRITE_BATCH).map((e) => this.store.put(TAINT_KIND, this.#prefix + keyOf(e), storedValue(e), { ttlMs: TAINT_TTL_MS })),
+      );
   }
 
   /** Stops following. */

@@ -85,7 +85,7 @@ describe('taint memory', () => {
       assert.match(taintText(c) ?? '', /^TAINTED: this whole session, since fetch \(an untrusted source\) was read: its result held more urls than the 100/);
       assert.match(
         taintText(c) ?? '',
-        /every state change of this client \(and of every session with its credentials\) needs a person until the gate restarts/,
+        /every state change of this client \(and of every session with its credentials\) needs a person while the gate remembers it \(24 hours in its store, restarts included\)/,
       );
       // It stays so: later, small results do not clear it.
       m.record('fetch', 'nothing here');

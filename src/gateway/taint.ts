@@ -342,7 +342,7 @@ export function taintText(c: TaintCheck): string | undefined {
       return `TAINTED: ${shown} came from ${first.source.tool} (an untrusted source)${more}; ${rule}`;
     }
     case 'whole':
-      return `TAINTED: this whole session, since ${c.whole.source.tool} (an untrusted source) was read: ${c.whole.why}, so every state change of this client (and of every session with its credentials) needs a person until the gate restarts; ${rule}`;
+      return `TAINTED: this whole session, since ${c.whole.source.tool} (an untrusted source) was read: ${c.whole.why}, so every state change of this client (and of every session with its credentials) needs a person while the gate remembers it (24 hours in its store, restarts included); ${rule}`;
     case 'unchecked':
       return c.unread
         ? `TAINTED: this session's principal may have read untrusted data: ${c.why}; ${rule}`
