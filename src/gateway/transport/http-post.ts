@@ -52,11 +52,13 @@ const MAX_SOCKETS = 128;
 export class HttpPoster {
   private readonly agent: http.Agent;
   private readonly request: typeof http.request;
+  /** Where every POST goes, worked out once (not from the URL on every request). */
+  private readonly target: { protocol: string; hostname: string; port: string; path: string };
   /** Header names of the config, lower-cased: they override the transport's own, as in the SDK transport. */
   private readonly headers: Record<string, string>;
 
   constructor(
-    private readonly url: URL,
+    url: URL,
     headers: Record<string, string>,
     private readonly guard: SessionGuard,
     /** Largest message accepted in an answer (bytes). */
@@ -66,6 +68,13 @@ export class HttpPoster {
     const options = { keepAlive: true, maxSockets: MAX_SOCKETS, maxFreeSockets: MAX_SOCKETS, scheduling: 'lifo' as const };
     this.agent = secure ? new https.Agent(options) : new http.Agent(options);
     this.request = secure ? https.request : http.request;
+    this.target = {
+      protocol: url.protocol,
+      // node:http wants an IPv6 literal without its brackets.
+      hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: url.port || (secure ? '443' : '80'),
+      path: `${url.pathname}${url.search}`,
+    };
     this.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
   }
 
@@ -93,7 +102,7 @@ export class HttpPoster {
       Object.assign(headers, this.headers);
       const attempt = (again: boolean) => {
         let answered = false;
-        const req = this.request(this.url, { method: 'POST', headers, agent: this.agent });
+        const req = this.request({ ...this.target, method: 'POST', headers, agent: this.agent });
         current = req;
         req.on('error', (err: NodeJS.ErrnoException) => {
           if (aborted || answered) return;
@@ -238,6 +247,8 @@ export class SseReader {
   private event = '';
   /** Whether the last chunk ended in CR (a CRLF may be split across chunks). */
   private lastCr = false;
+  /** Whether the buffer holds a CR at all (most streams use LF only: one search per line then). */
+  private hasCr = false;
 
   constructor(
     private readonly onData: (data: string) => void,
@@ -250,6 +261,7 @@ export class SseReader {
     if (this.lastCr && text.startsWith('\n')) text = text.slice(1);
     this.lastCr = text.endsWith('\r');
     this.buffer += text;
+    this.hasCr = this.buffer.includes('\r');
     let start = 0;
     for (;;) {
       const nl = this.nextBreak(start);
@@ -264,6 +276,7 @@ export class SseReader {
 
   private nextBreak(from: number): number {
     const n = this.buffer.indexOf('\n', from);
+    if (!this.hasCr) return n;
     const r = this.buffer.indexOf('\r', from);
     if (r < 0) return n;
     if (n < 0) return r;
