@@ -223,9 +223,10 @@ describe('dry run and promote', () => {
       );
     const [noted] = await record(fake(), [['write_note', { note: 'n' }]]);
     assert.equal(verdictOf(noted ?? {})?.outcome, 'dry_run');
-    // The upstream changed write_note since, and the pins that would have said so are deleted.
+    // The upstream changed write_note since, and the pins that would have said so are deleted (the state
+    // store beside the log holds them; an older pins file is gone too).
     const config = fake('v2');
-    rmSync(join(dir, 'audit.jsonl.pins.json'));
+    for (const f of ['audit.jsonl.pins.json', 'lookfirst-state.db', 'lookfirst-state.db-wal', 'lookfirst-state.db-shm']) rmSync(join(dir, f), { force: true });
     const plan = runCli(['promote', join(dir, 'audit.jsonl'), '--config', config, '--dry-run', '--yes']);
     assert.match(plan.stdout, /approved by: a person \(the tool's pinned definition is not the one the dry run saw/);
     const r = runCli(['promote', join(dir, 'audit.jsonl'), '--config', config, '--yes']);
