@@ -43,7 +43,7 @@ export interface AuditEventFields {
   };
   approval_pending: Call & { channels: string; until: string };
   approval_lapsed: Call & { actor?: Text; reason: string };
-  call_retried: Call;
+  call_retried: Call & { args_sha256?: string };
   input_required: Call & { until: string };
   input_answered: Call;
   input_refused: Call & { reason: string };

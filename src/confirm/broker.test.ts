@@ -4,8 +4,11 @@ import { ConfirmBroker } from './broker.js';
 import type { ApprovalRequest, ConfirmChannel, OutOfBandChannel } from './channel.js';
 import { PendingApprovals } from './pending.js';
 
+/** SHA-256 of `{}`, the arguments every question here holds (a question's arguments must hash to it). */
+const EMPTY_SHA = '44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a';
+
 const req = (ms = 5000): ApprovalRequest => ({
-  call: { callId: `c-${Math.random()}`, tool: 't', upstream: 'u', upstreamTool: 't', args: {}, argsCanonical: '{}', argsSha256: 'a'.repeat(64) },
+  call: { callId: `c-${Math.random()}`, tool: 't', upstream: 'u', upstreamTool: 't', args: {}, argsCanonical: '{}', argsSha256: EMPTY_SHA },
   summary: 't',
   deadlineMs: Date.now() + ms,
 });

@@ -5,8 +5,11 @@ import { ConfirmBroker } from './broker.js';
 import type { ApprovalRequest, OutOfBandChannel } from './channel.js';
 import { PendingApprovals } from './pending.js';
 
+/** SHA-256 of `{}`, the arguments every question here holds (a question's arguments must hash to it). */
+const EMPTY_SHA = '44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a';
+
 const req = (id: string, ms = 60_000): ApprovalRequest => ({
-  call: { callId: id, tool: 't', upstream: 'u', upstreamTool: 't', args: {}, argsCanonical: '{}', argsSha256: 'a'.repeat(64) },
+  call: { callId: id, tool: 't', upstream: 'u', upstreamTool: 't', args: {}, argsCanonical: '{}', argsSha256: EMPTY_SHA },
   summary: 't',
   deadlineMs: Date.now() + ms,
 });
@@ -19,9 +22,9 @@ describe('pending approvals: how a call that no longer waits ended', () => {
     const pending = new PendingApprovals();
     const answer = new ConfirmBroker({ inClient: [], outOfBand: [shown], pending }).confirm(req('c1'), new AbortController().signal);
     await tick();
-    assert.deepEqual(await pending.decide('c1', 'a'.repeat(64), false, who), { ok: true });
+    assert.deepEqual(await pending.decide('c1', EMPTY_SHA, false, who), { ok: true });
     await answer;
-    assert.equal((await pending.decide('c1', 'a'.repeat(64), true, who)).ok, false);
+    assert.equal((await pending.decide('c1', EMPTY_SHA, true, who)).ok, false);
     assert.deepEqual(pending.ended('c1'), { kind: 'decided', by: 'webhook:bob', approved: false });
   });
 
@@ -57,10 +60,10 @@ describe('when two gate replicas share one store', () => {
       b.list().map((v) => v.callId),
       ['x1'],
     );
-    assert.deepEqual(await b.decide('x1', 'a'.repeat(64), true, who), { ok: true });
+    assert.deepEqual(await b.decide('x1', EMPTY_SHA, true, who), { ok: true });
     const approval = await answer;
     assert.equal(approval.kind, 'approved');
-    assert.equal((await a.decide('x1', 'a'.repeat(64), false, who)).ok, false, 'the first decision anywhere wins');
+    assert.equal((await a.decide('x1', EMPTY_SHA, false, who)).ok, false, 'the first decision anywhere wins');
     assert.deepEqual(a.ended('x1'), { kind: 'decided', by: 'webhook:bob', approved: true });
     a.close();
     b.close();
@@ -72,7 +75,7 @@ describe('when two gate replicas share one store', () => {
     const held = new ConfirmBroker({ inClient: [], outOfBand: [shown], pending: a }).confirm(req('x2'), new AbortController().signal);
     await tick();
     const waited = b.awaitDecision('x2', new AbortController().signal);
-    assert.deepEqual(await a.decide('x2', 'a'.repeat(64), false, who), { ok: true });
+    assert.deepEqual(await a.decide('x2', EMPTY_SHA, false, who), { ok: true });
     assert.equal((await waited).kind, 'denied');
     assert.equal((await held).kind, 'denied');
     a.close();

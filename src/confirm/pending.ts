@@ -12,6 +12,7 @@
  * through the store's change notification. The audit log, not the store, is the record of a decision:
  * the replica that runs the call logs its approval.
  */
+import { createHash } from 'node:crypto';
 import { type Clock, systemClock } from '../clock.js';
 import { createMemoryStore } from '../store/memory/memory.js';
 import type { Store, StoreRecord } from '../store/store.js';
@@ -133,7 +134,7 @@ export class PendingApprovals {
       this.store.watch(HISTORY, () => void this.refreshHistory().catch(() => {})),
     ];
     this.ready = (async () => {
-      for (const r of await store.list<PendingRecord>(PENDING)) this.shared.set(r.key, r);
+      for (const r of await store.list<PendingRecord>(PENDING)) if (isWellFormed(r)) this.shared.set(r.key, r);
       await this.refreshHistory();
     })();
     this.ready.catch(() => {});
@@ -195,7 +196,7 @@ export class PendingApprovals {
     } catch {
       return { ...gone, reason: 'the shared state store cannot be read: nothing was decided; try again once it is back' };
     }
-    if (!r || r.value.state !== 'waiting') return gone;
+    if (!r || !isWellFormed(r) || r.value.state !== 'waiting') return gone;
     if (r.value.view.argsSha256 !== argsSha256)
       return { ok: false, status: 'mismatch', reason: 'the arguments named are not the arguments held; reload and look again' };
     const next: PendingRecord = { ...r.value, state: 'decided', decision: { approve, who } };
@@ -348,6 +349,11 @@ export class PendingApprovals {
 
   /** Takes a store record in: mirrors it and, once decided or ended, answers whoever waits for it. */
   private apply(r: StoreRecord<PendingRecord>): void {
+    // A question whose shown arguments do not hash to the arguments it names is not shown or decided here.
+    if (!isWellFormed(r)) {
+      if (this.shared.delete(r.key)) this.emit();
+      return;
+    }
     this.shared.set(r.key, r);
     if (r.value.state === 'waiting') {
       this.emit();
@@ -436,6 +442,19 @@ export class PendingApprovals {
 }
 
 const TIMED_OUT = 'nobody decided before the confirmation timeout (confirm.timeout_seconds)';
+
+/** Whether a stored question is about the call it names: its key, and arguments that hash to its args_sha256. */
+function isWellFormed(r: StoreRecord<PendingRecord>): boolean {
+  const v = r.value?.view;
+  return (
+    typeof v?.callId === 'string' &&
+    v.callId === r.key &&
+    typeof v.argsCanonical === 'string' &&
+    typeof v.argsSha256 === 'string' &&
+    createHash('sha256').update(v.argsCanonical).digest('hex') === v.argsSha256 &&
+    typeof v.deadlineMs === 'number'
+  );
+}
 
 /** The answer a store record gives: the decision, or how it ended. */
 function answerOf(r: PendingRecord): ChannelAnswer {

@@ -34,6 +34,11 @@ export interface FastPathDeps {
   untrusted: (tool: string) => boolean;
   /** Sends a message to the client. */
   send: (m: JSONRPCMessage) => Promise<void>;
+  /**
+   * Told when a fast-path call starts and ends: while it runs, the session counts as busy with it, so an
+   * upstream's question during the call (sampling, elicitation) reaches this client on that call's stream.
+   */
+  busy?: (id: string | number, running: boolean) => void;
 }
 
 /** Routes allowed reads around the SDK. */
@@ -70,11 +75,13 @@ export class FastPath {
 
     const forward = tool.exposed === tool.upstreamTool ? params : { ...params, name: tool.upstreamTool };
     const clientId = m.id;
+    this.deps.busy?.(clientId, true);
     const upstreamId = tool.upstream.sendRaw(
       'tools/call',
       forward,
       (reply) => {
         if (!this.inflight.delete(clientId)) return;
+        this.deps.busy?.(clientId, false);
         void this.deps.send(toClient(clientId, reply)).catch(() => {});
         if (this.deps.logReads) {
           const outcome =
@@ -102,7 +109,10 @@ export class FastPath {
       },
       { readOnly: true },
     );
-    if (upstreamId === undefined) return false;
+    if (upstreamId === undefined) {
+      this.deps.busy?.(clientId, false);
+      return false;
+    }
     this.inflight.set(clientId, { upstream: tool.upstream, upstreamId });
     return true;
   }
@@ -115,6 +125,7 @@ export class FastPath {
     const entry = this.inflight.get(id);
     if (!entry) return false;
     this.inflight.delete(id);
+    this.deps.busy?.(id, false);
     entry.upstream.cancelRaw(entry.upstreamId, typeof params.reason === 'string' ? params.reason : 'cancelled by the client');
     return true;
   }

@@ -34,7 +34,7 @@ import { handleToolCall } from './pipeline/run.js';
 import { MAX_RECORDED_RUN_BYTES } from './pipeline/steps/record.js';
 import { idKey, isPlainObject, RAW_RESULT } from './raw.js';
 import type { Replicas } from './replicas.js';
-import type { Session } from './session.js';
+import { holdsOwner, isAuthenticated, type Session } from './session.js';
 import { TaintMemory, untrustedTest } from './taint.js';
 import { PrincipalTaint } from './taint-principals.js';
 import { rememberResource } from './tool-result.js';
@@ -144,7 +144,13 @@ export class Gateway {
    */
   async start(): Promise<void> {
     await this.catalogue.pins?.ready();
-    if (this.opts.store) this.interlock = await Interlock.open(this.opts.audit.blockedAtOpen, { store: this.opts.store, replicas: this.opts.replicas });
+    if (this.opts.store)
+      this.interlock = await Interlock.open(this.opts.audit.blockedAtOpen, {
+        store: this.opts.store,
+        replicas: this.opts.replicas,
+        // The execution, its read-back and the log writes around them, with room to spare.
+        leaseMs: 2 * this.opts.config.execution.timeoutMs + 60_000,
+      });
     for (const [tool, b] of this.interlock.list())
       this.opts.log(`warning: ${tool} is blocked since ${new Date(b.sinceMs).toISOString()}: ${b.reason}. Its next call asks a person to unlock it.`);
     await Promise.all(
@@ -232,6 +238,12 @@ export class Gateway {
             dryRun: this.opts.config.dryRun,
             untrusted: this.untrusted,
             send: (m) => transport.send(m),
+            busy: (id, running) => {
+              if (running) {
+                busy.add(id);
+                session.inflight++;
+              } else if (busy.delete(id)) session.inflight--;
+            },
           });
     // A request id may not be reused while its request is in progress: the SDK keeps one abort handle per
     // id, so a second request with the same id would take the first one's cancellation (and its
@@ -345,10 +357,12 @@ export class Gateway {
    * the gate's out-of-band channels) and its own holds.
    * @param taint the principal's taint memory (`taint.of`); a fresh one unless given (a promote run).
    *   The instructions of upstreams with untrusted tools are remembered in it: the client reads them.
-   * @param principal who the session authenticated as: with a shared store, that principal's identical
+   * @param principal who the session authenticated as: with a shared store, that principal's (and that
+   *   client's: gateway/session.ts `holdsOwner`) identical
    *   retry on another replica takes this session's holds over (gateway/hold.ts).
    */
   pipelineDeps(inClient: ConfirmChannel[], clientName: () => string, taint: TaintMemory = new TaintMemory(), principal?: string): PipelineDeps {
+    const store = this.opts.store;
     for (const u of this.upstreams) if (u.instructions) this.taint.relayed([taint], u, 'instructions', u.instructions);
     const broker = new ConfirmBroker({ inClient, outOfBand: this.opts.outOfBand ?? [], pending: this.opts.pending });
     return {
@@ -367,8 +381,13 @@ export class Gateway {
       holds: auditedHolds(
         this.opts.audit,
         this.opts.pending,
-        this.opts.store && principal !== undefined
-          ? { store: this.opts.store, principal, replica: this.opts.replicas?.id ?? 'local', pending: this.opts.pending }
+        store && isAuthenticated(principal)
+          ? {
+              store,
+              owner: () => holdsOwner(principal, clientName()) ?? '',
+              replica: this.opts.replicas?.id ?? 'local',
+              pending: this.opts.pending,
+            }
           : undefined,
         this.opts.clock,
       ),

@@ -53,8 +53,11 @@ export interface HoldsOptions {
 /** What sharing holds across replicas needs. */
 export interface SharedHolds {
   store: Store;
-  /** Who the session authenticated as: only the same principal's retry takes a hold over. */
-  principal: string;
+  /**
+   * Whose held calls these are: the authenticated principal and the client's own name (gateway/session.ts
+   * `holdsOwner`). Only the same owner's retry takes a hold over; read when a hold is opened or looked for.
+   */
+  owner: () => string;
   /** This replica's id (claims name it). */
   replica: string;
   pending: PendingApprovals;
@@ -68,6 +71,20 @@ interface HoldRecord {
 }
 
 const HOLD = 'hold';
+
+/** Whether a stored hold is well formed and about this tool and these arguments. */
+function bindsCall(rec: HoldRecord, tool: string, argsSha256: string): boolean {
+  const c = rec?.call as Partial<ToolCall> | undefined;
+  return (
+    typeof rec?.deadlineMs === 'number' &&
+    typeof c?.callId === 'string' &&
+    /^[0-9a-f-]{36}$/.test(c.callId) &&
+    c.tool === tool &&
+    c.argsSha256 === argsSha256 &&
+    typeof c.upstream === 'string' &&
+    typeof c.upstreamTool === 'string'
+  );
+}
 const CLAIM = 'claim';
 /** How long a claim is kept after its call ran (ms): longer than any confirmation timeout matters. */
 const CLAIM_TTL_MS = 24 * 3600_000;
@@ -86,7 +103,7 @@ export class Holds {
 
   private sharedKey(tool: string, argsSha256: string): string {
     // JSON, not a separator character: PostgreSQL text holds no NUL, and a tool name may hold anything else.
-    return JSON.stringify([this.opts.shared?.principal, tool, argsSha256]);
+    return JSON.stringify([this.opts.shared?.owner(), tool, argsSha256]);
   }
 
   /**
@@ -110,6 +127,9 @@ export class Holds {
     }
     const rec = await shared.store.get<HoldRecord>(HOLD, this.sharedKey(tool, argsSha256)).catch(() => undefined);
     if (!rec || rec.value.deadlineMs <= this.now()) return undefined;
+    // The record must be about this very call: a record that names another tool, other arguments or a
+    // malformed call is not taken over (the arguments that run are always the retry's own: pipeline/steps/retry.ts).
+    if (!bindsCall(rec.value, tool, argsSha256)) return undefined;
     if (await shared.store.get(CLAIM, rec.value.call.callId).catch(() => 'unknown')) return undefined;
     const { call, deadlineMs } = rec.value;
     const hold = this.open(
@@ -229,26 +249,32 @@ export class Holds {
   }
 
   /**
-   * Claims a decided hold for the waiting request: no other request can take it after this.
-   * @returns false when the hold is no longer open (it lapsed, or the session closed): its decision must
-   *   not be acted on.
+   * Claims a decided hold for the waiting request: no other request, on any replica, can take it after this.
+   * @returns `taken` when this request may act on the decision; `lapsed` when the hold is no longer open
+   *   (it lapsed, or the session closed); `elsewhere` when another replica claimed it first (it ran, or
+   *   runs, there): either way its decision must not be acted on here.
    */
-  async take(hold: Hold): Promise<boolean> {
+  async take(hold: Hold): Promise<'taken' | 'lapsed' | 'elsewhere'> {
     const h = this.holds.get(hold.key);
-    if (h !== hold) return false;
+    if (h !== hold) return 'lapsed';
     if (this.now() >= hold.deadlineMs) {
       // Past the deadline the timer may just not have fired yet: the approval lapsed.
       await this.expire(h, 'the retry came after confirm.timeout_seconds');
-      return false;
+      return 'lapsed';
     }
     clearTimeout(h.expiry);
     this.holds.delete(hold.key);
     const shared = this.opts.shared;
-    if (!shared) return true;
+    if (!shared) return 'taken';
     // Exactly one replica runs it: the first claim wins; a store that cannot say runs nothing.
-    const won = await shared.store.putIfAbsent(CLAIM, hold.call.callId, { replica: shared.replica }, { ttlMs: CLAIM_TTL_MS }).catch(() => undefined);
+    let won: unknown;
+    try {
+      won = await shared.store.putIfAbsent(CLAIM, hold.call.callId, { replica: shared.replica }, { ttlMs: CLAIM_TTL_MS });
+    } catch {
+      return 'lapsed';
+    }
     await shared.store.delete(HOLD, this.sharedKey(hold.call.tool, hold.call.argsSha256)).catch(() => false);
-    return won !== undefined;
+    return won ? 'taken' : 'elsewhere';
   }
 
   /** Withdraws the question from every channel (a waiting request was cancelled); nothing will run. */

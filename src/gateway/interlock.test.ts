@@ -146,7 +146,7 @@ describe('Interlock', () => {
 
     it('blocks the tool when the replica that held its execution stopped, before anyone runs it again', async () => {
       const store = createMemoryStore({ clock });
-      await store.put('exec', 't', { replica: 'gone-1234', sinceMs: 1 });
+      await store.put('exec', 't', { state: 'held', replica: 'gone-1234', sinceMs: 1, untilMs: 10_000_000 });
       const rb = await Replicas.start(store, clock, 'b');
       const b = await Interlock.open([], { store, replicas: rb });
       let ran = false;
@@ -155,6 +155,34 @@ describe('Interlock', () => {
         assert.match(b.blockOf('t')?.reason ?? '', /stopped while it was executing/);
       });
       assert.equal(ran, true, 'the work runs and sees the block (the pipeline then denies the call)');
+      await rb.stop();
+      b.close();
+    });
+
+    it('takes over a lease past its time (its replica lost the store while executing) and blocks the tool first', async () => {
+      const store = createMemoryStore({ clock });
+      const ra = await Replicas.start(store, clock, 'a');
+      await store.put('exec', 't', { state: 'held', replica: ra.id, sinceMs: 1, untilMs: 2 });
+      const rb = await Replicas.start(store, clock, 'b');
+      const b = await Interlock.open([], { store, replicas: rb });
+      await b.executing('t', async () => {
+        assert.match(b.blockOf('t')?.reason ?? '', /past its time/);
+      });
+      await ra.stop();
+      await rb.stop();
+      b.close();
+    });
+
+    it('blocks the tool over a lease it cannot read, and hands a lease back only if it is still its own', async () => {
+      const store = createMemoryStore({ clock });
+      await store.put('exec', 't', { what: 'garbage' });
+      const rb = await Replicas.start(store, clock, 'b');
+      const b = await Interlock.open([], { store, replicas: rb });
+      await b.executing('t', async () => {
+        assert.match(b.blockOf('t')?.reason ?? '', /cannot be read/);
+      });
+      await settle();
+      assert.deepEqual((await store.get('exec', 't'))?.value, { state: 'free' });
       await rb.stop();
       b.close();
     });

@@ -17,8 +17,9 @@
  * A lease whose replica stopped (its heartbeat expired: gateway/replicas.ts) while it executed means an
  * outcome nobody knows: the tool is blocked before anyone executes it again.
  */
+import { systemClock } from '../clock.js';
 import { createMemoryStore } from '../store/memory/memory.js';
-import type { Store } from '../store/store.js';
+import type { Store, StoreRecord } from '../store/store.js';
 import type { Replicas } from './replicas.js';
 
 /** Why a tool is blocked. */
@@ -31,21 +32,21 @@ export interface BlockInfo {
 
 /** A tool's record in the store: blocked, or cleared (which block, when). */
 type BlockRecord = { state: 'blocked'; info: BlockInfo } | { state: 'clear'; clearedCallId?: string; atMs: number };
-/** An execution in progress: which replica runs which call. */
-interface Lease {
-  replica: string;
-  sinceMs: number;
-}
+/** A tool's execution lease: held by a replica since when and until when at most, or free. */
+type Lease = { state: 'held'; replica: string; sinceMs: number; untilMs: number } | { state: 'free' };
 
 const BLOCK = 'block';
 const EXEC = 'exec';
 /** How often a waiting execution looks again at a lease held elsewhere, besides change notifications (ms). */
 const LEASE_POLL_MS = 1000;
+/** Longest a lease is honoured when `leaseMs` is not given (ms): past it, its execution counts as cut off. */
+const DEFAULT_LEASE_MS = 10 * 60_000;
 
 /** What every session's view shares: the store, the block cache and the local executions in progress. */
 interface Shared {
   store: Store;
   replicas?: Replicas;
+  leaseMs: number;
   blocked: Map<string, BlockInfo>;
   executions: Map<string, Promise<unknown>>;
   unwatch?: () => void;
@@ -55,8 +56,14 @@ interface Shared {
 export interface InterlockOptions {
   /** Where blocks and leases live (default: a memory store of this process only). */
   store?: Store;
-  /** Replica liveness: a lease of a stopped replica blocks its tool. Absent: leases never go stale. */
+  /** Replica liveness: a lease of a stopped replica blocks its tool. */
   replicas?: Replicas;
+  /**
+   * Longest one execution may hold its tool's lease (ms): the execution timeout, the read-back and the
+   * log writes. A lease held longer (its replica lost the store while it executed, or hangs) counts as an
+   * execution cut off: the tool is blocked and the lease taken over.
+   */
+  leaseMs?: number;
 }
 
 /** Blocked tools, per-tool serialization of executions (gate-wide) and of questions (per session). */
@@ -70,7 +77,13 @@ export class Interlock {
    * @param shared internal: the state of the gate-wide interlock a session view belongs to.
    */
   constructor(initial: Iterable<[string, BlockInfo]> = [], shared?: Shared, opts: InterlockOptions = {}) {
-    this.shared = shared ?? { store: opts.store ?? createMemoryStore(), replicas: opts.replicas, blocked: new Map(), executions: new Map() };
+    this.shared = shared ?? {
+      store: opts.store ?? createMemoryStore(),
+      replicas: opts.replicas,
+      leaseMs: opts.leaseMs ?? DEFAULT_LEASE_MS,
+      blocked: new Map(),
+      executions: new Map(),
+    };
     for (const [tool, info] of initial) this.shared.blocked.set(tool, info);
   }
 
@@ -176,37 +189,72 @@ export class Interlock {
         await this.sync(tool);
         return await work();
       } finally {
-        await release();
+        // In the background: the next execution here may take the lease back from this replica itself.
+        void release();
       }
     });
   }
 
-  /** Takes the tool's execution lease, waiting for another replica's to end; a stopped replica's blocks the tool. */
+  /**
+   * Takes the tool's execution lease, waiting for another replica's to end. A lease whose replica stopped,
+   * or that is past its time, is an execution cut off: the tool is blocked before the lease is taken over
+   * (a lease this replica left, when releasing it failed, is simply taken back: its outcome is known).
+   * @returns the release, which hands the lease back only if it is still this one (retried a while when
+   *   the store fails, so that a blip does not leave the tool held).
+   */
   private async lease(tool: string): Promise<() => Promise<void>> {
-    const { store, replicas } = this.shared;
+    const { store, replicas, leaseMs } = this.shared;
     const me = replicas?.id ?? 'local';
+    const clock = replicas?.clock ?? systemClock;
+    const now = () => clock.nowMs();
     for (;;) {
-      const taken = await store.putIfAbsent<Lease>(EXEC, tool, { replica: me, sinceMs: replicas?.clock.nowMs() ?? 0 });
-      if (taken) return async () => void (await store.delete(EXEC, tool).catch(() => false));
+      const mine: Lease = { state: 'held', replica: me, sinceMs: now(), untilMs: now() + leaseMs };
       const held = await store.get<Lease>(EXEC, tool);
-      if (!held) continue;
-      if (replicas && held.value.replica !== me && !(await replicas.alive(held.value.replica))) {
-        // Its replica stopped while it executed: nobody knows the outcome. Block, then take the lease.
+      let taken: StoreRecord<Lease> | undefined;
+      const v = held?.value;
+      const valid = v?.state === 'free' || (v?.state === 'held' && typeof v.replica === 'string' && Number.isFinite(v.untilMs));
+      if (!held) taken = await store.putIfAbsent<Lease>(EXEC, tool, mine);
+      else if (v?.state === 'free' || (valid && v?.state === 'held' && v.replica === me))
+        taken = await store.compareAndSet<Lease>(EXEC, tool, held.version, mine);
+      else if (!valid || (v?.state === 'held' && (now() > v.untilMs || (replicas && !(await replicas.alive(v.replica)))))) {
+        // A lease nobody can vouch for (malformed, past its time, or its replica stopped): fail closed.
+        const who = v?.state === 'held' && typeof v.replica === 'string' ? v.replica : 'unknown';
+        const why = !valid
+          ? 'left an execution lease that cannot be read'
+          : v?.state === 'held' && now() > v.untilMs
+            ? 'held its execution lease past its time'
+            : 'stopped';
         await this.block(tool, {
-          sinceMs: replicas.clock.nowMs(),
-          reason: `gate replica ${held.value.replica} stopped while it was executing ${tool}: the outcome is unknown`,
-          callId: 'unknown',
+          sinceMs: now(),
+          reason: `gate replica ${who} ${why} while it was executing ${tool}: the outcome is unknown`,
+          callId: `lease:${who}:${v?.state === 'held' ? v.sinceMs : held.version}`,
         });
-        await store.consumeOnce(EXEC, tool);
-        continue;
+        taken = await store.compareAndSet<Lease>(EXEC, tool, held.version, mine);
       }
-      await changeOf(store, EXEC, tool, LEASE_POLL_MS);
+      if (taken) {
+        const version = taken.version;
+        return () => release(store, tool, version);
+      }
+      if (held && !taken) await changeOf(store, EXEC, tool, LEASE_POLL_MS);
     }
   }
 
   /** Stops following other replicas' changes. */
   close(): void {
     this.shared.unwatch?.();
+  }
+}
+
+/** Hands a lease back (free) if it is still the one taken; retries a store failure for about a minute. */
+async function release(store: Store, tool: string, version: number): Promise<void> {
+  for (let attempt = 0; attempt < 12; attempt++) {
+    try {
+      const now = await store.get<Lease>(EXEC, tool);
+      if (now?.version === version) await store.compareAndSet<Lease>(EXEC, tool, version, { state: 'free' });
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, Math.min(10_000, 250 * 2 ** attempt)).unref?.());
+    }
   }
 }
 

@@ -237,12 +237,8 @@ export class ModernFront {
         deps: undefined as never,
         detach: () => {},
       };
-      // Holds are shared by the principal and the client's claimed name, the same on every replica.
-      const holdsOf = `${principal}:${createHash('sha256')
-        .update(client?.name ?? '')
-        .digest('base64url')
-        .slice(0, 16)}`;
-      created.deps = this.opts.gateway.pipelineDeps([], () => created.client?.name ?? 'client', owner.taint, holdsOf);
+      // Holds are shared by the principal and the client's claimed name (gateway/session.ts holdsOwner).
+      created.deps = this.opts.gateway.pipelineDeps([], () => created.client?.name ?? 'client', owner.taint, principal);
       created.session = {
         ready: true,
         activeIds: new Set(),

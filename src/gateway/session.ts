@@ -3,6 +3,7 @@
  * that relay to sessions, gateway/upstream-questions.ts and gateway/notify-scope.ts, need not import the
  * gateway that holds them).
  */
+import { createHash } from 'node:crypto';
 import type { Notification, Result } from '@modelcontextprotocol/sdk/types.js';
 import type { Holds } from './hold.js';
 import type { TaintMemory } from './taint.js';
@@ -27,4 +28,27 @@ export interface Session {
   /** Relays an upstream's question (elicitation, sampling) to this client; absent where it cannot be asked. */
   ask?: (method: string, params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<Result>;
   close(): Promise<void>;
+}
+
+/** How the HTTP endpoint names a principal a bearer token authenticated (`token:<digest>`). */
+export const AUTHENTICATED_PREFIX = 'token:';
+
+/**
+ * Whether a principal is an authenticated identity (a bearer token), the same on every replica. Only then
+ * are its held calls shared across its sessions and replicas (gateway/hold.ts): `stdio`, `loopback` and
+ * other unauthenticated principals may be several clients under one name, so each session keeps its own.
+ */
+export function isAuthenticated(principal: string | undefined): boolean {
+  return principal?.startsWith(AUTHENTICATED_PREFIX) === true;
+}
+
+/**
+ * Who owns a session's held calls across sessions and replicas: an authenticated principal together with
+ * the name its client gives (two clients that share a token are two owners; the same client reconnecting
+ * elsewhere is the same one). Undefined for a principal that is not authenticated: its holds stay in the
+ * session.
+ */
+export function holdsOwner(principal: string | undefined, clientName: string): string | undefined {
+  if (!isAuthenticated(principal)) return undefined;
+  return `${principal}:${createHash('sha256').update(clientName).digest('base64url').slice(0, 16)}`;
 }

@@ -14,7 +14,7 @@
  * oldest idle session, nobody else's). A session is used only by the principal that opened it.
  * The token authenticates; it does not encrypt. Beyond this host, put TLS in front.
  */
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -22,6 +22,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { Gateway } from '../gateway/gateway.js';
 import type { ModernFront } from '../gateway/modern.js';
+import { AUTHENTICATED_PREFIX } from '../gateway/session.js';
 import { HttpFrontTransport } from '../gateway/transport/http-front.js';
 import { MAX_MESSAGE_BYTES } from '../gateway/upstream.js';
 import { readBounded } from './budget.js';
@@ -140,16 +141,18 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
         }
       })
     : undefined;
-  const expected = (opts.tokens ?? []).map((t) => Buffer.from(`Bearer ${t}`));
-  /** Which principal an Authorization header authenticates as: `token N`, `loopback` without tokens, undefined when none matches. */
+  const expected = (opts.tokens ?? []).map((t) => ({ bearer: Buffer.from(`Bearer ${t}`), principal: tokenPrincipal(t) }));
+  /**
+   * Which principal an Authorization header authenticates as: `token:<digest>` (the same name for the same
+   * token on every replica, whatever line of the token file holds it: held calls and taint follow it),
+   * `loopback` without tokens, undefined when none matches.
+   */
   function principalFor(authorization: string | undefined): string | undefined {
     if (expected.length === 0) return 'loopback';
     const given = Buffer.from(authorization ?? '');
     let found: string | undefined;
     // Every token is compared (no early exit), each in constant time.
-    expected.forEach((e, i) => {
-      if (given.length === e.length && timingSafeEqual(given, e)) found = `token ${i + 1}`;
-    });
+    for (const e of expected) if (given.length === e.bearer.length && timingSafeEqual(given, e.bearer)) found = e.principal;
     return found;
   }
   const principalOf = (req: IncomingMessage): string | undefined => principalFor(header(req, 'authorization'));
@@ -258,4 +261,9 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
       await close(server);
     },
   };
+}
+
+/** The principal a bearer token authenticates as: a short digest, never the token (gateway/session.ts `isAuthenticated`). */
+function tokenPrincipal(token: string): string {
+  return `${AUTHENTICATED_PREFIX}${createHash('sha256').update(`lookfirst principal\u0000${token}`).digest('base64url').slice(0, 16)}`;
 }

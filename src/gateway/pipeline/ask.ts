@@ -53,7 +53,9 @@ export type ApprovalWait =
   | { kind: 'pending'; hold: Hold }
   | { kind: 'cancelled'; approval: Approval }
   /** Approved, but the approval expired before this request could claim it: nothing runs. */
-  | { kind: 'lapsed' };
+  | { kind: 'lapsed' }
+  /** Another gate replica claimed the decided call first: it ran (or runs) there, not here. */
+  | { kind: 'elsewhere' };
 
 /**
  * Waits for a person's decision on `call` in this request: opens a hold (or re-attaches to `existing`),
@@ -81,6 +83,8 @@ export async function awaitApproval(deps: PipelineDeps, ctx: CallContext, req: A
   const approval = await hold.decided;
   // A decision counts only while its hold is open: one that lapsed (or whose session closed) meanwhile runs nothing.
   // Only an approval can lapse: a denial (nobody decided in time included) is told as it is.
-  if (!(await deps.holds.take(hold))) return approval.kind === 'approved' ? { kind: 'lapsed' } : { kind: 'decided', approval };
+  const claim = await deps.holds.take(hold);
+  if (claim === 'elsewhere') return { kind: 'elsewhere' };
+  if (claim === 'lapsed') return approval.kind === 'approved' ? { kind: 'lapsed' } : { kind: 'decided', approval };
   return { kind: 'decided', approval };
 }

@@ -14,6 +14,7 @@
  * Calls are synchronous underneath: a write waiting on another process's lock blocks this event loop for
  * at most `busy_timeout`.
  */
+import { closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { systemClock } from '../../clock.js';
 import { expiryOf, fromJsonText, type PutOptions, type Store, type StoreOptions, type StoreRecord, toJsonText, toRecord, verifyKindKey } from '../store.js';
@@ -47,6 +48,15 @@ export function createSqliteStore(path: string, opts: StoreOptions = {}): Store 
   const clock = opts.clock ?? systemClock;
   const where = `the store file ${path}`;
   const db = guard(where, () => {
+    // Whoever can write the store can record a decision (docs/threat-model.md): only the gate's user may
+    // read or write it. SQLite gives its -wal and -shm files the database file's permissions.
+    if (path !== ':memory:' && !existsSync(path)) {
+      try {
+        closeSync(openSync(path, 'a', 0o600));
+      } catch {
+        // SQLite says below what is wrong with the path, in the words of its own error.
+      }
+    }
     const d = new Database(path, { timeout: SQLITE_BUSY_TIMEOUT_MS });
     try {
       d.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);

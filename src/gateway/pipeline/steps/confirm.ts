@@ -33,6 +33,11 @@ export const confirm: Step<FixedState> = async (s) => {
     }
     return undefined;
   }
+  // One session cannot bury a person in questions (nor grow the shared store and every page without bound).
+  if (!s.retried && deps.holds.count >= MAX_OPEN_QUESTIONS)
+    return deny(
+      `this session already has ${deps.holds.count} questions waiting for a person (at most ${MAX_OPEN_QUESTIONS}); wait for them to be decided or to time out, then call again`,
+    );
   const { summary } = summaryOf(call, decision.taint);
   const diff = s.retried
     ? undefined
@@ -59,6 +64,14 @@ export const confirm: Step<FixedState> = async (s) => {
     // A promote waits for its person; it has no retry to come back with.
     deps.holds.withdraw(got.hold);
     return deny('nobody decided in time');
+  }
+  if (got.kind === 'elsewhere') {
+    const reason = `this approved call was claimed by another gate replica, which runs it there (call ${call.callId}); it was not run here`;
+    return {
+      kind: 'refused',
+      verdict: { outcome: 'denied', reason, retry_safe: false, call_id: call.callId, args_sha256: call.argsSha256 },
+      text: `lookfirst: ${tool.exposed} was NOT run by this request: ${reason}. Do not call it again unless it should be done a second time.`,
+    };
   }
   if (got.kind === 'lapsed')
     return deny(replay ? 'the approval lapsed' : 'the approval lapsed before this call came back for it (confirm.timeout_seconds); call again to ask again');
@@ -93,5 +106,8 @@ async function pendingOutcome(s: FixedState, hold: import('../../hold.js').Hold)
     text: `lookfirst: ${tool.exposed} has NOT been executed yet: it is ${reason}. Nothing has run. Call ${tool.exposed} again with exactly the same arguments to keep waiting for the decision (it runs once, if approved); other arguments make a new request.`,
   };
 }
+
+/** Most questions one client session may have open at once (decided but unclaimed ones included). */
+export const MAX_OPEN_QUESTIONS = 16;
 
 const CHANNEL_WORDS: Record<string, string> = { web: 'the approval web page', webhook: 'the webhook receiver', terminal: "the gate's terminal" };

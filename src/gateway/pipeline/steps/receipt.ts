@@ -12,7 +12,7 @@ export const receipt: Step<FixedState> = async (s) => {
   const { deps, call, decision } = s;
   const base = { call_id: call.callId, tool: call.tool };
   try {
-    if (s.retried) await deps.audit.appendDurable({ event: 'call_retried', ...base });
+    if (s.retried) await deps.audit.appendDurable({ event: 'call_retried', ...base, args_sha256: call.argsSha256 });
     else {
       const replay = s.input.kind === 'replay';
       await deps.audit.appendDurable(

@@ -9,7 +9,9 @@ export const retry: Step<FixedState> = async (s) => {
   const held = await s.deps.holds.findShared(s.tool.exposed, s.call.argsSha256);
   if (held) {
     s.retried = held;
-    s.call = held.call;
+    // The question's call id, the retry's own arguments: they hash to the same args_sha256 (the hold's key),
+    // so what runs is what this request sent and what the person was shown, never a stored copy.
+    s.call = { ...s.call, callId: held.call.callId };
   }
   return undefined;
 };
