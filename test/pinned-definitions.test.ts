@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { PIN_KIND, PINNED_UPSTREAM_KIND } from '../src/gateway/pins.js';
+import { createSqliteStore } from '../src/store/sqlite/sqlite.js';
 import { approve, auditEntries, decline, FAKE_UPSTREAM, type Human, NODE, ROOT, runCli, startAgent, textOf, tmp, verdictOf, writeConfig } from './helpers.js';
 
 const FILE_TOOLS = join(ROOT, 'test/fixtures/file-tools-upstream.mjs');
@@ -55,7 +57,7 @@ describe('pinned tool definitions', () => {
     const first = await echo(config(dir, undefined, true), approve);
     assert.equal(textOf(first.r), '{"hi":1}');
     assert.equal(first.asked.length, 0, 'first sight pins, asks nothing');
-    assert.ok(existsSync(join(dir, 'audit.jsonl.pins.json')));
+    assert.deepEqual(Object.keys(await pinsIn(dir)), ['fake'], 'pinned in the state store beside the log');
 
     // The upstream changed echo's description: allowed by rule, still held for the definition.
     const changed = await echo(config(dir, 'v2'), approve);
@@ -122,8 +124,7 @@ describe('pinned tool definitions', () => {
       let agent = await startAgent(g.cfg, decline);
       try {
         assert.deepEqual((await agent.client.listTools()).tools, []);
-        const pins = JSON.parse(readFileSync(join(g.dir, 'audit.jsonl.pins.json'), 'utf8')) as { upstreams: Record<string, unknown> };
-        assert.deepEqual(pins.upstreams, { files: {} }, 'the empty listing is pinned');
+        assert.deepEqual(await pinsIn(g.dir), { files: [] }, 'the empty listing is pinned');
         g.set([tool('read_thing', 'Reads a thing')]);
         assert.deepEqual(
           (await agent.client.listTools()).tools.map((t) => t.name),
@@ -152,7 +153,7 @@ describe('pinned tool definitions', () => {
       writeFileSync(join(g.dir, 'tools.json'), 'not json: the upstream fails tools/list');
       const agent = await startAgent(g.cfg, decline);
       try {
-        assert.ok(!existsSync(join(g.dir, 'audit.jsonl.pins.json')), 'a failed listing pins nothing');
+        assert.deepEqual(await pinsIn(g.dir), {}, 'a failed listing pins nothing');
         g.set([tool('read_thing', 'Reads a thing')]);
         assert.equal(textOf(await agent.call('read_thing', { a: 1 })), 'read_thing {"a":1}', 'the first successful listing is the first sight');
         assert.equal(agent.asked.length, 0);
@@ -189,3 +190,24 @@ describe('pinned tool definitions', () => {
     assert.equal(runCli(['verify-log', '--config', g.cfg]).status, 0);
   });
 });
+
+/**
+ * What the gate pinned, read from its state store beside the log (lookfirst-state.db): upstream → the
+ * names of its pinned tools.
+ */
+async function pinsIn(dir: string): Promise<Record<string, string[]>> {
+  const path = join(dir, 'lookfirst-state.db');
+  if (!existsSync(path)) return {};
+  const store = createSqliteStore(path);
+  try {
+    const out: Record<string, string[]> = {};
+    for (const r of await store.list(PINNED_UPSTREAM_KIND)) out[r.key] = [];
+    for (const r of await store.list(PIN_KIND)) {
+      const [upstream, tool] = r.key.split('/');
+      (out[upstream as string] ??= []).push(decodeURIComponent(tool ?? ''));
+    }
+    return out;
+  } finally {
+    await store.close();
+  }
+}

@@ -16,8 +16,10 @@
  * (gateway/taint-store.ts): read from the store when `of` first creates it, then kept fresh by change
  * notifications; `sync()` re-reads every memory.
  */
+
 import type { Store } from '../store/store.js';
 import type { CatalogueTool } from './catalogue.js';
+import { isAuthenticated } from './session.js';
 import { TaintMemory } from './taint.js';
 import { isUntrusted } from './tool-result.js';
 import type { Upstream } from './upstream.js';
@@ -37,14 +39,16 @@ export class PrincipalTaint {
   ) {}
 
   /**
-   * The memory of an authenticated principal, created on first sight and kept while the gate runs. With a
-   * store, a new memory starts reading the principal's from it at once: until it has, `check` answers
-   * `unchecked` for arguments carrying nothing remembered (await `sync()` for a fresh view).
+   * The memory of a principal, created on first sight and kept while the gate runs. An authenticated
+   * principal's (a bearer token: the same identity on every replica) is shared through the store: a new
+   * memory starts reading it at once, and until it has, `check` answers `unchecked` for arguments carrying
+   * nothing remembered (await `sync()` for a fresh view). `stdio` and `loopback` may be several clients
+   * under one name (two apps starting the gate with one config), so theirs stays in the process.
    */
   of(principal: string): TaintMemory {
     let t = this.memories.get(principal);
     if (!t) {
-      t = this.store ? new TaintMemory(undefined, undefined, { store: this.store, principal }) : new TaintMemory();
+      t = this.store && isAuthenticated(principal) ? new TaintMemory(undefined, undefined, { store: this.store, principal }) : new TaintMemory();
       this.memories.set(principal, t);
     }
     return t;
