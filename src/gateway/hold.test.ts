@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { PendingApprovals } from '../confirm/pending.js';
+import { createMemoryStore } from '../store/memory/memory.js';
 import type { Approval, ToolCall } from '../types.js';
 import { Holds } from './hold.js';
 
@@ -28,8 +30,8 @@ describe('holds', () => {
     const { holds } = registry();
     const h = holds.open(call(1), Date.now() + 10_000, async () => approved);
     await h.decided;
-    assert.equal(await holds.take(h), true);
-    assert.equal(await holds.take(h), false);
+    assert.equal(await holds.take(h), 'taken');
+    assert.equal(await holds.take(h), 'lapsed');
     assert.equal(holds.find('t', call(1).argsSha256), undefined);
   });
 
@@ -40,7 +42,7 @@ describe('holds', () => {
     // Block the event loop past the deadline, so the expiry timer cannot have run yet.
     const until = Date.now() + 60;
     while (Date.now() < until);
-    assert.equal(await holds.take(h), false);
+    assert.equal(await holds.take(h), 'lapsed');
     assert.deepEqual(log, ['approval c2 approved', 'lapsed c2 the retry came after confirm.timeout_seconds']);
   });
 
@@ -64,7 +66,7 @@ describe('holds', () => {
     assert.ok(withdrawn);
     assert.ok(log.includes('lapsed c3 the client disconnected'));
     assert.ok(log.includes('approval c4 denied'));
-    assert.equal(await holds.take(a), false);
+    assert.equal(await holds.take(a), 'lapsed');
   });
 
   it('a request waiting on a question the client is asked itself is not cut short by the hold', async () => {
@@ -75,5 +77,43 @@ describe('holds', () => {
     await new Promise((r) => setTimeout(r, 60));
     decide(approved);
     assert.equal(await waiting, 'decided');
+  });
+
+  describe('when two gate replicas share one store', () => {
+    const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    const shared = (store: ReturnType<typeof createMemoryStore>, pending: PendingApprovals, owner: string, replica: string) =>
+      new Holds({ logApproval: async () => {}, logLapse: async () => {}, shared: { store, owner: () => owner, replica, pending } });
+
+    it('one claim wins; the other replica is told the call was claimed elsewhere', async () => {
+      const store = createMemoryStore();
+      const pending = new PendingApprovals(undefined, { store });
+      const c = { ...call(7), callId: uuid(7) };
+      const [a, b] = [shared(store, pending, 'token:x:app', 'a'), shared(store, pending, 'token:x:app', 'b')];
+      const ha = a.open(c, Date.now() + 10_000, async () => approved);
+      await new Promise((r) => setImmediate(r));
+      const hb = await b.findShared('t', c.argsSha256);
+      assert.ok(hb, 'the same owner finds the hold on another replica');
+      await ha.decided;
+      assert.equal(await a.take(ha), 'taken');
+      assert.equal(await b.take(hb), 'elsewhere');
+      pending.close();
+    });
+
+    it('another owner never finds it, and a stored hold naming other arguments is not taken over', async () => {
+      const store = createMemoryStore();
+      const pending = new PendingApprovals(undefined, { store });
+      const c = { ...call(8), callId: uuid(8) };
+      const a = shared(store, pending, 'token:x:app', 'a');
+      a.open(c, Date.now() + 10_000, async () => approved);
+      await new Promise((r) => setImmediate(r));
+      assert.equal(await shared(store, pending, 'token:y:app', 'b').findShared('t', c.argsSha256), undefined, 'another principal');
+      assert.equal(await shared(store, pending, 'token:x:other', 'b').findShared('t', c.argsSha256), undefined, 'another client of the same token');
+      // Someone rewrites the stored hold to name other arguments under the same key: it is refused.
+      const key = JSON.stringify(['token:x:app', 't', c.argsSha256]);
+      const rec = await store.get<{ call: ToolCall; deadlineMs: number; replica: string }>('hold', key);
+      await store.put('hold', key, { ...rec?.value, call: { ...c, argsSha256: 'f'.repeat(64), args: { evil: true } } });
+      assert.equal(await shared(store, pending, 'token:x:app', 'b').findShared('t', c.argsSha256), undefined);
+      pending.close();
+    });
   });
 });
