@@ -12,77 +12,16 @@
  * through the store's change notification. The audit log, not the store, is the record of a decision:
  * the replica that runs the call logs its approval.
  */
-import { createHash } from 'node:crypto';
 import { type Clock, systemClock } from '../clock.js';
 import { createMemoryStore } from '../store/memory/memory.js';
 import type { Store, StoreRecord } from '../store/store.js';
-import type { Decider, Risk } from '../types.js';
+import type { Decider } from '../types.js';
 import type { ApprovalRequest, ChannelAnswer } from './channel.js';
-import type { Lookalike } from './lookalike.js';
+import { answerOf, isWellFormed, type PendingRecord } from './pending-record.js';
+import { CONFIRM_TIMEOUT, type DecideResult, type EndedHow, type HistoryItem, type PendingListener, type PendingView, TIMED_OUT } from './pending-types.js';
 
-/** What an approver sees of a pending call. */
-export interface PendingView {
-  callId: string;
-  tool: string;
-  upstream: string;
-  purpose: 'execute' | 'unlock' | 'definition';
-  summary: string;
-  argsCanonical: string;
-  argsSha256: string;
-  client: string;
-  risk: Risk;
-  riskReason: string;
-  lookalikes: Lookalike[];
-  /** Unified diff of a file write or edit, when one could be made. */
-  diff?: string;
-  /** Channels showing it now, e.g. `["web", "webhook"]`. */
-  channels: string[];
-  /** When the call started waiting (ms since epoch). */
-  sinceMs: number;
-  deadlineMs: number;
-}
-
-/** A decided (or lapsed) call, newest first in `history()`. */
-export interface HistoryItem {
-  callId: string;
-  tool: string;
-  summary: string;
-  purpose: 'execute' | 'unlock' | 'definition';
-  /** `approved`, `denied`, `timed out`, `withdrawn` (client cancelled), `not shown` (no channel could). */
-  decision: string;
-  actor?: string;
-  comment?: string;
-  atMs: number;
-  /** Filled in after execution: `executed`, `denied`, …, and the read-back outcome. */
-  outcome?: string;
-  readback?: string;
-}
-
-/** Outcome of a decision attempt: `ok`, or why it was refused and whether the call exists at all. */
-export type DecideResult = { ok: true } | { ok: false; reason: string; status: 'gone' | 'mismatch' };
-
-/**
- * How a call that no longer waits ended, as a late decision is told: `decided` (a replayed or second
- * decision), `timed out` (nobody decided in time), `withdrawn` (the client cancelled or went away, or no
- * channel could show it).
- */
-export type EndedHow = { kind: 'decided'; by: string; approved: boolean } | { kind: 'timed out' } | { kind: 'withdrawn'; reason: string };
-
-/** The abort reason the broker gives when the confirmation timeout passes (tells a timeout from a cancel). */
-export const CONFIRM_TIMEOUT = 'confirm.timeout_seconds';
-
-/** A change the page streams: the full state is cheap to resend and never goes out of order. */
-export type PendingListener = () => void;
-
-/** A question as the store keeps it: waiting, decided (by whom, which way), or ended otherwise. */
-interface PendingRecord {
-  view: PendingView;
-  state: 'waiting' | 'decided' | 'ended';
-  decision?: { approve: boolean; who: Decider };
-  how?: EndedHow;
-  /** The answer an ended question gave its call. */
-  answer?: ChannelAnswer;
-}
+export type { DecideResult, EndedHow, HistoryItem, PendingListener, PendingView } from './pending-types.js';
+export { CONFIRM_TIMEOUT } from './pending-types.js';
 
 interface Entry {
   view: PendingView;
@@ -439,33 +378,4 @@ export class PendingApprovals {
       }
     }
   }
-}
-
-const TIMED_OUT = 'nobody decided before the confirmation timeout (confirm.timeout_seconds)';
-
-/** Whether a stored question is about the call it names: its key, and arguments that hash to its args_sha256. */
-function isWellFormed(r: StoreRecord<PendingRecord>): boolean {
-  const v = r.value?.view;
-  return (
-    typeof v?.callId === 'string' &&
-    v.callId === r.key &&
-    typeof v.argsCanonical === 'string' &&
-    typeof v.argsSha256 === 'string' &&
-    createHash('sha256').update(v.argsCanonical).digest('hex') === v.argsSha256 &&
-    typeof v.deadlineMs === 'number'
-  );
-}
-
-/** The answer a store record gives: the decision, or how it ended. */
-function answerOf(r: PendingRecord): ChannelAnswer {
-  if (r.state === 'decided' && r.decision) {
-    const { approve, who } = r.decision;
-    return approve
-      ? { kind: 'approved', ...who }
-      : { kind: 'denied', ...who, reason: `denied on the ${who.channel} channel by ${who.actor}${who.comment ? ` ("${who.comment}")` : ''}` };
-  }
-  if (r.answer) return r.answer;
-  const how = r.how;
-  if (how?.kind === 'timed out') return { kind: 'denied', channel: 'store', reason: TIMED_OUT };
-  return { kind: 'unavailable', reason: how?.kind === 'withdrawn' ? `withdrawn: ${how.reason}` : 'the question ended' };
 }
