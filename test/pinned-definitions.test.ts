@@ -7,7 +7,7 @@
  * change within one process is logged, not only the first.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PIN_KIND, PINNED_UPSTREAM_KIND } from '../src/gateway/pins.js';
@@ -203,8 +203,8 @@ async function pinsIn(dir: string): Promise<Record<string, string[]>> {
     const out: Record<string, string[]> = {};
     for (const r of await store.list(PINNED_UPSTREAM_KIND)) out[r.key] = [];
     for (const r of await store.list(PIN_KIND)) {
-      const [upstream, tool] = r.key.split('/');
-      (out[upstream as string] ??= []).push(decodeURIComponent(tool ?? ''));
+      const [upstream = '', tool = ''] = r.key.split('/');
+      out[upstream] = [...(out[upstream] ?? []), decodeURIComponent(tool)];
     }
     return out;
   } finally {
