@@ -18,10 +18,12 @@
  * an answer that ends without a response fails the request at once (ConnectionClosed) instead of waiting
  * for the timeout. The SDK transport's own requests get a signal each (one listener on the connection's).
  */
+
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, JSONRPCMessageSchema, type Notification, type Result, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { type Clock, systemClock } from '../clock.js';
 import type { UpstreamConfig } from '../config/load.js';
 import { isPlainObject, RAW_RESULT } from './raw.js';
 import { HttpPoster, RedirectedError } from './transport/http-post.js';
@@ -96,6 +98,7 @@ export class Upstream {
   constructor(
     readonly config: UpstreamConfig,
     private readonly events: UpstreamEvents,
+    private readonly clock: Clock = systemClock,
   ) {
     if (config.kind === 'http') {
       this.sessions = new SessionGuard();
@@ -130,7 +133,7 @@ export class Upstream {
     if (this.client) return this.client;
     if (this.shuttingDown) throw this.unavailable('the gate is shutting down');
     if (this.connecting) return this.connecting;
-    const now = Date.now();
+    const now = this.clock.nowMs();
     if (now - this.lastAttemptMs < RECONNECT_INTERVAL_MS && this.lastError) {
       throw this.unavailable(this.lastError);
     }

@@ -14,12 +14,14 @@
  * oldest idle session, nobody else's). A session is used only by the principal that opened it.
  * The token authenticates; it does not encrypt. Beyond this host, put TLS in front.
  */
+
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
+import { type Clock, systemClock } from '../clock.js';
 import type { Gateway } from '../gateway/gateway.js';
 import type { ModernFront } from '../gateway/modern.js';
 import { AUTHENTICATED_PREFIX } from '../gateway/session.js';
@@ -55,6 +57,8 @@ export interface McpEndpointOptions {
   limits?: Partial<ListenerLimits>;
   /** Overrides of the session caps (tests use small ones). */
   sessionCaps?: Partial<SessionCaps>;
+  /** Session idleness and caps are timed by it (default systemClock). */
+  clock?: Clock;
 }
 
 /** A running endpoint. */
@@ -89,13 +93,14 @@ async function readJson(
  * @throws LookfirstError `WEB_UNAVAILABLE` when the address cannot be bound.
  */
 export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEndpoint> {
+  const clock = opts.clock ?? systemClock;
   const sessions = new Map<string, HttpFrontTransport>();
   const table = new SessionTable({ ...DEFAULT_SESSION_CAPS, ...opts.sessionCaps });
   // A client churning sessions must not flood stderr: one line a second, with how many more there were.
   let lastNoteMs = 0;
   let quiet = 0;
   const note = (line: string) => {
-    const now = Date.now();
+    const now = clock.nowMs();
     if (now - lastNoteMs < 1000) {
       quiet++;
       return;
@@ -114,7 +119,7 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
   // Clients that vanish without DELETE must not fill the session table for good.
   const sweeper = setInterval(
     () => {
-      for (const id of table.expired(Date.now())) end(id, `no request for ${Math.round(table.caps.idleMs / 60_000)} minutes`);
+      for (const id of table.expired(clock.nowMs())) end(id, `no request for ${Math.round(table.caps.idleMs / 60_000)} minutes`);
     },
     Math.min(60_000, table.caps.idleMs),
   );
@@ -175,7 +180,7 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
       // Another principal's session is as unknown as an ended one: its id alone must not let anyone in.
       if (!transport || !table.get(sessionId, principal)) return rpcError(res, 404, -32001, 'unknown or ended MCP session: start a new one with initialize');
       // A standalone event stream (GET) does not make a session busy: it may stay open for good.
-      const done = table.begin(sessionId, Date.now(), req.method !== 'GET');
+      const done = table.begin(sessionId, clock.nowMs(), req.method !== 'GET');
       res.once('close', done);
       if (req.method === 'POST') {
         const parsed = await readJson(req, res, principal);
@@ -195,7 +200,7 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
     if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
       return rpcError(res, 406, -32000, 'Not Acceptable: the client must accept both application/json and text/event-stream');
     const address = req.socket.remoteAddress ?? 'unknown';
-    const admission = table.admit(principal, address, Date.now());
+    const admission = table.admit(principal, address, clock.nowMs());
     if (admission.kind === 'refuse') {
       opts.onRefused?.(`MCP endpoint: new session refused (${principal}): ${admission.reason}`);
       return rpcError(res, 503, -32000, `too many MCP sessions: ${admission.reason}`, { 'retry-after': '5' });
@@ -203,8 +208,8 @@ export async function startMcpEndpoint(opts: McpEndpointOptions): Promise<McpEnd
     for (const id of admission.evict) end(id, table.get(id, principal) ? `the oldest idle session of ${principal}, closed for its new one` : 'idle too long');
     // The slot is taken now, busy until this initialize is answered: concurrent initializes cannot pass a cap.
     const id = randomUUID();
-    table.add(id, principal, address, Date.now());
-    res.once('close', table.begin(id, Date.now(), true));
+    table.add(id, principal, address, clock.nowMs());
+    res.once('close', table.begin(id, clock.nowMs(), true));
     let established = false;
     try {
       // Calls are answered on their own POST by the front transport; the rest of the protocol by the SDK's.
