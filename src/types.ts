@@ -73,10 +73,14 @@ export interface Decider {
   trust: Trust;
   /** Optional free text the person gave with the decision. */
   comment?: string;
+  /** The gate replica whose page or webhook took the decision, when replicas share a store. */
+  replica?: string;
 }
 
 /** Outcome of asking a human. `actor` says who, e.g. `elicitation:claude-code` or `web:alice`. */
-export type Approval = ({ kind: 'approved' } & Decider) | { kind: 'denied'; channel: string; actor?: string; trust?: Trust; comment?: string; reason: string };
+export type Approval =
+  | ({ kind: 'approved' } & Decider)
+  | { kind: 'denied'; channel: string; actor?: string; trust?: Trust; comment?: string; reason: string; replica?: string };
 
 /**
  * The gate's verdict on a gated call, returned in `structuredContent.lookfirst` and `_meta.lookfirst`.

@@ -46,9 +46,9 @@ async function start(config: string) {
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
   );
-  const kill = async () => {
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL') => {
     if (proc.exitCode !== null) return;
-    proc.kill('SIGKILL');
+    proc.kill(signal);
     await new Promise((r) => proc.once('exit', r));
   };
   return { client, page: await pageAddress(() => err), stderr: () => err, kill };
@@ -80,6 +80,35 @@ describe('a gate restarted on its SQLite state', () => {
     const entries = auditEntries(s.dir);
     assert.equal(entries.filter((e) => e.event === 'call_received').length, 1, 'the retry continued the call received before the restart');
     assert.ok(entries.some((e) => e.event === 'call_retried' && e.call_id === verdictOf(r)?.call_id));
+    await second.client.close();
+    await second.kill();
+  });
+
+  it('keeps a question across a normal stop (SIGTERM) too: the retry after the restart collects the approval', async () => {
+    const s = setup();
+    const first = await start(s.config);
+    const lost = first.client
+      .request({ method: 'tools/call', params: { name: 'write_note', arguments: { note: 'across a stop' } } }, ResultSchema, { timeout: 10_000 })
+      .then(
+        (r) => JSON.stringify(r),
+        (err: Error) => err.message,
+      );
+    await pendingCall(first.page, /across a stop/);
+    await first.kill('SIGTERM');
+    // However the client hears of the stop (the answer, a closed connection, its own timeout), nothing ran.
+    assert.match(await lost, /gate stopped while this call waited for a person; its question stays open|Connection closed|fetch failed|terminated|timed out/);
+    assert.equal(s.executed(), 0);
+    const stopped = auditEntries(s.dir);
+    assert.ok(!stopped.some((e) => e.event === 'approval'), JSON.stringify(stopped.filter((e) => e.event === 'approval' || e.event === 'cancelled')));
+    const second = await start(s.config);
+    const retry = second.client.request({ method: 'tools/call', params: { name: 'write_note', arguments: { note: 'across a stop' } } }, ResultSchema, {
+      timeout: 60_000,
+    });
+    const card = await pendingCall(second.page, /across a stop/);
+    assert.equal(await decide(second.page, card, 'approve', 'gina'), 200);
+    const r = (await retry) as Record<string, unknown>;
+    assert.equal(verdictOf(r)?.outcome, 'executed', JSON.stringify(r));
+    assert.equal(s.executed(), 1);
     await second.client.close();
     await second.kill();
   });

@@ -40,6 +40,8 @@ export interface AuditEventFields {
     trust?: Trust;
     comment?: Text;
     reason?: Text;
+    /** The replica whose page or webhook took the decision (replicas sharing a store). */
+    replica?: Text;
   };
   approval_pending: Call & { channels: string; until: string };
   approval_lapsed: Call & { actor?: Text; reason: string };

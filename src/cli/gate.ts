@@ -89,7 +89,7 @@ export async function createGate(opts: GateOptions): Promise<Gate> {
       replica: store.kind === 'memory' ? undefined : replicas.id,
       ...opts.started,
     });
-    const pending = new PendingApprovals(clock, { store });
+    const pending = new PendingApprovals(clock, { store, replica: store.kind === 'memory' ? undefined : replicas.id });
     await pending.ready;
     undo.unshift(() => pending.close());
     // Refused requests are security events, but a hostile page can send thousands a second: log the
@@ -118,6 +118,7 @@ export async function createGate(opts: GateOptions): Promise<Gate> {
     await modern.ready();
     let closed: Promise<void> | undefined;
     const close = (why: string) => {
+      gateway.stopping();
       closed ??= (async () => {
         await unwind();
         await audit

@@ -42,6 +42,8 @@ const HISTORY_TTL_MS = 60 * 60_000;
 export interface PendingOptions {
   /** Where questions and history are shared (default: a memory store of this process only). */
   store?: Store;
+  /** This replica's id, recorded with a decision taken here (the audit log says which page decided). */
+  replica?: string;
 }
 
 /** The queue of calls waiting for an out-of-band decision, shared by the replicas on one store. */
@@ -57,6 +59,7 @@ export class PendingApprovals {
   private readonly written = new Map<string, Promise<unknown>>();
   private readonly waiters = new Map<string, Set<(r: PendingRecord) => void>>();
   private readonly store: Store;
+  private readonly replica?: string;
   private readonly unwatch: (() => void)[];
   /** Settles once the store's questions and history are loaded. */
   readonly ready: Promise<void>;
@@ -68,6 +71,7 @@ export class PendingApprovals {
   ) {
     const store = opts.store ?? createMemoryStore({ clock });
     this.store = store;
+    this.replica = opts.replica;
     this.unwatch = [
       this.store.watch(PENDING, (key) => void this.refresh(key).catch(() => {})),
       this.store.watch(HISTORY, () => void this.refreshHistory().catch(() => {})),
@@ -138,7 +142,7 @@ export class PendingApprovals {
     if (!r || !isWellFormed(r) || r.value.state !== 'waiting') return gone;
     if (r.value.view.argsSha256 !== argsSha256)
       return { ok: false, status: 'mismatch', reason: 'the arguments named are not the arguments held; reload and look again' };
-    const next: PendingRecord = { ...r.value, state: 'decided', decision: { approve, who } };
+    const next: PendingRecord = { ...r.value, state: 'decided', decision: { approve, who: this.replica ? { ...who, replica: this.replica } : who } };
     const won = await this.store.compareAndSet(PENDING, callId, r.version, next, { ttlMs: this.ttlOf(r.value.view) }).catch(() => undefined);
     if (!won) return gone;
     this.apply(won);

@@ -97,6 +97,8 @@ export class Gateway {
    * this replica's log holds for `promote`, so it is this process's own (a memory store), not shared.
    */
   private readonly dryRunBudget = new DryRunBudget(MAX_RECORDED_RUN_BYTES);
+  /** Set once the gate stops: sessions attached from then on keep their shared questions too. */
+  private isStopping = false;
   /** Gated calls in progress, so that shutdown can wait for their audit entries. */
   private readonly gatedCalls = new Set<Promise<unknown>>();
   /** Taint memory per authenticated principal, and what untrusted upstreams relay (gateway/taint-principals.ts). */
@@ -281,8 +283,18 @@ export class Gateway {
    * Closes every client session, waits (at most 5 s) for gated calls to finish writing how they ended
    * (a held call is aborted: it is denied, never executed), then stops every upstream.
    */
+  /**
+   * Marks the gate as stopping, before anything closes its sessions: a shared question then outlives this
+   * process (for a restart, or another replica), where a closing session would otherwise withdraw it.
+   */
+  stopping(): void {
+    this.isStopping = true;
+    for (const s of this.sessions) s.holds.stop();
+  }
+
   async close(): Promise<void> {
     this.questions.flush();
+    this.stopping();
     for (const u of this.upstreams) u.shutdown();
     const sessions = [...this.sessions];
     await Promise.all(sessions.map((s) => s.close().catch(() => {})));
@@ -405,6 +417,7 @@ export class Gateway {
    */
   attach(session: Session): () => void {
     this.sessions.add(session);
+    if (this.isStopping) session.holds.stop();
     return () => {
       if (!this.sessions.delete(session)) return;
       const closing = session.holds.closeAll('the client disconnected');

@@ -94,6 +94,7 @@ const keyOf = (tool: string, sha: string) => `${tool}\u0000${sha}`;
 /** The holds of one client session. */
 export class Holds {
   private readonly holds = new Map<string, Hold & { outOfBand: (() => void)[]; expiry?: NodeJS.Timeout }>();
+  private stopping = false;
 
   constructor(private readonly opts: HoldsOptions) {}
 
@@ -284,6 +285,8 @@ export class Holds {
       clearTimeout(h.expiry);
       this.holds.delete(hold.key);
     }
+    // The gate is stopping: a shared question stays open for a restart or another replica to collect.
+    if (this.stopping && this.opts.shared) return;
     hold.abort.abort();
     const shared = this.opts.shared;
     if (shared) {
@@ -293,9 +296,33 @@ export class Holds {
     }
   }
 
+  /**
+   * The gate is stopping: from now on, shared holds are let go here without being withdrawn, so that
+   * their questions stay open in the store for the principal's retry after a restart or on another
+   * replica. Holds that are not shared are withdrawn as before (nobody else could collect them).
+   */
+  stop(): void {
+    this.stopping = true;
+  }
+
+  /** Whether the gate is stopping (a request that ends now was not cancelled by its client). */
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+
+  /** Whether this session's questions stay open when the gate stops (its holds are shared). */
+  get keepsQuestions(): boolean {
+    return this.opts.shared !== undefined;
+  }
+
   /** Withdraws every hold (the session ended); unclaimed approvals are logged as lapsed. */
   async closeAll(reason: string): Promise<void> {
     const all = [...this.holds.values()];
+    if (this.stopping && this.opts.shared) {
+      for (const h of all) clearTimeout(h.expiry);
+      this.holds.clear();
+      return;
+    }
     for (const h of all) h.abort.abort();
     await Promise.all(all.map((h) => h.decided.then(() => this.expire(h, reason))));
   }

@@ -113,10 +113,13 @@ describe('taint memory in a store', () => {
         () => false,
         s2,
       );
-      const onB = b.of('stdio');
+      // A bearer token's principal is the same identity on both replicas; stdio may be several clients.
+      const onB = b.of('token:Alice0123456789');
       await b.sync();
-      await a.of('stdio').record('fetch', page('token sk_live_0123456789abcdefghijklmn'));
+      await a.of('token:Alice0123456789').record('fetch', page('token sk_live_0123456789abcdefghijklmn'));
       await until(() => onB.check({ key: 'sk_live_0123456789abcdefghijklmn' }).kind === 'hits');
+      await a.of('stdio').record('fetch', page('token sk_live_9999999999abcdefghijklmn'));
+      assert.equal(b.of('stdio').check({ key: 'sk_live_9999999999abcdefghijklmn' }).kind, 'clean', "stdio's memory stays in its process");
       a.close();
       b.close();
     } finally {

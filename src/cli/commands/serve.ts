@@ -163,6 +163,8 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
       const stop = async (why: string) => {
         if (stopping) return;
         stopping = true;
+        // Before the endpoint closes its sessions: their shared questions stay open (gateway.stopping).
+        gate.gateway.stopping();
         for (const c of cleanup) await c();
         await gate.close(why);
         // A client that keeps stdin open (or a signal) must not keep the process alive.

@@ -51,7 +51,8 @@ export function askPerson(deps: PipelineDeps, ctx: CallContext, req: ApprovalReq
 export type ApprovalWait =
   | { kind: 'decided'; approval: Approval }
   | { kind: 'pending'; hold: Hold }
-  | { kind: 'cancelled'; approval: Approval }
+  /** The request was cancelled (or the gate stopped): the question was withdrawn, or kept (gateway/hold.ts `stop`). */
+  | { kind: 'cancelled' }
   /** Approved, but the approval expired before this request could claim it: nothing runs. */
   | { kind: 'lapsed' }
   /** Another gate replica claimed the decided call first: it ran (or runs) there, not here. */
@@ -78,7 +79,9 @@ export async function awaitApproval(deps: PipelineDeps, ctx: CallContext, req: A
   if (waited === 'pending') return { kind: 'pending', hold };
   if (waited === 'cancelled') {
     deps.holds.withdraw(hold);
-    return { kind: 'cancelled', approval: await hold.decided };
+    // A withdrawn question settles at once (its entry is written first); a kept one is not waited for.
+    if (!(deps.holds.isStopping && deps.holds.keepsQuestions)) await hold.decided;
+    return { kind: 'cancelled' };
   }
   const approval = await hold.decided;
   // A decision counts only while its hold is open: one that lapsed (or whose session closed) meanwhile runs nothing.

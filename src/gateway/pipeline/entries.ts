@@ -29,6 +29,7 @@ export function approvalEntry(
     trust: approval.trust,
     comment: approval.comment === undefined ? undefined : oneLine(approval.comment),
     reason: approval.kind === 'denied' ? approval.reason : undefined,
+    replica: approval.replica,
   };
 }
 

@@ -76,7 +76,16 @@ export const confirm: Step<FixedState> = async (s) => {
   if (got.kind === 'lapsed')
     return deny(replay ? 'the approval lapsed' : 'the approval lapsed before this call came back for it (confirm.timeout_seconds); call again to ask again');
   if (got.kind === 'cancelled') {
-    await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution' }).catch(() => {});
+    const stopped = deps.holds.isStopping;
+    await deps.audit
+      .appendDurable({ event: 'cancelled', ...base, stage: 'before_execution', reason: stopped ? 'the gate stopped' : undefined })
+      .catch(() => {});
+    if (stopped)
+      return deny(
+        deps.holds.keepsQuestions
+          ? 'the gate stopped while this call waited for a person; its question stays open until its deadline: call again with the same arguments (after the restart, or on another replica) to collect the decision'
+          : 'the gate stopped while this call waited for a person; the question was withdrawn: call again once it is back to ask again',
+      );
     return deny(replay ? 'cancelled' : 'cancelled by the client');
   }
   s.approval = got.approval;
