@@ -43,12 +43,16 @@ interface Result {
   unanswered: number;
 }
 
+/** One bearer token per client: each is its own principal, as separate agents would be (and the session caps are per principal). */
+const TOKENS = Array.from({ length: CLIENTS }, (_, i) => `bench-client-${String(i).padStart(4, '0')}-`.padEnd(40, 'x'));
+
 async function startReplica(dir: string, storeUrl: string, effects: string): Promise<{ proc: ChildProcess; url: URL }> {
   mkdirSync(dir, { recursive: true });
   generateAuditKey(join(dir, 'audit.key'), join(dir, 'audit.pub'));
+  writeFileSync(join(dir, 'tokens.txt'), `${TOKENS.join('\n')}\n`);
   writeFileSync(
     join(dir, 'lookfirst.yaml'),
-    `upstreams:\n  fake:\n    command: ${JSON.stringify(process.execPath)}\n    args: ${JSON.stringify([FAKE, '--side-effects', effects])}\nrules:\n  tools:\n    write_note: { action: allow }\nconfirm:\n  elicitation: false\nstore:\n  kind: postgres\n  url: ${JSON.stringify(storeUrl)}\n`,
+    `upstreams:\n  fake:\n    command: ${JSON.stringify(process.execPath)}\n    args: ${JSON.stringify([FAKE, '--side-effects', effects])}\nrules:\n  tools:\n    write_note: { action: allow }\nconfirm:\n  elicitation: false\nhttp:\n  token_file: tokens.txt\nstore:\n  kind: postgres\n  url: ${JSON.stringify(storeUrl)}\n`,
   );
   const proc = spawn(process.execPath, [MAIN, 'serve', '--config', join(dir, 'lookfirst.yaml'), '--transport', 'http', '--port', '0'], {
     env: { ...process.env, LOOKFIRST_NO_OPEN: '1' },
@@ -80,7 +84,9 @@ async function run(replicas: number, adminUrl: string): Promise<Result> {
   const clients = await Promise.all(
     Array.from({ length: CLIENTS }, async (_, i) => {
       const c = new Client({ name: `bench-${i}`, version: '1' }, { capabilities: {} });
-      await c.connect(new StreamableHTTPClientTransport((started[i % replicas] as { url: URL }).url));
+      await c.connect(
+        new StreamableHTTPClientTransport((started[i % replicas] as { url: URL }).url, { requestInit: { headers: { authorization: `Bearer ${TOKENS[i]}` } } }),
+      );
       return c;
     }),
   );

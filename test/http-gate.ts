@@ -25,6 +25,24 @@ export async function httpGate(extra = '', withToken = true, elicitation = false
     dir,
     `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', effects])}\nconfirm:\n  elicitation: ${elicitation}\n  timeout_seconds: 30\n  hold_seconds: 2\n  web: { enabled: true, host: 127.0.0.1, port: 0 }\n${withToken ? 'http:\n  token_file: token.txt\n' : ''}${extra}`,
   );
+  const served = await serveHttp(config);
+  const page = await pageAddress(served.stderr);
+  const executed = () => linesIn(effects);
+  return { dir, port: served.port, page, stderr: served.stderr, executed, stop: () => served.kill('SIGTERM'), url: served.url };
+}
+
+/** A running `lookfirst serve --transport http` (on a free port), killed at the end of the test file. */
+export interface ServedHttp {
+  proc: ChildProcess;
+  port: number;
+  url: URL;
+  stderr: () => string;
+  /** Sends the signal and waits for the exit (nothing when it already exited). */
+  kill: (signal?: NodeJS.Signals) => Promise<void>;
+}
+
+/** Starts `lookfirst serve --config <config> --transport http --port 0` and waits (15 s) for its endpoint. */
+export async function serveHttp(config: string): Promise<ServedHttp> {
   const proc = spawn(NODE, [MAIN, 'serve', '--config', config, '--transport', 'http', '--port', '0'], {
     env: { ...process.env, LOOKFIRST_NO_OPEN: '1' },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -34,13 +52,12 @@ export async function httpGate(extra = '', withToken = true, elicitation = false
   proc.stderr!.on('data', (c: Buffer) => {
     err += c.toString();
   });
-  assert.ok(await waitFor(() => /MCP endpoint at/.test(err), 10_000), err);
+  assert.ok(await waitFor(() => /MCP endpoint at/.test(err), 15_000), err);
   const port = Number(/MCP endpoint at http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(err)![1]);
-  const page = await pageAddress(() => err);
-  const executed = () => linesIn(effects);
-  const stop = async () => {
-    proc.kill('SIGTERM');
+  const kill = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    proc.kill(signal);
     await new Promise((r) => proc.once('exit', r));
   };
-  return { dir, port, page, stderr: () => err, executed, stop, url: new URL(`http://127.0.0.1:${port}/mcp`) };
+  return { proc, port, url: new URL(`http://127.0.0.1:${port}/mcp`), stderr: () => err, kill };
 }

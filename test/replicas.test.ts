@@ -8,14 +8,15 @@
  * blocked on both.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pg from 'pg';
-import { auditEntries, FAKE_UPSTREAM, linesIn, MAIN, NODE, ResultSchema, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { auditEntries, FAKE_UPSTREAM, linesIn, NODE, ResultSchema, tmp, verdictOf, writeConfig } from './helpers.js';
+import { serveHttp } from './http-gate.js';
 import { type PostgresServer, postgresMissing, startPostgres } from './postgres.js';
 import { decide, type PageAddress, pageAddress, pendingCall } from './web-page.js';
 
@@ -34,12 +35,10 @@ interface Replica {
 
 describe('gate replicas sharing PostgreSQL', { skip }, () => {
   let server: PostgresServer;
-  const procs: ChildProcess[] = [];
   before(async () => {
     server = await startPostgres();
   });
   after(async () => {
-    for (const p of procs) p.kill('SIGKILL');
     server?.stop();
   });
 
@@ -61,24 +60,8 @@ describe('gate replicas sharing PostgreSQL', { skip }, () => {
         dir,
         `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', effects])}\nconfirm:\n  elicitation: false\n${confirm}  web: { enabled: true, host: 127.0.0.1, port: 0 }\nhttp:\n  token_file: token.txt\nstore:\n  kind: postgres\n  url: ${JSON.stringify(url)}\n${extra}`,
       );
-      const proc = spawn(NODE, [MAIN, 'serve', '--config', config, '--transport', 'http', '--port', '0'], {
-        env: { ...process.env, LOOKFIRST_NO_OPEN: '1' },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      procs.push(proc);
-      let err = '';
-      proc.stderr!.on('data', (c: Buffer) => {
-        err += c.toString();
-      });
-      assert.ok(await waitFor(() => /MCP endpoint at/.test(err), 15_000), err);
-      const port = Number(/MCP endpoint at http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(err)![1]);
-      const page = await pageAddress(() => err);
-      const kill = async (signal: NodeJS.Signals = 'SIGTERM') => {
-        if (proc.exitCode !== null) return;
-        proc.kill(signal);
-        await new Promise((r) => proc.once('exit', r));
-      };
-      return { name, dir, proc, url: new URL(`http://127.0.0.1:${port}/mcp`), page, stderr: () => err, kill };
+      const served = await serveHttp(config);
+      return { name, dir, proc: served.proc, url: served.url, page: await pageAddress(served.stderr), stderr: served.stderr, kill: served.kill };
     };
     return { root, start, executed: () => linesIn(effects) };
   }

@@ -4,20 +4,16 @@
  * gate collects the approval and runs the call once; a blocked tool stays blocked.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { auditEntries, FAKE_UPSTREAM, linesIn, MAIN, NODE, ResultSchema, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { auditEntries, FAKE_UPSTREAM, linesIn, NODE, ResultSchema, tmp, verdictOf, writeConfig } from './helpers.js';
+import { serveHttp } from './http-gate.js';
 import { decide, pageAddress, pendingCall } from './web-page.js';
 
 const TOKEN = 'restart-t0ken-'.repeat(4);
-const procs: ChildProcess[] = [];
-after(() => {
-  for (const p of procs) p.kill('SIGKILL');
-});
 
 function setup() {
   const dir = tmp('lf-restart-');
@@ -31,27 +27,10 @@ function setup() {
 }
 
 async function start(config: string) {
-  const proc = spawn(NODE, [MAIN, 'serve', '--config', config, '--transport', 'http', '--port', '0'], {
-    env: { ...process.env, LOOKFIRST_NO_OPEN: '1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  procs.push(proc);
-  let err = '';
-  proc.stderr!.on('data', (c: Buffer) => {
-    err += c.toString();
-  });
-  assert.ok(await waitFor(() => /MCP endpoint at/.test(err), 15_000), err);
-  const port = Number(/MCP endpoint at http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(err)![1]);
+  const served = await serveHttp(config);
   const client = new Client({ name: 'restart-agent', version: '1' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
-  );
-  const kill = async (signal: NodeJS.Signals = 'SIGKILL') => {
-    if (proc.exitCode !== null) return;
-    proc.kill(signal);
-    await new Promise((r) => proc.once('exit', r));
-  };
-  return { client, page: await pageAddress(() => err), stderr: () => err, kill };
+  await client.connect(new StreamableHTTPClientTransport(served.url, { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+  return { client, page: await pageAddress(served.stderr), stderr: served.stderr, kill: (signal: NodeJS.Signals = 'SIGKILL') => served.kill(signal) };
 }
 
 describe('a gate restarted on its SQLite state', () => {

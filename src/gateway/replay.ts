@@ -3,12 +3,12 @@
  * run as a live call (gateway/pipeline/run.ts `replay`), and a recorded call that an earlier promote sent
  * without a clean end is settled by a person unlocking its tool first.
  */
-import { randomUUID } from 'node:crypto';
 import type { RecordedCall } from '../audit/ledger.js';
 import type { Decider, Risk, Verdict } from '../types.js';
 import type { CallContext, PipelineDeps } from './pipeline/context.js';
 import { type Outcome, toResult } from './pipeline/outcome.js';
 import { replay } from './pipeline/run.js';
+import { recordedCall } from './pipeline/steps/fix.js';
 import { unlock } from './pipeline/unlock.js';
 
 /** How a replay is approved: `yes` is the operator's blanket approval (`promote --yes`). */
@@ -81,16 +81,7 @@ export async function settleUnclear(deps: PipelineDeps, rec: RecordedCall, sentA
     reason: `an earlier promote sent this recorded call (call ${sentAs}) and it did not end cleanly${known ? `: ${known.reason}` : ''}`,
     callId: sentAs,
   };
-  const call = {
-    callId: randomUUID(),
-    tool: tool.exposed,
-    upstream: tool.upstream.name,
-    upstreamTool: tool.upstreamTool,
-    args: rec.args,
-    argsCanonical: rec.argsCanonical,
-    argsSha256: rec.argsSha256,
-  };
-  return described(await unlock(deps, call, block, ctx), tool, rec);
+  return described(await unlock(deps, recordedCall(tool, rec), block, ctx), tool, rec);
 }
 
 /** The verdict and the words of an outcome, as promote prints them. */

@@ -5,6 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { canonicalJson, sha256Hex } from '../../../audit/canonical.js';
+import type { ToolCall } from '../../../types.js';
+import type { CatalogueTool } from '../../catalogue.js';
 import { isPlainObject } from '../../raw.js';
 import type { CallState, Step } from '../context.js';
 import { denied } from '../outcome.js';
@@ -13,17 +15,8 @@ export const fix: Step = async (s: CallState) => {
   const tool = s.tool;
   if (!tool) throw new Error('fix: no tool (the lookup step runs first)');
   if (s.input.kind === 'replay') {
-    const rec = s.input;
-    s.callId = randomUUID();
-    s.call = {
-      callId: s.callId,
-      tool: tool.exposed,
-      upstream: tool.upstream.name,
-      upstreamTool: tool.upstreamTool,
-      args: rec.args,
-      argsCanonical: rec.argsCanonical,
-      argsSha256: rec.argsSha256,
-    };
+    s.call = recordedCall(tool, s.input);
+    s.callId = s.call.callId;
     return undefined;
   }
   const callId = randomUUID();
@@ -56,3 +49,19 @@ export const fix: Step = async (s: CallState) => {
   };
   return undefined;
 };
+
+/** A recorded call as the gate sends it now, under a new call id: exactly the recorded arguments. */
+export function recordedCall(
+  tool: Pick<CatalogueTool, 'exposed' | 'upstream' | 'upstreamTool'>,
+  rec: Pick<ToolCall, 'args' | 'argsCanonical' | 'argsSha256'>,
+): ToolCall {
+  return {
+    callId: randomUUID(),
+    tool: tool.exposed,
+    upstream: tool.upstream.name,
+    upstreamTool: tool.upstreamTool,
+    args: rec.args,
+    argsCanonical: rec.argsCanonical,
+    argsSha256: rec.argsSha256,
+  };
+}
