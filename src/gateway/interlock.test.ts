@@ -186,5 +186,24 @@ describe('Interlock', () => {
       await rb.stop();
       b.close();
     });
+
+    it('keeps the lease for executions waiting on the same replica, and hands it back once they are done', async () => {
+      const store = createMemoryStore({ clock });
+      const ra = await Replicas.start(store, clock, 'a');
+      const a = await Interlock.open([], { store, replicas: ra });
+      const versions: number[] = [];
+      await Promise.all(
+        [1, 2, 3].map(() =>
+          a.executing('t', async () => {
+            versions.push((await store.get('exec', 't'))?.version ?? 0);
+          }),
+        ),
+      );
+      await settle();
+      assert.deepEqual((await store.get('exec', 't'))?.value, { state: 'free' }, 'handed back when the queue is empty');
+      assert.equal(new Set(versions).size, 3, 'each execution renewed the lease it was handed');
+      await ra.stop();
+      a.close();
+    });
   });
 });

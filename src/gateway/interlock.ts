@@ -34,6 +34,13 @@ export interface BlockInfo {
 type BlockRecord = { state: 'blocked'; info: BlockInfo } | { state: 'clear'; clearedCallId?: string; atMs: number };
 /** A tool's execution lease: held by a replica since when and until when at most, or free. */
 type Lease = { state: 'held'; replica: string; sinceMs: number; untilMs: number } | { state: 'free' };
+/** A lease this replica holds: its record's version, and how many executions in a row it has served. */
+interface HeldLease {
+  version: number;
+  handovers: number;
+}
+/** Most executions of one tool in a row that one replica serves under one lease before handing it back. */
+const KEEP_LEASE_MAX = 16;
 
 const BLOCK = 'block';
 const EXEC = 'exec';
@@ -49,6 +56,10 @@ interface Shared {
   leaseMs: number;
   blocked: Map<string, BlockInfo>;
   executions: Map<string, Promise<unknown>>;
+  /** Executions waiting here, per tool. */
+  queued: Map<string, number>;
+  /** Leases kept for the next execution of the tool here. */
+  kept: Map<string, HeldLease>;
   unwatch?: () => void;
 }
 
@@ -83,6 +94,8 @@ export class Interlock {
       leaseMs: opts.leaseMs ?? DEFAULT_LEASE_MS,
       blocked: new Map(),
       executions: new Map(),
+      queued: new Map(),
+      kept: new Map(),
     };
     for (const [tool, info] of initial) this.shared.blocked.set(tool, info);
   }
@@ -183,16 +196,34 @@ export class Interlock {
    * @throws StoreError when the lease cannot be taken or the block read (nothing runs).
    */
   executing<T>(tool: string, work: () => Promise<T>): Promise<T> {
+    const { queued, kept } = this.shared;
+    queued.set(tool, (queued.get(tool) ?? 0) + 1);
     return serialize(this.shared.executions, tool, async () => {
-      const release = await this.lease(tool);
+      queued.set(tool, (queued.get(tool) ?? 1) - 1);
+      // The lease this replica kept for its next execution of the tool is renewed (one store write);
+      // else (or when the renewal fails) it is taken as usual.
+      const carried = kept.get(tool);
+      kept.delete(tool);
+      const lease = (carried && (await this.renew(tool, carried))) || (await this.lease(tool));
       try {
         await this.sync(tool);
         return await work();
       } finally {
-        // In the background: the next execution here may take the lease back from this replica itself.
-        void release();
+        // Another execution of the tool is waiting here: it takes the lease over without a round of
+        // release and acquire; at most KEEP_LEASE_MAX times in a row, so other replicas get their turn.
+        if ((queued.get(tool) ?? 0) > 0 && lease.handovers < KEEP_LEASE_MAX) kept.set(tool, { ...lease, handovers: lease.handovers + 1 });
+        else void release(this.shared.store, tool, lease.version);
       }
     });
+  }
+
+  /** Renews a lease this replica kept (a fresh time limit); undefined when it is no longer this one. */
+  private async renew(tool: string, lease: HeldLease): Promise<HeldLease | undefined> {
+    const { store, replicas, leaseMs } = this.shared;
+    const now = (replicas?.clock ?? systemClock).nowMs();
+    const mine: Lease = { state: 'held', replica: replicas?.id ?? 'local', sinceMs: now, untilMs: now + leaseMs };
+    const r = await store.compareAndSet<Lease>(EXEC, tool, lease.version, mine).catch(() => undefined);
+    return r ? { version: r.version, handovers: lease.handovers } : undefined;
   }
 
   /**
@@ -202,7 +233,7 @@ export class Interlock {
    * @returns the release, which hands the lease back only if it is still this one (retried a while when
    *   the store fails, so that a blip does not leave the tool held).
    */
-  private async lease(tool: string): Promise<() => Promise<void>> {
+  private async lease(tool: string): Promise<HeldLease> {
     const { store, replicas, leaseMs } = this.shared;
     const me = replicas?.id ?? 'local';
     const clock = replicas?.clock ?? systemClock;
@@ -231,10 +262,7 @@ export class Interlock {
         });
         taken = await store.compareAndSet<Lease>(EXEC, tool, held.version, mine);
       }
-      if (taken) {
-        const version = taken.version;
-        return () => release(store, tool, version);
-      }
+      if (taken) return { version: taken.version, handovers: 0 };
       if (held && !taken) await changeOf(store, EXEC, tool, LEASE_POLL_MS);
     }
   }
