@@ -7,19 +7,14 @@
  * the tests see which path a call took: the fast path sends ids the gate minted (`lf-…`).
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { auditEntries, FAKE_UPSTREAM, MAIN, NODE, textOf, tmp, waitFor, writeConfig } from './helpers.js';
-
-const procs: ChildProcess[] = [];
-after(() => {
-  for (const p of procs) p.kill('SIGTERM');
-});
+import { auditEntries, FAKE_UPSTREAM, NODE, textOf, tmp, waitFor, writeConfig } from './helpers.js';
+import { serveHttp } from './http-gate.js';
 
 /** The gate over HTTP (loopback, no token) in front of the fake upstream, which records what it receives. */
 async function gate(upstreamExtra = '') {
@@ -29,17 +24,7 @@ async function gate(upstreamExtra = '') {
     dir,
     `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', join(dir, 'effects.txt'), '--events', events])}\n${upstreamExtra}confirm:\n  elicitation: false\n`,
   );
-  const proc = spawn(NODE, [MAIN, 'serve', '--config', config, '--transport', 'http', '--port', '0'], {
-    env: { ...process.env, LOOKFIRST_NO_OPEN: '1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  procs.push(proc);
-  let err = '';
-  proc.stderr!.on('data', (c: Buffer) => {
-    err += c.toString();
-  });
-  assert.ok(await waitFor(() => /MCP endpoint at/.test(err), 10_000), err);
-  const port = Number(/MCP endpoint at http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(err)![1]);
+  const served = await serveHttp(config);
   const received = () =>
     existsSync(events)
       ? readFileSync(events, 'utf8')
@@ -47,11 +32,7 @@ async function gate(upstreamExtra = '') {
           .filter(Boolean)
           .map((l) => JSON.parse(l) as { method?: string; id?: unknown; params?: Record<string, unknown> })
       : [];
-  const stop = async () => {
-    proc.kill('SIGTERM');
-    await new Promise((r) => proc.once('exit', r));
-  };
-  return { dir, url: new URL(`http://127.0.0.1:${port}/mcp`), received, stderr: () => err, stop };
+  return { dir, url: served.url, received, stderr: served.stderr, stop: () => served.kill('SIGTERM') };
 }
 
 async function client(url: URL): Promise<Client> {

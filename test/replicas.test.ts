@@ -173,4 +173,21 @@ describe('gate replicas sharing PostgreSQL', { skip }, () => {
     await onB.close();
     await Promise.all([a.kill(), b.kill()]);
   });
+
+  // Last: it stops the shared PostgreSQL.
+  it('when PostgreSQL is gone, a write a rule allows is denied and not run, and reads go on', async () => {
+    const d = await deployment(undefined, 'rules:\n  tools:\n    write_note: { action: allow }\n');
+    const a = await d.start('a');
+    const onA = await client(a);
+    assert.equal(outcome(await call(onA, { note: 'store up' })), 'executed');
+    server.stop();
+    const r = await call(onA, { note: 'store down' });
+    assert.equal(outcome(r), 'denied', JSON.stringify(r));
+    assert.match(String(verdictOf(r)?.reason), /state store cannot be reached/);
+    assert.equal(d.executed(), 1, 'only the call made while the store was up ran');
+    const read = (await onA.request({ method: 'tools/call', params: { name: 'echo', arguments: { x: 1 } } }, ResultSchema)) as Record<string, unknown>;
+    assert.equal(read.isError, undefined, 'a read needs no shared state');
+    await onA.close();
+    await a.kill();
+  });
 });

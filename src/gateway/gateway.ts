@@ -4,8 +4,9 @@
  * server's capabilities at construction (shared notes). Upstream notifications reach the client only
  * after its `initialized`; a tools/list_changed re-reads the catalogue before it is relayed, so the gate
  * never decides on a definition older than what the client was told about.
- * Over 400 lines: serving a session, routing its requests and relaying upstream notifications share the
- * sessions, the catalogue and the taint memories; taint itself lives in gateway/taint-principals.ts.
+ * Over 400 lines: serving a session (with its read fast path and its held questions' owner), routing its
+ * requests and relaying upstream notifications share the sessions, the catalogue, the store and the taint
+ * memories; the call itself is gateway/pipeline/, taint gateway/taint-principals.ts.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';

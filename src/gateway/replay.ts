@@ -7,7 +7,7 @@ import type { RecordedCall } from '../audit/ledger.js';
 import type { Decider, Risk, Verdict } from '../types.js';
 import type { CallContext, PipelineDeps } from './pipeline/context.js';
 import { type Outcome, toResult } from './pipeline/outcome.js';
-import { replay } from './pipeline/run.js';
+import { run } from './pipeline/run.js';
 import { recordedCall } from './pipeline/steps/fix.js';
 import { unlock } from './pipeline/unlock.js';
 
@@ -25,12 +25,16 @@ export interface ReplayOutcome {
 }
 
 /**
- * Replays one recorded call.
+ * Replays one recorded call, for real, through the same steps as a live call: the definition must still
+ * be the pinned one and the recorded one (else a person accepts it first), a deny rule wins, a blocked
+ * tool is unlocked by a person first, and every replayed call is approved one by one (the operator's
+ * `--yes` never covers a tainted call). Its `call_received` names the recorded call in `replay_of`, which
+ * is how a second promote knows not to send it again (audit/ledger.ts).
  * @param ctx the signal cancels a wait for a person (nothing then runs) or an execution in progress.
  * @returns the verdict: `executed` (with its read-back) or `denied` (nothing was sent, and why).
  */
 export async function replayRecorded(deps: PipelineDeps, rec: RecordedCall, opts: ReplayOptions, ctx: CallContext): Promise<ReplayOutcome> {
-  const { outcome, state } = await replay(
+  const { outcome, state } = await run(
     deps,
     {
       kind: 'replay',

@@ -17,6 +17,9 @@
  * connections, in the SDK transport's session, their answers read once (gateway/transport/http-post.ts);
  * an answer that ends without a response fails the request at once (ConnectionClosed) instead of waiting
  * for the timeout. The SDK transport's own requests get a signal each (one listener on the connection's).
+ *
+ * Over 400 lines: connecting, reconnecting, the SDK path and the raw path share one connection's state
+ * (its client, session guard and in-flight raw requests); the transports themselves are in transport/.
  */
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

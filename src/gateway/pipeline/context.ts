@@ -62,16 +62,10 @@ export interface CallContext {
 }
 
 /** A call recorded by a dry run, replayed by `lookfirst promote` (audit/ledger.ts `RecordedCall`). */
-export interface ReplayInput {
+export interface ReplayInput extends Omit<ToolCall, 'callId'> {
   kind: 'replay';
   /** The recorded call's id (the new call's `replay_of`). */
   callId: string;
-  tool: string;
-  upstream: string;
-  upstreamTool: string;
-  args: Record<string, unknown>;
-  argsCanonical: string;
-  argsSha256: string;
   /** SHA-256 of the definition the dry run saw. */
   definitionSha?: string;
   /** Untrusted data that flowed into it during the dry run. */
@@ -90,8 +84,6 @@ export interface CallState {
   readonly input: CallInput;
   /** lookup */
   tool?: CatalogueTool;
-  /** fix: the gate's id for this call (UUID), minted before anything about it is logged. */
-  callId?: string;
   /** decide (and taint) */
   decision?: CallDecision;
   /** fix: the arguments fixed by canonical JSON and SHA-256 (its callId may change: a retry, an answer). */
@@ -114,8 +106,3 @@ export type FixedState = CallState & Required<Pick<CallState, 'tool' | 'decision
  * A step never builds a wire result: gateway/pipeline/outcome.ts does, once.
  */
 export type Step<S extends CallState = CallState> = (s: S) => Promise<Outcome | undefined>;
-
-/** Completes a verdict with the call's id and args_sha256 (empty before the arguments are fixed). */
-export function verdictOf(s: CallState, v: Omit<Verdict, 'call_id' | 'args_sha256'>): Verdict {
-  return { ...v, call_id: s.call?.callId ?? s.callId ?? '', args_sha256: s.call?.argsSha256 ?? '' };
-}

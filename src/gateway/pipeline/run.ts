@@ -12,8 +12,10 @@
  * instead of confirm and execute), and `lookfirst promote`'s replay of a recorded call (`replay`: the same
  * steps, asked one by one, no retry and no in-client question).
  */
-import type { CallContext, CallInput, CallState, FixedState, PipelineDeps, ReplayInput, Step } from './context.js';
-import { type Outcome, toResult } from './outcome.js';
+
+import { StoreError } from '../../store/store.js';
+import type { CallContext, CallInput, CallState, FixedState, PipelineDeps, Step } from './context.js';
+import { denied, type Outcome, toResult } from './outcome.js';
 import { answered } from './steps/answered.js';
 import { confirm } from './steps/confirm.js';
 import { decide } from './steps/decide.js';
@@ -56,9 +58,26 @@ async function gated(s: CallState): Promise<Outcome> {
   // A call that comes back with its answer was asked already: it goes straight to execution.
   const done = (await steps(f, [answered])) ?? (f.approval ? undefined : await steps(f, HOLD));
   if (done) return done;
-  const out = await f.deps.interlock.executing(f.tool.exposed, () => steps(f, EXECUTE));
-  if (!out) throw new Error('the pipeline ended without an outcome (the readback step ends every call)');
-  return out;
+  let started = false;
+  try {
+    const out = await f.deps.interlock.executing(f.tool.exposed, () => {
+      started = true;
+      return steps(f, EXECUTE);
+    });
+    if (!out) throw new Error('the pipeline ended without an outcome (the readback step ends every call)');
+    return out;
+  } catch (err) {
+    // The tool's execution order could not be taken from the store: nothing was sent (fail closed).
+    if (started || !(err instanceof StoreError)) throw err;
+    await f.deps.audit
+      .appendDurable({ event: 'cancelled', call_id: f.call.callId, tool: f.tool.exposed, stage: 'before_execution', reason: 'state store unavailable' })
+      .catch(() => {});
+    return denied({
+      call_id: f.call.callId,
+      args_sha256: f.call.argsSha256,
+      reason: `the shared state store cannot be reached (${err.message}); nothing was run`,
+    });
+  }
 }
 
 async function steps<S extends CallState>(s: S, list: readonly Step<S>[]): Promise<Outcome | undefined> {
@@ -82,15 +101,4 @@ export async function handleToolCall(
 ): Promise<{ result: ReturnType<typeof toResult>; outcome: Outcome }> {
   const { outcome, state } = await run(deps, { kind: 'live', params }, ctx);
   return { result: toResult(outcome, state.tool), outcome };
-}
-
-/**
- * Replays one call a dry run recorded (`lookfirst promote`), for real, through the same steps: the
- * definition must still be the pinned one and the recorded one (else a person accepts it first), a deny
- * rule wins, a blocked tool is unlocked by a person first, and every replayed call is approved one by
- * one (the operator's `--yes` never covers a tainted call). Its `call_received` names the recorded call
- * in `replay_of`, which is how a second promote knows not to send it again (audit/ledger.ts).
- */
-export async function replay(deps: PipelineDeps, rec: ReplayInput, ctx: CallContext): Promise<{ outcome: Outcome; state: CallState }> {
-  return run(deps, rec, ctx);
 }

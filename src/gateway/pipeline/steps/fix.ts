@@ -16,11 +16,9 @@ export const fix: Step = async (s: CallState) => {
   if (!tool) throw new Error('fix: no tool (the lookup step runs first)');
   if (s.input.kind === 'replay') {
     s.call = recordedCall(tool, s.input);
-    s.callId = s.call.callId;
     return undefined;
   }
   const callId = randomUUID();
-  s.callId = callId;
   const base = { call_id: callId, tool: tool.exposed };
   const args = s.input.params.arguments ?? {};
   if (!isPlainObject(args)) {
