@@ -17,12 +17,12 @@ import { auditEntries, FAKE_UPSTREAM, NODE, textOf, tmp, waitFor, writeConfig } 
 import { serveHttp } from './http-gate.js';
 
 /** The gate over HTTP (loopback, no token) in front of the fake upstream, which records what it receives. */
-async function gate(upstreamExtra = '') {
+async function gate(upstreamExtra = '', extra = '') {
   const dir = tmp();
   const events = join(dir, 'events.jsonl');
   const config = writeConfig(
     dir,
-    `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', join(dir, 'effects.txt'), '--events', events])}\n${upstreamExtra}confirm:\n  elicitation: false\n`,
+    `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--side-effects', join(dir, 'effects.txt'), '--events', events])}\n${upstreamExtra}confirm:\n  elicitation: false\n${extra}`,
   );
   const served = await serveHttp(config);
   const received = () =>
@@ -110,5 +110,37 @@ describe('the read fast path over Streamable HTTP', () => {
       await c.close();
       await g.stop();
     }
+  });
+
+  it('answers a request that reuses an id in progress on its own POST, never on the first one', async () => {
+    const g = await gate('', 'rules:\n  tools:\n    slow_write: { action: allow }\n');
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const init = await fetch(g.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'dup', version: '1' } },
+      }),
+    });
+    const session = { ...headers, 'mcp-session-id': init.headers.get('mcp-session-id') ?? '', 'mcp-protocol-version': '2025-06-18' };
+    await init.text();
+    await fetch(g.url, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    const post = (name: string, args: Record<string, unknown>) =>
+      fetch(g.url, {
+        method: 'POST',
+        headers: session,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name, arguments: args } }),
+      }).then((r) => r.text());
+    const write = post('slow_write', { text: 'w1' });
+    await waitFor(() => g.received().some((e) => e.method === 'tools/call' && e.params?.name === 'slow_write'), 5000);
+    const read = await post('echo', { text: 'r' });
+    assert.match(read, /already used by a request in progress/, 'the second request is refused on its own POST');
+    const first = await write;
+    assert.match(first, /"outcome":"executed"/, 'the write answers on the POST that sent it');
+    assert.doesNotMatch(first, /already used/);
+    await g.stop();
   });
 });

@@ -39,6 +39,7 @@ import { holdsOwner, isAuthenticated, type Session } from './session.js';
 import { TaintMemory, untrustedTest } from './taint.js';
 import { PrincipalTaint } from './taint-principals.js';
 import { rememberResource } from './tool-result.js';
+import type { HttpFrontTransport } from './transport/http-front.js';
 import { Upstream } from './upstream.js';
 import { UpstreamQuestions } from './upstream-questions.js';
 import { ErrorCode, plainMessage, toWireError, WireError } from './wire-error.js';
@@ -263,7 +264,9 @@ export class Gateway {
         const key = idKey(m.id);
         if (session.activeIds.has(key)) {
           const error = { code: -32600, message: `Invalid Request: id ${JSON.stringify(m.id)} is already used by a request in progress` };
-          void sdkSend({ jsonrpc: '2.0', id: m.id, error } as JSONRPCMessage, { relatedRequestId: m.id }).catch(() => {});
+          // To the request that reused the id, never onto the answer stream of the one in progress.
+          const past = (transport as Partial<Pick<HttpFrontTransport, 'sendPastOwnCalls'>>).sendPastOwnCalls?.bind(transport) ?? sdkSend;
+          void past({ jsonrpc: '2.0', id: m.id, error } as JSONRPCMessage, { relatedRequestId: m.id }).catch(() => {});
           return;
         }
         session.activeIds.add(key);

@@ -205,5 +205,32 @@ describe('Interlock', () => {
       await ra.stop();
       a.close();
     });
+
+    it('hands a kept lease back when the store fails at the handover (no orphan for other replicas)', async () => {
+      const real = createMemoryStore({ clock });
+      let down = false;
+      const fail = () => Promise.reject(new Error('store down'));
+      const store: typeof real = {
+        ...real,
+        kind: real.kind,
+        get: (k, key) => (down ? fail() : real.get(k, key)),
+        putIfAbsent: (k, key, v, o) => (down ? fail() : real.putIfAbsent(k, key, v, o)),
+        compareAndSet: (k, key, ver, v, o) => (down ? fail() : real.compareAndSet(k, key, ver, v, o)),
+      };
+      const a = await Interlock.open([], { store });
+      const held = gate();
+      const first = a.executing('t', async () => {
+        await held.opened;
+        down = true;
+      });
+      const second = a.executing('t', async () => 'ran').catch((err: Error) => err.message);
+      held.open();
+      await first;
+      assert.equal(await second, 'store down', 'the queued execution could not take the lease: it did not run');
+      down = false;
+      await new Promise((r) => setTimeout(r, 600));
+      assert.deepEqual((await real.get('exec', 't'))?.value, { state: 'free' }, 'the kept lease was handed back');
+      a.close();
+    });
   });
 });

@@ -204,7 +204,14 @@ export class Interlock {
       // else (or when the renewal fails) it is taken as usual.
       const carried = kept.get(tool);
       kept.delete(tool);
-      const lease = (carried && (await this.renew(tool, carried))) || (await this.lease(tool));
+      let lease: HeldLease;
+      try {
+        lease = (carried && (await this.renew(tool, carried))) || (await this.lease(tool));
+      } catch (err) {
+        // The store failed at a handover: the lease kept for this execution is handed back, not orphaned.
+        if (carried) void release(this.shared.store, tool, carried.version);
+        throw err;
+      }
       try {
         await this.sync(tool);
         return await work();
