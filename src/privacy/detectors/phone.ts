@@ -1,0 +1,97 @@
+/**
+ * Phone numbers, validated with libphonenumber-js (its default metadata: a number is valid when its length
+ * and leading digits fit a numbering plan; no number rules are written here). A cheap regex finds runs of
+ * digits and phone punctuation; only runs that pass the rules below reach libphonenumber (its own text
+ * scanner is far too slow for megabytes).
+ *
+ * Accepted forms (the decision the privacy filter documents):
+ * - International: `+` (or full-width `＋`) then 7–15 digits with spaces, dashes, dots, slashes or
+ *   parentheses, valid for the country its calling code names. Any region.
+ * - National (no `+`): valid for one of `phoneRegions` (default {@link DEFAULT_PHONE_REGIONS}), AND either
+ *   preceded by a context word (tel, phone, mobile, cell, call, fax, sms, whatsapp, telefon, hotline, …,
+ *   optionally with "no", "nr", "number" and a colon), or printed in a phone grouping: an area code in
+ *   parentheses `(030) 1234567`, a trunk-prefixed group `030 1234 5678` / `030/1234567`, the North
+ *   American `555-123-4567` / `555.123.4567` / `555 123 4567`, the French `01 23 45 67 89`.
+ * Never a phone: a run glued to letters, `_`, `.`, `,`, `:`, `/`, `#` or another digit run on either side
+ * (versions, amounts, IP addresses, times, hashes), a national form starting with `00`, a run preceded by
+ * an identifier word (order, invoice, ref, id, ticket, account, tracking, …) unless a phone word is nearer,
+ * and bare digit runs without context (unix timestamps, order numbers). Dates (2024-01-15) fit no grouping.
+ * Full-width digits count as digits; the finding spans the original text.
+ * @see ITU-T E.164; https://gitlab.com/catamphetamine/libphonenumber-js
+ */
+import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js';
+import { asciiDigit, DIGIT_CLASS, isDigitCode, isWordCode } from './chars.js';
+import { type Candidate, RANK } from './types.js';
+
+/** Regions tried for national forms when none are configured: North America, the UK and the larger EU markets. */
+export const DEFAULT_PHONE_REGIONS: readonly string[] = ['US', 'GB', 'DE', 'FR', 'IT', 'ES', 'NL', 'AT', 'CH'];
+
+const RUN_RE = new RegExp(`[+\\uFF0B(]?[${DIGIT_CLASS}][${DIGIT_CLASS} \\u00A0().\\/-]{5,24}`, 'g');
+const GROUPINGS = [
+  /^\(0?\d{2,5}\) ?\d{3,4}[ -]?\d{2,5}$/,
+  /^0[1-9]\d{1,4}[ /-]\d{3,4}(?:[ -]?\d{2,5})?$/,
+  /^[2-9]\d{2}([-. ])[2-9]\d{2}\1\d{4}$/,
+  /^0[1-9](?:[ .]\d{2}){4}$/,
+];
+const PHONE_WORD =
+  /(?:^|[^a-z])(?:tel|tele|telephone|phone|ph|mobile|mob|cell|cellphone|call|fax|sms|whatsapp|telefon|telefono|tél|téléphone|handy|hotline|dial)\.?(?:\s*(?:no|nr|number|num)\.?)?\s*[:=]?\s*["']?$/;
+const ID_WORD = /(?:order|invoice|inv|ref|reference|id|ticket|account|acct|tracking|serial|sku|case|po|no|nr|number|#)\.?\s*[:=#]?\s*$/;
+const STUCK_BEFORE = new Set(['.', ',', ':', '/', '#', '-', '+', '@', '$', '€', '£']);
+
+/** The run in ASCII: digits, '+', and spaces for no-break spaces. */
+function normalise(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (isDigitCode(c)) out += asciiDigit(c);
+    else if (c === 0xff0b) out += '+';
+    else if (c === 0xa0) out += ' ';
+    else out += s[i];
+  }
+  return out;
+}
+
+function digitCount(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) if (isDigitCode(s.charCodeAt(i))) n++;
+  return n;
+}
+
+/** Whether the normalised run `n` is a phone number, given the words before it. */
+function isPhone(n: string, before: string, regions: readonly CountryCode[]): boolean {
+  const digits = digitCount(n);
+  if (digits < 7 || digits > 15) return false;
+  if (n[0] === '+') return parsePhoneNumberFromString(n)?.isValid() === true;
+  if (n.startsWith('00') || n.startsWith('(00')) return false;
+  const context = PHONE_WORD.test(before);
+  if (!context && (ID_WORD.test(before) || !GROUPINGS.some((g) => g.test(n)))) return false;
+  return regions.some((r) => parsePhoneNumberFromString(n, r)?.isValid() === true);
+}
+
+/** Pushes every phone number in `text` onto `out`, trying national forms against `regions`. */
+export function findPhones(text: string, out: Candidate[], regions: readonly CountryCode[]): void {
+  RUN_RE.lastIndex = 0;
+  for (let m = RUN_RE.exec(text); m !== null; m = RUN_RE.exec(text)) {
+    const start = m.index;
+    let run = m[0];
+    const prev = text[start - 1] ?? ' ';
+    if (isWordCode(prev.charCodeAt(0)) || STUCK_BEFORE.has(prev)) continue;
+    const before = text.slice(Math.max(0, start - 32), start).toLowerCase();
+    for (let tries = 0; tries < 4 && run.length > 0; tries++) {
+      while (run.length > 0 && !isDigitCode(run.charCodeAt(run.length - 1))) run = run.slice(0, -1);
+      const end = start + run.length;
+      const next = text[end] ?? ' ';
+      const glued =
+        isWordCode(next.charCodeAt(0)) ||
+        ((next === '.' || next === ',' || next === ':' || next === '-' || next === '/') && isDigitCode(text.charCodeAt(end + 1)));
+      if (!glued && isPhone(normalise(run), before, regions)) {
+        out.push({ start, end, label: 'PHONE', detail: 'phone number', rank: RANK.phone });
+        RUN_RE.lastIndex = end;
+        break;
+      }
+      const cut = Math.max(run.lastIndexOf(' '), run.lastIndexOf('\u00A0'));
+      if (cut <= 0) break;
+      run = run.slice(0, cut);
+    }
+  }
+}

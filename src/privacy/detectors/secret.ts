@@ -1,0 +1,76 @@
+/**
+ * Credentials with a known shape, found by their prefix and alphabet: GitHub (ghp_, gho_, ghu_, ghs_, ghr_,
+ * github_pat_), OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-), Anthropic (sk-ant-), AWS access key ids
+ * (AKIA/ASIA + 16), Slack tokens (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-) and webhook URLs (hooks.slack.com),
+ * Stripe keys (sk_/rk_/pk_ + live_/test_), Hugging Face (hf_), Google API keys (AIza + 35), JWTs (three
+ * base64url parts whose header decodes to a JSON object with "alg"), and PEM private keys (the whole
+ * BEGIN…END block, any key type; a block without END runs to the end of its base64 body).
+ *
+ * One combined regex finds every candidate in a single pass. A candidate glued to a word character on its
+ * left is not a token (`task-…` is not `sk-…`). Loose alphabets (sk-, Slack, Stripe, Hugging Face) must mix
+ * letters and digits, so that kebab-case names are not keys.
+ * @see RFC 7519 (JWT), RFC 7515 §7.2 (JWS compact form), RFC 7468 (PEM textual encoding)
+ */
+import { isWordCode } from './chars.js';
+import { type Candidate, RANK } from './types.js';
+
+const SHAPE_RE =
+  /gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}|sk-ant-[A-Za-z0-9_-]{20,}|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}|[rps]k_(?:live|test)_[A-Za-z0-9]{10,}|xox[abprs]-[A-Za-z0-9-]{10,}|https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9_/]{20,}|hf_[A-Za-z0-9]{30,}|AIza[0-9A-Za-z_-]{35}|(?:AKIA|ASIA)[A-Z0-9]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*|-----BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----/g;
+
+const PEM_BODY_RE = /[A-Za-z0-9+/=\s:,-]*/y;
+
+/** What a matched token is, in words, or undefined when its shape does not hold up. */
+export function shapeDetail(token: string): string | undefined {
+  if (token.startsWith('gh') || token.startsWith('github_pat_')) return 'GitHub token';
+  if (token.startsWith('sk-ant-')) return mixed(token.slice(7)) ? 'Anthropic API key' : undefined;
+  if (token.startsWith('sk-')) return mixed(token.slice(3)) && /[A-Z]/.test(token) && /[a-z]/.test(token.slice(3)) ? 'OpenAI API key' : undefined;
+  if (/^[rps]k_/.test(token)) return mixed(token.slice(8)) ? 'Stripe key' : undefined;
+  if (token.startsWith('xox')) return mixed(token.slice(5)) ? 'Slack token' : undefined;
+  if (token.startsWith('https://hooks.slack.com/')) return 'Slack webhook URL';
+  if (token.startsWith('hf_')) return mixed(token.slice(3)) ? 'Hugging Face token' : undefined;
+  if (token.startsWith('AIza')) return 'Google API key';
+  if (token.startsWith('AKIA') || token.startsWith('ASIA')) return /[0-9]/.test(token) ? 'AWS access key' : undefined;
+  if (token.startsWith('eyJ')) return isJwtHeader(token.slice(0, token.indexOf('.'))) ? 'JWT' : undefined;
+  return undefined;
+}
+
+function mixed(s: string): boolean {
+  return /[0-9]/.test(s) && /[A-Za-z]/.test(s);
+}
+
+/** RFC 7519: the JOSE header is base64url of a JSON object carrying "alg". */
+function isJwtHeader(part: string): boolean {
+  try {
+    const header: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    return typeof header === 'object' && header !== null && typeof (header as { alg?: unknown }).alg === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/** Pushes every credential of a known shape in `text` onto `out` (label SECRET). */
+export function findShapes(text: string, out: Candidate[]): void {
+  SHAPE_RE.lastIndex = 0;
+  for (let m = SHAPE_RE.exec(text); m !== null; m = SHAPE_RE.exec(text)) {
+    const start = m.index;
+    let end = start + m[0].length;
+    if (start > 0 && isWordCode(text.charCodeAt(start - 1))) continue;
+    let detail: string | undefined;
+    if (m[1] !== undefined) {
+      const endLine = `-----END ${m[1]}-----`;
+      const at = text.indexOf(endLine, end);
+      if (at !== -1 && at - end < 65536) end = at + endLine.length;
+      else {
+        PEM_BODY_RE.lastIndex = end;
+        end += PEM_BODY_RE.exec(text)![0].trimEnd().length;
+      }
+      detail = 'PEM private key';
+    } else {
+      if (end < text.length && isWordCode(text.charCodeAt(end))) continue;
+      detail = shapeDetail(m[0]);
+    }
+    if (detail === undefined) continue;
+    out.push({ start, end, label: 'SECRET', detail, rank: RANK.shape });
+    SHAPE_RE.lastIndex = end;
+  }
+}

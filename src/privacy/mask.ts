@@ -1,0 +1,168 @@
+/**
+ * Masking and restoring: puts placeholders where the detector found private values (maskText, maskJson),
+ * finds placeholders and look-alikes in what an agent sends (findPlaceholders, placeholderIdsIn), and puts
+ * the values back (restoreText, restoreJson). Pure: the vault, which issues the placeholders and holds the
+ * values, is passed in as an {@link Issuer} or a map.
+ *
+ * Unchanged input comes back as the same string or object instance (no copy), so callers can compare with
+ * `===` and the common case costs no allocation. Inputs are never mutated.
+ * Security posture: look-alike placeholders (wrong length, upper case, cut with an ellipsis) are reported
+ * with no id so that the caller refuses them (fail closed); restore replaces only exact placeholders whose
+ * id it was given.
+ */
+import type { Detector, Finding } from './detect.js';
+import { findPlaceholders, isPlaceholder, PLACEHOLDER_RE, type PlaceholderSpan } from './detectors/placeholder.js';
+
+export { findPlaceholders, isPlaceholder, PLACEHOLDER_RE, type PlaceholderSpan };
+
+/** Issues the placeholder text for a value (the vault does it; same value → same placeholder within a session). */
+export interface Issuer {
+  /** The placeholder (`[[LABEL_<32 hex>]]`) standing for `value`, which `finding` describes. */
+  issue(value: string, finding: Finding): string;
+}
+
+/** JSON-like data path: object keys and array indices from the root. */
+export type JsonPath = readonly (string | number)[];
+
+/**
+ * Replaces every finding of `detector` in `text` by the placeholder `issuer` gives for its exact original
+ * span (separators and zero-width characters included), so that restoring gives back the same bytes.
+ * @returns `text` itself (same instance) when nothing was found.
+ */
+export function maskText(text: string, detector: Detector, issuer: Issuer): string {
+  const findings = detector.find(text);
+  if (findings.length === 0) return text;
+  let out = '';
+  let at = 0;
+  for (const f of findings) {
+    out += text.slice(at, f.start) + issuer.issue(text.slice(f.start, f.end), f);
+    at = f.end;
+  }
+  return out + text.slice(at);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Sets an own property, `__proto__` included (plain assignment would change the prototype). */
+function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
+}
+
+/**
+ * Walks JSON-like data (objects, arrays, strings; other scalars untouched) and masks every string value and
+ * every object key. A string value under a key for which `detector.isSecretKey` is true is masked whole as
+ * SECRET (detail `value of "<key>"`), unless it is empty or already a placeholder.
+ * @param skip - called with the path (keys and indices from the root) of each value; true leaves that
+ *   subtree as it is.
+ * @returns `value` itself when nothing changed; otherwise a copy of the changed branches. Never mutates.
+ */
+export function maskJson(value: unknown, detector: Detector, issuer: Issuer, skip?: (path: JsonPath) => boolean): unknown {
+  const path: (string | number)[] = [];
+  const walk = (v: unknown): unknown => {
+    if (skip?.(path)) return v;
+    if (typeof v === 'string') return maskText(v, detector, issuer);
+    if (Array.isArray(v)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < v.length; i++) {
+        path.push(i);
+        const m = walk(v[i]);
+        path.pop();
+        if (m !== v[i] && copy === undefined) copy = v.slice(0, i);
+        copy?.push(m);
+      }
+      return copy ?? v;
+    }
+    if (!isRecord(v)) return v;
+    let copy: Record<string, unknown> | undefined;
+    const keys = Object.keys(v);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      const item = v[k];
+      path.push(k);
+      let m: unknown;
+      if (typeof item === 'string' && item !== '' && detector.isSecretKey(k) && !isPlaceholder(item) && !skip?.(path)) {
+        m = issuer.issue(item, { start: 0, end: item.length, label: 'SECRET', detail: `value of "${k}"` });
+      } else m = walk(item);
+      path.pop();
+      const mk = maskText(k, detector, issuer);
+      if ((m !== item || mk !== k) && copy === undefined) {
+        copy = {};
+        for (let j = 0; j < i; j++) setOwn(copy, keys[j]!, v[keys[j]!]);
+      }
+      if (copy) setOwn(copy, mk, m);
+    }
+    return copy ?? v;
+  };
+  return walk(value);
+}
+
+/**
+ * Replaces each exact placeholder whose id is in `values` by its value; others (unknown ids, look-alikes)
+ * are left as they are.
+ * @returns `text` itself when nothing was replaced.
+ */
+export function restoreText(text: string, values: ReadonlyMap<string, string>): string {
+  if (!text.includes('[[')) return text;
+  PLACEHOLDER_RE.lastIndex = 0;
+  let changed = false;
+  const out = text.replace(PLACEHOLDER_RE, (whole: string, _label: string, id: string) => {
+    const v = values.get(id);
+    if (v === undefined) return whole;
+    changed = true;
+    return v;
+  });
+  return changed ? out : text;
+}
+
+/** Applies `f` to every string value and object key of JSON-like data; same instance when `f` changed nothing. */
+function mapStrings(value: unknown, f: (s: string) => string): unknown {
+  if (typeof value === 'string') return f(value);
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const m = mapStrings(value[i], f);
+      if (m !== value[i] && copy === undefined) copy = value.slice(0, i);
+      copy?.push(m);
+    }
+    return copy ?? value;
+  }
+  if (!isRecord(value)) return value;
+  let copy: Record<string, unknown> | undefined;
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const m = mapStrings(value[k], f);
+    const mk = f(k);
+    if ((m !== value[k] || mk !== k) && copy === undefined) {
+      copy = {};
+      for (let j = 0; j < i; j++) setOwn(copy, keys[j]!, value[keys[j]!]);
+    }
+    if (copy) setOwn(copy, mk, m);
+  }
+  return copy ?? value;
+}
+
+/** {@link restoreText} over every string value and object key of JSON-like data; same instance when unchanged. */
+export function restoreJson(value: unknown, values: ReadonlyMap<string, string>): unknown {
+  return mapStrings(value, (s) => restoreText(s, values));
+}
+
+/**
+ * The ids of the exact placeholders in the strings and keys of JSON-like data, and the number of look-alikes
+ * (placeholder attempts with no valid id, see {@link findPlaceholders}), which the caller refuses.
+ */
+export function placeholderIdsIn(value: unknown): { ids: Set<string>; attempts: number } {
+  const ids = new Set<string>();
+  let attempts = 0;
+  mapStrings(value, (s) => {
+    for (const p of findPlaceholders(s)) {
+      if (p.id === undefined) attempts++;
+      else ids.add(p.id);
+    }
+    return s;
+  });
+  return { ids, attempts };
+}
