@@ -63,6 +63,10 @@ export interface AuditEventFields {
   execution_unblocked: Call & { blocked_call: string; actor?: Text };
   cancelled: Call & { stage: 'before_execution' | 'waiting'; reason?: Text };
   web_refused: { reason: string; suppressed?: number };
+  /** A call refused for placeholders this session was not given (privacy filter): nothing ran. */
+  placeholder_refused: { tool: string; upstream: string; unknown: number; locked: boolean; reason: string };
+  /** Which placeholders' real values a call sends (ids and kinds, never values); no call_id for a read. */
+  placeholders_resolved: { call_id?: Text; tool: string; upstream: string; placeholders: string };
 }
 
 /** Every event kind. */
@@ -102,4 +106,6 @@ export const AUDIT_EVENTS: readonly AuditEvent[] = [
   'execution_unblocked',
   'cancelled',
   'web_refused',
+  'placeholder_refused',
+  'placeholders_resolved',
 ];

@@ -53,6 +53,8 @@ export const KEY_FIELDS: Record<AuditEvent, readonly string[]> = {
   execution_unblocked: ['blocked_call', 'actor'],
   cancelled: ['stage', 'reason'],
   web_refused: ['reason'],
+  placeholder_refused: ['unknown', 'locked', 'reason'],
+  placeholders_resolved: ['upstream', 'placeholders'],
 };
 
 /**

@@ -26,6 +26,8 @@ export const HEAD_INTERVAL_MS = 100;
 export const READ_BATCH_MS = 50;
 /** A batch this large goes to the worker at once. */
 export const READ_BATCH_MAX = 256;
+/** Fields that carry free text (an upstream's words, a person's comment): masked under the privacy filter. */
+const FREE_TEXT_FIELDS = ['reason', 'error', 'detail', 'comment', 'taint'] as const;
 
 /** Options for opening a log. */
 export interface AuditLogOptions {
@@ -106,6 +108,7 @@ export class AuditLog {
    */
   appendLater(fields: AuditFields, hashArgs?: unknown): void {
     if (this.closed) return;
+    fields = this.filtered(fields);
     this.queue.push(hashArgs === undefined ? { ts: this.opts.clock.nowMs(), fields } : { ts: this.opts.clock.nowMs(), fields, hashArgs });
     // Batching wakes the worker a few times a second instead of once per read: on a small machine the
     // wake-ups, not the signatures, are what a read would otherwise pay for.
@@ -119,8 +122,35 @@ export class AuditLog {
    */
   appendDurable(fields: AuditFields): Promise<void> {
     if (this.closed) return Promise.reject(new LookfirstError('AUDIT_WRITE_FAILED', 'the audit log is closed'));
-    const entries = [...this.take(), { ts: this.opts.clock.nowMs(), fields }];
+    const entries = [...this.take(), { ts: this.opts.clock.nowMs(), fields: this.filtered(fields) }];
     return this.post((ackId) => ({ type: 'batch', entries, ackId }));
+  }
+
+  /**
+   * Masks the free-text fields of every entry from now on (the privacy filter: `privacy.forLog`), so that
+   * an upstream's error message or a read-back detail does not carry private values into the log.
+   * Identifiers, hashes, names of tools and who approved are not free text and are kept.
+   */
+  setTextFilter(filter: (text: string) => string): void {
+    this.textFilter = filter;
+  }
+
+  private textFilter: ((text: string) => string) | undefined;
+
+  private filtered(fields: AuditFields): AuditFields {
+    const filter = this.textFilter;
+    if (!filter) return fields;
+    let out: Record<string, unknown> | undefined;
+    const f = fields as unknown as Record<string, unknown>;
+    for (const k of FREE_TEXT_FIELDS) {
+      const v = f[k];
+      if (typeof v !== 'string') continue;
+      const masked = filter(v);
+      if (masked === v) continue;
+      out ??= { ...f };
+      out[k] = masked;
+    }
+    return (out ?? fields) as AuditFields;
   }
 
   /** Flushes everything, writes the final head, releases the lock, stops the worker. Idempotent. */

@@ -11,9 +11,11 @@ import { AuditLog } from '../audit/writer.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/load.js';
 import { PendingApprovals } from '../confirm/pending.js';
+import { loadRedactHook } from '../confirm/redact.js';
 import { Gateway } from '../gateway/gateway.js';
 import { ModernFront } from '../gateway/modern.js';
 import { Replicas } from '../gateway/replicas.js';
+import { PrivacyFilter } from '../privacy/filter.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import { type Channels, startChannels } from './channels.js';
@@ -102,7 +104,25 @@ export async function createGate(opts: GateOptions): Promise<Gate> {
     const refused = (what: string) => refusals.record(what);
     const channels = await startChannels({ config, pending, log, refused, openBrowser: opts.openBrowser, noChannel: opts.noChannel });
     undo.unshift(() => channels.close());
-    const gateway = new Gateway({ config, audit, clock, pending, outOfBand: channels.outOfBand, log, version: VERSION, store, replicas });
+    // The privacy filter and the redaction hook: a pattern that does not compile or a hook that cannot be
+    // loaded stops the start (a gate that was asked to mask must not run unmasked).
+    const privacy = config.privacy ? await PrivacyFilter.open(config.privacy, store) : undefined;
+    if (privacy) audit.setTextFilter((text) => privacy.forLog(text));
+    const redact = config.redact ? await loadRedactHook(config.redact) : undefined;
+    if (redact) undo.unshift(() => redact.close());
+    const gateway = new Gateway({
+      config,
+      audit,
+      clock,
+      pending,
+      outOfBand: channels.outOfBand,
+      log,
+      version: VERSION,
+      store,
+      replicas,
+      privacy,
+      redact: redact?.hook,
+    });
     undo.unshift(() => gateway.close());
     await gateway.start();
     const modern = new ModernFront({

@@ -39,6 +39,10 @@ export interface StdioUpstreamConfig {
   env: Record<string, string>;
   cwd: string;
   timeoutMs: number;
+  /** Outside your organisation: placeholders resolve toward it only with a person's yes, by default. */
+  external?: boolean;
+  /** Where real values behind placeholders may go (privacy.resolve; default ask if external, else always). */
+  resolve?: ResolveMode;
 }
 
 /** A Streamable HTTP upstream. */
@@ -47,6 +51,31 @@ export interface HttpUpstreamConfig {
   name: string;
   url: string;
   headers: Record<string, string>;
+  timeoutMs: number;
+  external?: boolean;
+  resolve?: ResolveMode;
+}
+
+/**
+ * Whether the gate puts real values back for placeholders in a call to an upstream: `always`; `ask` (a
+ * person sees which kinds of value go, and to whom, and decides); `never` (the placeholder text goes).
+ */
+export type ResolveMode = 'always' | 'ask' | 'never';
+
+/** `privacy`, with milliseconds. */
+export interface PrivacyConfig {
+  ttlMs: number;
+  names: string[];
+  patterns: { label: string; pattern: string }[];
+  /** ISO 3166-1 alpha-2 regions for national phone forms; undefined = the detector's default. */
+  phoneRegions?: string[];
+  allowBinary: boolean;
+}
+
+/** `redact`: the hook module (absolute path), its export, and its time budget (ms). */
+export interface RedactConfig {
+  module: string;
+  exportName: string;
   timeoutMs: number;
 }
 
@@ -103,6 +132,10 @@ export interface Config {
   store: StoreConfig;
   /** `serve --transport http` settings, token file absolute. */
   http: { host: string; port: number; tokenFile?: string; publicUrl?: string };
+  /** The privacy filter (src/privacy/); absent = off. */
+  privacy?: PrivacyConfig;
+  /** The preview redaction hook; absent = none. */
+  redact?: RedactConfig;
 }
 
 /**
@@ -156,11 +189,12 @@ export function parseConfig(text: string, file: string): Config {
   }
   const raw = parsed.data;
   const base = dirname(file);
-  const upstreams: UpstreamConfig[] = Object.entries(raw.upstreams).map(([name, u]) =>
-    'command' in u
-      ? { kind: 'stdio', name, command: u.command, args: u.args, env: u.env, cwd: resolve(base, u.cwd ?? '.'), timeoutMs: u.timeout_seconds * 1000 }
-      : { kind: 'http', name, url: u.url, headers: u.headers, timeoutMs: u.timeout_seconds * 1000 },
-  );
+  const upstreams: UpstreamConfig[] = Object.entries(raw.upstreams).map(([name, u]) => {
+    const reach = { external: u.external, resolve: u.privacy?.resolve ?? (u.external ? 'ask' : 'always') } as const;
+    return 'command' in u
+      ? { kind: 'stdio', name, command: u.command, args: u.args, env: u.env, cwd: resolve(base, u.cwd ?? '.'), timeoutMs: u.timeout_seconds * 1000, ...reach }
+      : { kind: 'http', name, url: u.url, headers: u.headers, timeoutMs: u.timeout_seconds * 1000, ...reach };
+  });
   const rules = Object.entries(raw.rules.tools).map(([pattern, r]) => ({
     pattern,
     action: r.action,
@@ -185,7 +219,19 @@ export function parseConfig(text: string, file: string): Config {
     },
     audit: { logPath, keyPath, pubPath: keyPath.replace(/(\.key)?$/, '.pub'), reads: raw.audit.reads },
     store: storeOf(raw.store, base, logPath),
+    privacy: privacyOf(raw.privacy),
+    redact: raw.redact && redactOf(raw.redact, base),
   };
+}
+
+function privacyOf(p: RawConfig['privacy']): PrivacyConfig | undefined {
+  if (!p?.enabled) return undefined;
+  return { ttlMs: p.ttl_seconds * 1000, names: p.names, patterns: p.patterns, phoneRegions: p.phone_regions, allowBinary: p.allow_binary };
+}
+
+function redactOf(r: NonNullable<RawConfig['redact']>, base: string): RedactConfig {
+  const [file = '', exportName = 'redact'] = r.hook.split('#');
+  return { module: resolve(base, file), exportName, timeoutMs: r.timeout_ms };
 }
 
 /** The resolved store: the schema has checked that postgres has its url and the others have none. */
@@ -291,6 +337,19 @@ const KNOWN_KEYS = [
   'reads',
   'store',
   'kind',
+  'external',
+  'privacy',
+  'resolve',
+  'ttl_seconds',
+  'names',
+  'patterns',
+  'phone_regions',
+  'allow_binary',
+  'redact',
+  'hook',
+  'timeout_ms',
+  'label',
+  'pattern',
   'path',
 ];
 

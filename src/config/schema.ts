@@ -16,6 +16,13 @@ const upstreamName = z
 /** A timeout in seconds: positive, and short enough for a Node timer (2^31-1 ms, about 24.8 days). */
 const timeoutSeconds = z.number().positive().max(2_147_483, 'must be at most 2147483 seconds (about 24 days)');
 
+/**
+ * `upstreams.<name>.privacy`: where real values behind placeholders may go. `always` resolves them
+ * before the call runs; `ask` resolves them only after a person saw what would be sent, and to whom;
+ * `never` sends the placeholder text itself. Default: `ask` for an `external: true` upstream, else `always`.
+ */
+const upstreamPrivacySchema = z.object({ resolve: z.enum(['always', 'ask', 'never']) }).strict();
+
 const stdioUpstream = z
   .object({
     command: z.string().min(1, 'command must not be empty'),
@@ -23,6 +30,9 @@ const stdioUpstream = z
     env: z.record(z.string(), z.string()).default({}),
     cwd: z.string().optional(),
     timeout_seconds: timeoutSeconds.default(60),
+    /** A server outside your organisation: placeholders are resolved toward it only with a person's yes (privacy.resolve). */
+    external: z.boolean().default(false),
+    privacy: upstreamPrivacySchema.optional(),
   })
   .strict();
 
@@ -31,6 +41,9 @@ const httpUpstream = z
     url: z.url({ protocol: /^https?$/, error: 'url must be an http:// or https:// address' }),
     headers: z.record(z.string(), z.string().regex(/^[\t\x20-\x7e]*$/, 'a header value must be printable ASCII (no "…" or other symbols)')).default({}),
     timeout_seconds: timeoutSeconds.default(60),
+    /** A server outside your organisation: placeholders are resolved toward it only with a person's yes (privacy.resolve). */
+    external: z.boolean().default(false),
+    privacy: upstreamPrivacySchema.optional(),
   })
   .strict();
 
@@ -145,6 +158,60 @@ const storeSchema = z
       ctx.addIssue({ code: 'custom', path: ['path'], message: `store.path is only for kind: sqlite (this store is ${s.kind}): remove it or set kind: sqlite` });
   });
 
+/** A placeholder label: what the agent sees before the id, e.g. `EMPLOYEE_ID` in `[[EMPLOYEE_ID_…]]`. */
+const placeholderLabel = z
+  .string()
+  .regex(/^[A-Z][A-Z0-9_]{0,31}$/, 'a label is an upper-case letter, then up to 31 upper-case letters, digits or _ (e.g. EMPLOYEE_ID)');
+
+/** One custom pattern: a JavaScript regular expression; what it matches (its first group, if it has one) is masked. */
+const privacyPattern = z
+  .object({ label: placeholderLabel, pattern: z.string().min(1, 'pattern must not be empty') })
+  .strict()
+  .superRefine((p, ctx) => {
+    let re: RegExp;
+    try {
+      re = new RegExp(p.pattern, 'u');
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', path: ['pattern'], message: `not a valid regular expression: ${(err as Error).message}` });
+      return;
+    }
+    if (re.test(''))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pattern'],
+        message: 'the pattern matches the empty string: it would mask nothing useful; make it match at least one character',
+      });
+  });
+
+/**
+ * `privacy`: private values in what upstreams answer reach the client only as placeholders
+ * (`[[IBAN_<32 hex>]]`), and are put back in arguments inside the gate (src/privacy/). Present = enabled.
+ */
+const privacySchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    /** How long a placeholder can be resolved after it was issued (seconds). */
+    ttl_seconds: timeoutSeconds.default(86_400),
+    /** Names to mask wherever they appear (whole words, any case). */
+    names: z.array(z.string().trim().min(2, 'a name needs at least 2 characters')).default([]),
+    patterns: z.array(privacyPattern).default([]),
+    /** Regions (ISO 3166-1 alpha-2) whose national phone forms are recognised, besides +E.164. */
+    phone_regions: z.array(z.string().regex(/^[A-Z]{2}$/, 'a region is two upper-case letters (ISO 3166-1 alpha-2), e.g. DE')).optional(),
+    /** Let images, audio and blobs through (they cannot be scanned): off by default. */
+    allow_binary: z.boolean().default(false),
+  })
+  .strict();
+
+/** `redact`: a function of yours that masks each preview before a person or a receiver sees it. */
+const redactSchema = z
+  .object({
+    /** `./file.js#exportName` (relative to the config file); the export defaults to `redact`. */
+    hook: z.string().regex(/^[^#]+(#[A-Za-z_$][A-Za-z0-9_$]*)?$/, 'hook is a module path, optionally with #exportName, e.g. ./my-redact.js#redact'),
+    /** How long the hook may take per preview (ms); past it, the call is denied. */
+    timeout_ms: z.number().int().positive().max(60_000).default(1000),
+  })
+  .strict();
+
 /** Whole config file. */
 export const configSchema = z
   .object({
@@ -203,6 +270,8 @@ export const configSchema = z
       .strict()
       .default({ log: 'audit.jsonl', key: 'audit.key', reads: true }),
     store: storeSchema.prefault({}),
+    privacy: privacySchema.optional(),
+    redact: redactSchema.optional(),
   })
   .strict();
 

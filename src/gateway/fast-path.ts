@@ -17,6 +17,8 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { AuditLog } from '../audit/writer.js';
 import { decideCall } from '../policy/decide.js';
 import type { Policy } from '../policy/evaluate.js';
+import type { PrivacySession } from '../privacy/filter.js';
+import { placeholderIdsIn } from '../privacy/mask.js';
 import { type Catalogue, classifyTool } from './catalogue.js';
 import { isPlainObject } from './raw.js';
 import { isUntrusted } from './tool-result.js';
@@ -32,6 +34,8 @@ export interface FastPathDeps {
   dryRun: boolean;
   /** Untrusted-source tools: their results must be read for taint, so they take the SDK path. */
   untrusted: (tool: string) => boolean;
+  /** The session's placeholders (privacy filter on): answers are masked before they go; calls carrying placeholders take the SDK path. */
+  privacy?: PrivacySession;
   /** Sends a message to the client. */
   send: (m: JSONRPCMessage) => Promise<void>;
   /**
@@ -59,6 +63,9 @@ export class FastPath {
     if (!isPlainObject(params) || typeof params.name !== 'string') return false;
     if (isPlainObject(params._meta) && params._meta.progressToken !== undefined) return false;
     if (this.inflight.has(m.id)) return false;
+    // Placeholders are resolved (or refused) by the pipeline's own step (pipeline/steps/placeholders.ts).
+    const privacy = this.deps.privacy;
+    if (privacy && hasPlaceholders(params.arguments)) return false;
     const tool = this.deps.catalogue.get(params.name);
     if (!tool?.upstream.connected) return false;
     if (this.deps.catalogue.pinStatus(tool).kind !== 'pinned') return false;
@@ -82,7 +89,13 @@ export class FastPath {
       (reply) => {
         if (!this.inflight.delete(clientId)) return;
         this.deps.busy?.(clientId, false);
-        void this.deps.send(toClient(clientId, reply)).catch(() => {});
+        const answer = toClient(clientId, reply);
+        if (!privacy) void this.deps.send(answer).catch(() => {});
+        else
+          void maskAnswer(privacy, answer)
+            .catch((err: unknown) => withheld(clientId, err))
+            .then((m) => this.deps.send(m))
+            .catch(() => {});
         if (this.deps.logReads) {
           const outcome =
             reply.kind === 'failed'
@@ -129,6 +142,26 @@ export class FastPath {
     entry.upstream.cancelRaw(entry.upstreamId, typeof params.reason === 'string' ? params.reason : 'cancelled by the client');
     return true;
   }
+}
+
+/** Masks a JSON-RPC answer's result or error, never its envelope (the id is the client's own). */
+async function maskAnswer(privacy: PrivacySession, answer: JSONRPCMessage): Promise<JSONRPCMessage> {
+  const a = answer as { result?: unknown; error?: unknown };
+  if (a.result !== undefined) return { ...answer, result: await privacy.mask('tools/call', a.result) } as JSONRPCMessage;
+  if (a.error !== undefined) return { ...answer, error: await privacy.mask('tools/call', a.error) } as JSONRPCMessage;
+  return answer;
+}
+
+/** Whether arguments carry anything placeholder-like (cheap: the pipeline decides what it is). */
+function hasPlaceholders(args: unknown): boolean {
+  const { ids, attempts } = placeholderIdsIn(args);
+  return ids.size + attempts > 0;
+}
+
+/** The answer when the privacy filter cannot store its placeholders: the result is withheld (a read: nothing ran). */
+function withheld(id: string | number, err: unknown): JSONRPCMessage {
+  const message = `lookfirst withheld the answer: the privacy filter could not store its placeholders (${(err as Error).message}); this read changed nothing, so it can be retried`;
+  return { jsonrpc: '2.0', id, error: { code: -32603, message } } as JSONRPCMessage;
 }
 
 function toClient(id: string | number, reply: RawReply): JSONRPCMessage {

@@ -18,7 +18,9 @@ import { ConfirmBroker } from '../confirm/broker.js';
 import type { ConfirmChannel, OutOfBandChannel } from '../confirm/channel.js';
 import { createElicitationChannel } from '../confirm/channels/elicitation.js';
 import type { PendingApprovals } from '../confirm/pending.js';
+import type { RedactHook } from '../confirm/redact.js';
 import { compilePolicy, type Policy, unmatchedRules } from '../policy/evaluate.js';
+import type { PrivacyFilter, PrivacySession } from '../privacy/filter.js';
 import type { Store } from '../store/store.js';
 import { Catalogue } from './catalogue.js';
 import { DryRunBudget } from './dry-run-budget.js';
@@ -76,6 +78,10 @@ export interface GatewayOptions {
   store?: Store;
   /** This replica among those sharing the store (gateway/replicas.ts). */
   replicas?: Replicas;
+  /** The privacy filter (`privacy:`): what the client reads is masked, placeholders resolved in calls. */
+  privacy?: PrivacyFilter;
+  /** The operator's redaction hook (`redact.hook`). */
+  redact?: RedactHook;
 }
 
 /** A running gate. */
@@ -203,7 +209,10 @@ export class Gateway {
       activeIds: new Set(),
       holds: undefined as never,
       // Over HTTP, on the stream of the one call in flight (not every client opens the standalone one).
-      notify: (n) => server.notification(n as never, { relatedRequestId: busy.size === 1 ? [...busy][0] : undefined }),
+      notify: async (n) => {
+        const sent = session.privacy && n.params ? { ...n, params: await session.privacy.mask(n.method, n.params) } : n;
+        await server.notification(sent as never, { relatedRequestId: busy.size === 1 ? [...busy][0] : undefined });
+      },
       close: () => server.close(),
       inflight: 0,
       taint,
@@ -215,7 +224,9 @@ export class Gateway {
         // Over HTTP the question must travel on the stream of the call it belongs to (not every client
         // opens the standalone one); with one request in flight, that call is known.
         const related = busy.size === 1 ? [...busy][0] : undefined;
-        return server.request({ method, params } as never, RAW_RESULT as never, {
+        // The upstream's question is masked like anything else the client reads; its answer goes back as given.
+        const shown = session.privacy && params ? await session.privacy.mask(method, params) : params;
+        return server.request({ method, params: shown } as never, RAW_RESULT as never, {
           signal,
           timeout: this.opts.config.confirm.timeoutMs,
           relatedRequestId: related,
@@ -241,6 +252,7 @@ export class Gateway {
             logReads: this.opts.config.audit.reads,
             dryRun: this.opts.config.dryRun,
             untrusted: this.untrusted,
+            privacy: session.privacy,
             send: (m) => transport.send(m),
             busy: (id, running) => {
               if (running) {
@@ -317,7 +329,7 @@ export class Gateway {
       .join('\n\n');
     const server = new Server(
       { name: 'lookfirst', version: this.opts.version },
-      { capabilities: unionCapabilities(this.upstreams), instructions: instructions || undefined },
+      { capabilities: unionCapabilities(this.upstreams), instructions: this.instructionsShown(instructions) },
     );
     // Forward the client's log level to the upstreams instead of answering it locally.
     server.removeRequestHandler('logging/setLevel');
@@ -335,6 +347,7 @@ export class Gateway {
     );
     const deps = this.pipelineDeps([elicitation], () => server.getClientVersion()?.name ?? 'client', taint, principal);
     session.holds = deps.holds;
+    session.privacy = deps.privacy;
     server.fallbackRequestHandler = async (request, extra): Promise<Result> => {
       busy.add(request.id);
       try {
@@ -377,7 +390,13 @@ export class Gateway {
    *   client's: gateway/session.ts `holdsOwner`) identical
    *   retry on another replica takes this session's holds over (gateway/hold.ts).
    */
-  pipelineDeps(inClient: ConfirmChannel[], clientName: () => string, taint: TaintMemory = new TaintMemory(), principal?: string): PipelineDeps {
+  pipelineDeps(
+    inClient: ConfirmChannel[],
+    clientName: () => string,
+    taint: TaintMemory = new TaintMemory(),
+    principal?: string,
+    sessionKey?: string,
+  ): PipelineDeps {
     const store = this.opts.store;
     for (const u of this.upstreams) if (u.instructions) this.taint.relayed([taint], u, 'instructions', u.instructions);
     const broker = new ConfirmBroker({ inClient, outOfBand: this.opts.outOfBand ?? [], pending: this.opts.pending });
@@ -411,7 +430,15 @@ export class Gateway {
       untrusted: this.untrusted,
       dryRun: this.opts.config.dryRun,
       dryRunBudget: this.dryRunBudget,
+      privacy: this.opts.privacy?.session(principal ?? 'stdio', sessionKey),
+      redact: this.opts.redact,
     };
+  }
+
+  /** The upstreams' instructions as a client reads them: each private value as its label alone (no session yet). */
+  instructionsShown(text: string): string | undefined {
+    if (!text) return undefined;
+    return this.opts.privacy ? this.opts.privacy.forLog(text) : text;
   }
 
   /**
@@ -435,6 +462,62 @@ export class Gateway {
    * @throws WireError (JSON-RPC error) for unknown tools and methods, and upstream errors.
    */
   async route(method: string, params: Record<string, unknown> | undefined, ctx: RouteContext, deps: PipelineDeps): Promise<Result> {
+    const privacy = deps.privacy;
+    return privacy ? this.routeMasked(method, params, ctx, deps, privacy) : this.routeClear(method, params, ctx, deps);
+  }
+
+  /**
+   * A request of a session under the privacy filter: placeholders in a non-tool request go back where
+   * every upstream resolves them (`always`; a tool call resolves its own in the pipeline), and whatever
+   * comes back (result, error, progress) is masked in this session's placeholders.
+   * @throws WireError with a masked message; InternalError when placeholders cannot be stored (the answer is withheld).
+   */
+  private async routeMasked(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    ctx: RouteContext,
+    deps: PipelineDeps,
+    privacy: PrivacySession,
+  ): Promise<Result> {
+    const relay = ctx.progress;
+    const progress = relay && ((p: Record<string, unknown>) => void privacy.mask('notifications/progress', p).then(relay, () => {}));
+    let result: Result;
+    try {
+      const sent = method === 'tools/call' ? params : await this.resolveForwarded(privacy, params);
+      result = await this.routeClear(method, sent, { ...ctx, progress }, deps);
+    } catch (err) {
+      const wire = toWireError(err);
+      const message = await privacy
+        .maskText(wire.message)
+        .catch(() => 'the upstream answered with an error (its text was withheld: the privacy filter could not store its placeholders)');
+      const data = wire.data === undefined ? undefined : await privacy.mask(method, wire.data).catch(() => undefined);
+      throw new WireError(wire.code, message, data);
+    }
+    try {
+      return await privacy.mask(method, result);
+    } catch (err) {
+      const ran = method === 'tools/call' ? ' If it was a write, it may have run: check the approval page or the audit log before calling again.' : '';
+      throw new WireError(
+        ErrorCode.InternalError,
+        `lookfirst withheld the answer: the privacy filter could not store its placeholders (${plainMessage(err)}).${ran}`,
+      );
+    }
+  }
+
+  /**
+   * Placeholders in a non-tool request (a resource URI, prompt or completion arguments) are put back only
+   * when every upstream it may reach resolves them (`always`): such requests have no person to ask.
+   * @throws WireError InvalidParams when they are unknown to this session (nothing is forwarded).
+   */
+  private async resolveForwarded(privacy: PrivacySession, params: Record<string, unknown> | undefined): Promise<Record<string, unknown> | undefined> {
+    if (!params) return params;
+    const mode = this.upstreams.every((u) => (u.config.resolve ?? 'always') === 'always') ? 'always' : 'never';
+    const r = await privacy.resolve(params, mode);
+    if (r.kind === 'refused') throw new WireError(ErrorCode.InvalidParams, r.reason);
+    return r.kind === 'resolved' ? (r.args as Record<string, unknown>) : params;
+  }
+
+  private async routeClear(method: string, params: Record<string, unknown> | undefined, ctx: RouteContext, deps: PipelineDeps): Promise<Result> {
     const { signal, progress } = ctx;
     if (ctx.session) ctx.session.inflight++;
     try {

@@ -126,7 +126,7 @@ export class ModernFront {
         .join('\n\n');
       const server = new Server(
         { name: 'lookfirst', version: this.opts.version },
-        { capabilities: unionCapabilities(this.opts.gateway.upstreams) as never, instructions: instructions || undefined },
+        { capabilities: unionCapabilities(this.opts.gateway.upstreams) as never, instructions: this.opts.gateway.instructionsShown(instructions) },
       );
       const who = principal(ctx);
       server.fallbackRequestHandler = async (request, rctx): Promise<Result> => {
@@ -238,7 +238,14 @@ export class ModernFront {
         detach: () => {},
       };
       // Holds are shared by the principal and the client's claimed name (gateway/session.ts holdsOwner).
-      created.deps = this.opts.gateway.pipelineDeps([], () => created.client?.name ?? 'client', owner.taint, principal);
+      // Placeholders are the session's: over HTTP its key, the same on every replica (privacy/vault.ts).
+      created.deps = this.opts.gateway.pipelineDeps(
+        [],
+        () => created.client?.name ?? 'client',
+        owner.taint,
+        principal,
+        principal === 'stdio' ? undefined : key,
+      );
       created.session = {
         ready: true,
         activeIds: new Set(),

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Notification, Result } from '@modelcontextprotocol/sdk/types.js';
+import type { PrivacySession } from '../privacy/filter.js';
 import type { Holds } from './hold.js';
 import type { TaintMemory } from './taint.js';
 
@@ -28,6 +29,8 @@ export interface Session {
   /** Relays an upstream's question (elicitation, sampling) to this client; absent where it cannot be asked. */
   ask?: (method: string, params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<Result>;
   close(): Promise<void>;
+  /** Its placeholders, when the privacy filter is on: whatever it is sent is masked with them. */
+  privacy?: PrivacySession;
 }
 
 /** How the HTTP endpoint names a principal a bearer token authenticated (`token:<digest>`). */

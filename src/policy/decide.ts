@@ -6,7 +6,8 @@
  * Order (each can only make the decision stricter, except an explicit rule over the classifier):
  * 1. the policy (policy/evaluate.ts): a rule, else the classifier (read-only → allow, else confirm);
  * 2. definitions being re-read after the upstream said they changed: no read passes on old annotations;
- * 3. taint (Rule of Two): untrusted data flowing into a state change needs a person, whatever a rule says.
+ * 3. taint (Rule of Two): untrusted data flowing into a state change needs a person, whatever a rule says;
+ * 4. privacy: real values that would go to an upstream under `resolve: ask` need a person, even for a read.
  * Then the route: only a call the classifier proves read-only AND that is allowed is a `read` (forwarded,
  * logged behind); a dry run `record`s everything else that is not denied; the rest is `gated`.
  */
@@ -36,6 +37,11 @@ export interface DecisionInput {
    * not denied, so that reads cost nothing. Returns the words a person reads, `TAINTED: …`, or undefined.
    */
   taintOf?: () => string | undefined;
+  /**
+   * Real values behind placeholders that this call would send to an upstream under `resolve: ask`, in
+   * words (gateway/pipeline/steps/placeholders.ts): a person decides, whatever a rule says.
+   */
+  disclosure?: string;
 }
 
 /**
@@ -51,6 +57,12 @@ export function decideCall(input: DecisionInput): CallDecision {
     const taint = input.taintOf?.();
     if (taint) decision = withTaint(decision, taint);
   }
+  if (input.disclosure && decision.action !== 'deny')
+    decision = {
+      ...decision,
+      action: 'confirm',
+      reason: `privacy: ${input.disclosure}${decision.action === 'allow' ? ` (overrides ${decision.reason})` : ''}`,
+    };
   return { ...decision, route: routeOf(decision, input) };
 }
 

@@ -33,9 +33,28 @@ export function summaryOf(call: ToolCall, taint?: string): { plain: string; summ
   return { plain, summary: taint ? oneLine(`${taint} · ${plain}`) : plain };
 }
 
+/**
+ * A preview as every channel may show it: what came from an upstream (the diff) masked by the privacy
+ * filter, in this session's placeholders; then the operator's redaction hook (confirm/redact.ts).
+ * @returns the request to show, or why the call is denied (the hook failed, or placeholders could not be stored).
+ */
+export async function preparePreview(deps: PipelineDeps, req: ApprovalRequest): Promise<{ ok: true; req: ApprovalRequest } | { ok: false; reason: string }> {
+  let out: ApprovalRequest = { ...req, client: req.client ?? deps.clientName() };
+  if (deps.privacy && out.diff !== undefined) {
+    try {
+      out = { ...out, diff: await deps.privacy.maskText(out.diff) };
+    } catch (err) {
+      return { ok: false, reason: `the privacy filter could not store the preview's placeholders (${(err as Error).message}); nothing was shown or run` };
+    }
+  }
+  return deps.redact ? deps.redact(out) : { ok: true, req: out };
+}
+
 /** Asks through the broker, with progress notifications to the client while the person decides. */
-export function askPerson(deps: PipelineDeps, ctx: CallContext, req: ApprovalRequest): Promise<Approval> {
-  const full: ApprovalRequest = { ...req, client: deps.clientName() };
+export async function askPerson(deps: PipelineDeps, ctx: CallContext, req: ApprovalRequest): Promise<Approval> {
+  const prepared = await preparePreview(deps, req);
+  if (!prepared.ok) return { kind: 'denied', channel: 'gate', reason: prepared.reason };
+  const full = prepared.req;
   const what = req.purpose === 'unlock' ? `to unlock ${req.call.tool}` : `to approve ${req.call.tool}`;
   return withKeepalive(
     ctx.progress,

@@ -8,8 +8,11 @@ import type { Result } from '@modelcontextprotocol/sdk/types.js';
 import type { AuditLog } from '../../audit/writer.js';
 import type { Clock } from '../../clock.js';
 import type { ConfirmBroker } from '../../confirm/broker.js';
+import type { RedactHook } from '../../confirm/redact.js';
 import type { CallDecision } from '../../policy/decide.js';
 import type { Policy } from '../../policy/evaluate.js';
+import type { PrivacySession } from '../../privacy/filter.js';
+import type { ResolvedPlaceholder } from '../../privacy/vault.js';
 import type { Approval, Decider, ToolCall, Verdict } from '../../types.js';
 import type { Catalogue, CatalogueTool } from '../catalogue.js';
 import type { DryRunBudget } from '../dry-run-budget.js';
@@ -47,6 +50,10 @@ export interface PipelineDeps {
   dryRun: boolean;
   /** The gate run's budget of recorded argument bytes (shared by its sessions). */
   dryRunBudget: DryRunBudget;
+  /** This session's placeholders (privacy filter on): previews are masked, arguments resolved. */
+  privacy?: PrivacySession;
+  /** The operator's redaction hook (`redact.hook`): masks each preview before anyone sees it. */
+  redact?: RedactHook;
 }
 
 /** A gate run's recording budget (bytes), shared by its client sessions and replicas (gateway/dry-run-budget.ts). */
@@ -94,6 +101,8 @@ export interface CallState {
   approval?: Approval;
   /** confirm: the approval was a rule's (no person): unclear outcomes do not block the tool. */
   byRule?: string;
+  /** placeholders: the arguments with real values put back, and which placeholders were (ids and kinds). */
+  resolved?: { args: Record<string, unknown>; placeholders: ResolvedPlaceholder[]; ask: boolean };
   /** execute: the upstream's answer. */
   result?: Result;
 }

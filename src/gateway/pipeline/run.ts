@@ -24,6 +24,7 @@ import { fix } from './steps/fix.js';
 import { interlock } from './steps/interlock.js';
 import { lookup } from './steps/lookup.js';
 import { pins } from './steps/pins.js';
+import { placeholders } from './steps/placeholders.js';
 import { read } from './steps/read.js';
 import { readback } from './steps/readback.js';
 import { receipt } from './steps/receipt.js';
@@ -31,7 +32,7 @@ import { record } from './steps/record.js';
 import { retry } from './steps/retry.js';
 
 /** Until the call is known and decided; a read ends here. */
-const DECIDE: Step[] = [lookup, pins, decide, read];
+const DECIDE: Step[] = [lookup, placeholders, pins, decide, read];
 /** A gated call, one at a time per tool in a session (the question included). */
 const HOLD: Step<FixedState>[] = [retry, receipt, record, interlock, confirm];
 /** The execution, in the gate-wide order of its tool. */

@@ -6,12 +6,15 @@
  * request (answered `pending` after `confirm.hold_seconds`; the same call again continues the wait).
  * A file write or edit shows what it would change (read through the upstream's own read tool).
  */
+
+import { oneLine } from '../../../confirm/visible.js';
 import { diffPreview } from '../../diff-preview.js';
 import { askInClient, canAskInClient } from '../../mrtr.js';
-import { awaitApproval, describeRisk, summaryOf } from '../ask.js';
+import { awaitApproval, describeRisk, preparePreview, summaryOf } from '../ask.js';
 import type { FixedState, Step } from '../context.js';
 import { approvalEntry } from '../entries.js';
 import { denied, type Outcome } from '../outcome.js';
+import { disclosureOf } from './placeholders.js';
 
 export const confirm: Step<FixedState> = async (s) => {
   const { deps, tool, call, decision, ctx } = s;
@@ -39,16 +42,24 @@ export const confirm: Step<FixedState> = async (s) => {
       `this session already has ${deps.holds.count} questions waiting for a person (at most ${MAX_OPEN_QUESTIONS}); wait for them to be decided or to time out, then call again`,
     );
   const { summary } = summaryOf(call, decision.taint);
+  // The diff of what would be written: the real values where placeholders go back (masked again to show).
   const diff = s.retried
     ? undefined
-    : await diffPreview({ catalogue: deps.catalogue, policy: deps.policy, timeoutMs: deps.executionTimeoutMs }, tool, call.args);
-  const request = {
+    : await diffPreview({ catalogue: deps.catalogue, policy: deps.policy, timeoutMs: deps.executionTimeoutMs }, tool, s.resolved?.args ?? call.args);
+  const disclosure = disclosureOf(s);
+  const said = disclosure ? oneLine(`${disclosure} · ${summary}`) : summary;
+  const prepared = await preparePreview(deps, {
     call,
-    summary: replay ? `REPLAY of dry-run call ${replay.callId} · ${summary}` : summary,
+    summary: replay ? `REPLAY of dry-run call ${replay.callId} · ${said}` : said,
     deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs,
     ...describeRisk(decision.classification, call),
     diff,
-  };
+  });
+  if (!prepared.ok) {
+    await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution', reason: prepared.reason.slice(0, 300) }).catch(() => {});
+    return deny(prepared.reason);
+  }
+  const request = prepared.req;
   if (!s.retried && ctx.mrtr && canAskInClient(ctx.mrtr, request) === true) {
     const asked = await askInClient(ctx.mrtr, { ...request, client: deps.clientName() });
     try {

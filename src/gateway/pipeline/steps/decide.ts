@@ -7,6 +7,7 @@
 import { decideCall } from '../../../policy/decide.js';
 import { classifyTool } from '../../catalogue.js';
 import type { CallState, Step } from '../context.js';
+import { disclosureOf } from './placeholders.js';
 import { liveTaint } from './taint.js';
 
 export const decide: Step = async (s: CallState) => {
@@ -23,6 +24,7 @@ export const decide: Step = async (s: CallState) => {
       definitionsChanging: deps.catalogue.isChanged(tool.upstream),
       dryRun: deps.dryRun,
       taintOf: () => liveTaint(s, args),
+      disclosure: s.resolved?.ask ? disclosureOf(s) : undefined,
     });
     return undefined;
   }

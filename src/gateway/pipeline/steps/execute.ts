@@ -9,6 +9,7 @@
 import { callTool } from '../../tool-result.js';
 import { describeUpstreamError } from '../../wire-error.js';
 import type { FixedState, PipelineDeps, Step } from '../context.js';
+import { resolvedEntry } from '../entries.js';
 import { denied, type Outcome, unknownOutcomeText } from '../outcome.js';
 
 export const execute: Step<FixedState> = async (s): Promise<Outcome | undefined> => {
@@ -31,13 +32,17 @@ export const execute: Step<FixedState> = async (s): Promise<Outcome | undefined>
     return deny(reason, { blocked: true });
   }
   try {
+    // Which placeholders' real values go (ids and kinds): on disk before they are sent.
+    await resolvedEntry(s, call.callId);
     await deps.audit.appendDurable({ event: 'execution_started', ...base });
   } catch (err) {
     return deny(`the audit log cannot be written (${(err as Error).message})`);
   }
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(deps.executionTimeoutMs)]);
   try {
-    s.result = await callTool(deps, tool, { name: call.upstreamTool, arguments: call.args }, { signal, onprogress: ctx.progress });
+    // Exactly the approved arguments, with the real values behind this session's placeholders put back.
+    const args = s.resolved?.args ?? call.args;
+    s.result = await callTool(deps, tool, { name: call.upstreamTool, arguments: args }, { signal, onprogress: ctx.progress });
     return undefined;
   } catch (err) {
     const reason = unknownOutcomeReason(deps, ctx.signal, signal, err);

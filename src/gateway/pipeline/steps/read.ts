@@ -9,18 +9,29 @@ import type { CatalogueTool } from '../../catalogue.js';
 import { callTool } from '../../tool-result.js';
 import { ErrorCode, WireError } from '../../wire-error.js';
 import type { CallContext, CallState, PipelineDeps, Step } from '../context.js';
+import { resolvedEntry } from '../entries.js';
 
 /** Step `read`: a call the decision routes as a read is forwarded and ends here. */
 export const read: Step = async (s: CallState) => {
   if (s.decision?.route !== 'read' || s.input.kind !== 'live' || !s.tool) return undefined;
-  return { kind: 'forwarded', result: await forwardRead(s.deps, s.tool, s.input.params, s.ctx, s.decision.reason) };
+  // With the real values behind this session's placeholders (steps/placeholders.ts); logged as the agent sent it.
+  const params = s.resolved ? { ...s.input.params, arguments: s.resolved.args } : s.input.params;
+  if (s.resolved) resolvedEntry(s, undefined);
+  return { kind: 'forwarded', result: await forwardRead(s.deps, s.tool, params, s.ctx, s.decision.reason, s.input.params.arguments) };
 };
 
 /**
  * Forwards one allowed read.
  * @throws WireError RequestTimeout when the upstream does not answer in time, or the upstream's error.
  */
-async function forwardRead(deps: PipelineDeps, tool: CatalogueTool, params: Record<string, unknown>, ctx: CallContext, reason: string): Promise<Result> {
+async function forwardRead(
+  deps: PipelineDeps,
+  tool: CatalogueTool,
+  params: Record<string, unknown>,
+  ctx: CallContext,
+  reason: string,
+  asSent: unknown,
+): Promise<Result> {
   const forward = tool.exposed === tool.upstreamTool ? params : { ...params, name: tool.upstreamTool };
   let isError: boolean | string = false;
   try {
@@ -47,7 +58,7 @@ async function forwardRead(deps: PipelineDeps, tool: CatalogueTool, params: Reco
           outcome: isError === false ? 'ok' : isError === true ? 'upstream_error' : 'failed',
           error: typeof isError === 'string' ? isError.slice(0, 200) : undefined,
         },
-        params.arguments ?? {},
+        asSent ?? {},
       );
     }
   }

@@ -29,7 +29,8 @@ export const readback: Step<FixedState> = async (s): Promise<Outcome> => {
   }
   const readOpts = { catalogue: deps.catalogue, policy: deps.policy, timeoutMs: deps.executionTimeoutMs };
   let check: Check | undefined;
-  if (!upstreamError) check = await runReadback(readOpts, call, result);
+  // Read back against what was sent: the real values, where placeholders were resolved.
+  if (!upstreamError) check = await runReadback(readOpts, s.resolved ? { ...call, args: s.resolved.args } : call, result);
   else if (!s.byRule) check = { readback: 'unclear', detail: 'the upstream answered with an error: whether the call took effect is unknown' };
   if (check && (check.readback !== 'none' || !s.byRule)) {
     try {

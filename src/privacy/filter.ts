@@ -1,0 +1,155 @@
+/**
+ * The privacy filter as the gateway uses it: one `PrivacyFilter` per gate (its detectors, compiled once,
+ * and the store), one `PrivacySession` per client session (its placeholders).
+ *
+ * Upstream → client: every message the client can read is masked (`mask`) and its new placeholders are
+ * in the store before it leaves. Client → upstream: placeholders in arguments are resolved (`resolve`)
+ * only when this session was given them; an unknown one refuses the call, and after
+ * {@link MAX_MISSES} unknown placeholders the session can resolve none.
+ *
+ * Security posture: fail closed. A store that cannot be written means the message is not sent (the
+ * caller answers with an error); one that cannot be read means the call is refused.
+ */
+import type { PrivacyConfig, ResolveMode } from '../config/load.js';
+import type { Store } from '../store/store.js';
+import { compileDetector, type Detector, type Finding } from './detect.js';
+import { maskJson, maskText, placeholderIdsIn, restoreJson } from './mask.js';
+import { unmaskedPaths, withholdBinary } from './mcp.js';
+import { indexKeyOf, PlaceholderVault, type ResolvedPlaceholder } from './vault.js';
+
+/** Unknown placeholders a session may send before its resolution is locked. */
+export const MAX_MISSES = 3;
+/** Most distinct placeholders one call may carry. */
+export const MAX_PLACEHOLDERS_PER_CALL = 1000;
+
+/** What resolving a call's arguments came to. */
+export type Resolution =
+  /** No placeholder in them. */
+  | { kind: 'none' }
+  /** `resolve: never` toward this upstream: the placeholder text goes as it is. */
+  | { kind: 'kept'; count: number }
+  /** Every placeholder was this session's: the arguments with the real values, and which were put back. */
+  | { kind: 'resolved'; args: unknown; placeholders: ResolvedPlaceholder[] }
+  /** Nothing may run: unknown placeholders, a locked session, or too many. */
+  | { kind: 'refused'; reason: string; unknown: number; locked: boolean };
+
+/** The gate's privacy filter: detectors and the store. */
+export class PrivacyFilter {
+  private constructor(
+    readonly config: PrivacyConfig,
+    readonly detector: Detector,
+    private readonly store: Store,
+    private readonly indexKey: Buffer,
+  ) {}
+
+  /**
+   * Compiles the detectors and reads (or creates) the reverse index key in the store.
+   * @throws Error naming a custom pattern that does not compile; StoreError when the store cannot be used.
+   */
+  static async open(config: PrivacyConfig, store: Store): Promise<PrivacyFilter> {
+    const detector = compileDetector({ names: config.names, patterns: config.patterns, phoneRegions: config.phoneRegions });
+    return new PrivacyFilter(config, detector, store, await indexKeyOf(store));
+  }
+
+  /**
+   * The placeholders of one client session.
+   * @param principal who authenticated.
+   * @param sessionKey a 2026-07-28 session's key, which other replicas share; omit for a connection's own session.
+   */
+  session(principal: string, sessionKey?: string): PrivacySession {
+    const vault = new PlaceholderVault({
+      store: this.store,
+      ttlMs: this.config.ttlMs,
+      principal,
+      session: sessionKey ?? randomSessionId(),
+      shared: sessionKey !== undefined,
+      indexKey: this.indexKey,
+    });
+    return new PrivacySession(this, vault);
+  }
+
+  /** Masks text for the audit log: each private value becomes its label alone (`[[IBAN]]`), with no id. */
+  forLog(text: string): string {
+    return maskText(text, this.detector, { issue: (_v: string, f: Finding) => `[[${f.label}]]` });
+  }
+}
+
+/** One client session's side of the filter. */
+export class PrivacySession {
+  /** Masks of this session run one after the other: a placeholder is in the store before any message carries it. */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly filter: PrivacyFilter,
+    private readonly vault: PlaceholderVault,
+  ) {}
+
+  /**
+   * Masks one message the client will read (a result, an error, a notification's params, a question).
+   * @param method the request it answers or the notification it is (decides which strings stay: mcp.ts).
+   * @returns the message with placeholders; the same instance when nothing was found.
+   * @throws StoreError when the new placeholders cannot be stored: the message must not be sent.
+   */
+  mask<T>(method: string, value: T): Promise<T> {
+    const run = this.tail.then(async () => {
+      const readable = this.filter.config.allowBinary ? value : withholdBinary(value);
+      const masked = maskJson(readable, this.filter.detector, this.vault, unmaskedPaths(method));
+      const swaps = await this.vault.flush();
+      return (swaps ? restoreJson(masked, swaps) : masked) as T;
+    });
+    this.tail = run.catch(() => {});
+    return run;
+  }
+
+  /** Masks one text (an error message). @throws StoreError as `mask`. */
+  async maskText(text: string): Promise<string> {
+    return this.mask('text', text);
+  }
+
+  /**
+   * Puts the real values back into a call's arguments, where the upstream may receive them.
+   * @param mode the upstream's `privacy.resolve` (`ask` resolves too: the caller asks a person first).
+   * @throws StoreError when the store cannot be read or written (the caller refuses the call).
+   */
+  async resolve(args: unknown, mode: ResolveMode): Promise<Resolution> {
+    const { ids, attempts } = placeholderIdsIn(args);
+    if (ids.size === 0 && attempts === 0) return { kind: 'none' };
+    if (mode === 'never') return { kind: 'kept', count: ids.size + attempts };
+    if (ids.size > MAX_PLACEHOLDERS_PER_CALL)
+      return {
+        kind: 'refused',
+        reason: `the arguments carry ${ids.size} placeholders, more than ${MAX_PLACEHOLDERS_PER_CALL} in one call; nothing was run`,
+        unknown: 0,
+        locked: false,
+      };
+    if ((await this.vault.misses()) >= MAX_MISSES) return lockedRefusal(0);
+    const { values, found, unknown } = await this.vault.resolve(ids);
+    const misses = unknown.length + attempts;
+    if (misses > 0) {
+      const total = await this.vault.addMisses(misses);
+      if (total >= MAX_MISSES) return lockedRefusal(misses);
+      const what = misses === 1 ? 'a placeholder' : `${misses} placeholders`;
+      return {
+        kind: 'refused',
+        reason: `the arguments carry ${what} this gate did not give this session, or that expired (privacy.ttl_seconds), or that is cut short; nothing was run. Use placeholders exactly as this session received them (after ${MAX_MISSES} unknown ones, this session can resolve none)`,
+        unknown: misses,
+        locked: false,
+      };
+    }
+    return { kind: 'resolved', args: restoreJson(args, values), placeholders: found };
+  }
+}
+
+function lockedRefusal(unknown: number): Resolution {
+  return {
+    kind: 'refused',
+    reason: `this session sent ${MAX_MISSES} or more placeholders it was never given, so the gate resolves none for it any more; nothing was run. Start a new session (reconnect the client) to use placeholders again`,
+    unknown,
+    locked: true,
+  };
+}
+
+/** A connection's own session id: random, never reused, never shared. */
+function randomSessionId(): string {
+  return `conn:${globalThis.crypto.randomUUID()}`;
+}

@@ -1,0 +1,63 @@
+/**
+ * What the privacy filter does to MCP messages besides masking text: content it cannot read (images,
+ * audio, blobs) is withheld with a note, and the few protocol strings that must stay as they are
+ * (a tool's name, cursors, progress tokens, request ids, MIME types) are left alone. Pure.
+ * @see MCP specification 2025-11-25, §tools (content types), §resources (text and blob contents)
+ */
+
+/** Keys whose string values are protocol identifiers, never shown as prose: never masked. */
+const PROTOCOL_KEYS = new Set(['progressToken', 'requestId', 'nextCursor', 'cursor', 'protocolVersion', 'mimeType', 'jsonrpc']);
+
+/**
+ * Which strings of a message stay unmasked: protocol identifiers anywhere, and each tool's `name` in a
+ * `tools/list` result (the client calls tools by it; everything else of a definition is masked).
+ * @param method the request the message answers (or the notification's method).
+ */
+export function unmaskedPaths(method: string): (path: readonly (string | number)[]) => boolean {
+  const toolNames = method === 'tools/list';
+  return (path) => {
+    const last = path[path.length - 1];
+    if (typeof last === 'string' && PROTOCOL_KEYS.has(last)) return true;
+    return toolNames && path.length === 3 && path[0] === 'tools' && path[2] === 'name';
+  };
+}
+
+/** The note that replaces what was withheld. */
+function note(what: string, mimeType: unknown): string {
+  const type = typeof mimeType === 'string' && /^[\w.+-]+\/[\w.+-]+$/.test(mimeType) ? ` (${mimeType})` : '';
+  return `[lookfirst: ${what}${type} was withheld by the privacy filter: it cannot be checked for private data. Set privacy.allow_binary: true to let such content through.]`;
+}
+
+/**
+ * Replaces every image and audio content item by a text item saying so, and every blob (resource
+ * contents, embedded resources) by a text contents with the same URI saying so.
+ * @returns the same instance when there was nothing to withhold (no copy), else a copy; never mutates.
+ */
+export function withholdBinary(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v = withholdBinary(value[i]);
+      if (v === value[i]) continue;
+      out ??= value.slice();
+      out[i] = v;
+    }
+    return out ?? value;
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  const o = value as Record<string, unknown>;
+  if ((o.type === 'image' || o.type === 'audio') && typeof o.data === 'string') return { type: 'text', text: note(`an ${o.type}`, o.mimeType) };
+  if (typeof o.blob === 'string') {
+    const kept: Record<string, unknown> = { mimeType: 'text/plain', text: note('binary content', o.mimeType) };
+    if (typeof o.uri === 'string') kept.uri = o.uri;
+    return kept;
+  }
+  let out: Record<string, unknown> | undefined;
+  for (const k of Object.keys(o)) {
+    const v = withholdBinary(o[k]);
+    if (v === o[k]) continue;
+    out ??= { ...o };
+    out[k] = v;
+  }
+  return out ?? value;
+}
