@@ -13,8 +13,17 @@
 import { extname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { RedactConfig } from '../config/load.js';
 import type { ApprovalRequest } from './channel.js';
+
+/** Where the hook is and how long it may take (config/load.ts `RedactConfig` has this shape). */
+export interface RedactOptions {
+  /** Absolute path of the module. */
+  module: string;
+  /** The exported function's name. */
+  exportName: string;
+  /** Time limit per preview (ms). */
+  timeoutMs: number;
+}
 
 /** What the hook receives and returns (a plain JSON object, a copy). */
 export interface Preview {
@@ -43,7 +52,7 @@ type FromWorker = { id: number; ok: true; preview: unknown } | { id: number; ok:
  * Loads the hook module in a worker and checks that it exports the function.
  * @throws Error naming the module and export when it cannot be loaded, or the export is not a function.
  */
-export async function loadRedactHook(config: RedactConfig): Promise<{ hook: RedactHook; close: () => Promise<void> }> {
+export async function loadRedactHook(config: RedactOptions): Promise<{ hook: RedactHook; close: () => Promise<void> }> {
   let worker = await startWorker(config);
   let next = 1;
   const waiting = new Map<number, (m: FromWorker) => void>();
@@ -157,7 +166,7 @@ function applyPreview(req: ApprovalRequest, p: Preview): ApprovalRequest {
   };
 }
 
-async function startWorker(config: RedactConfig): Promise<Worker> {
+async function startWorker(config: RedactOptions): Promise<Worker> {
   const here = fileURLToPath(import.meta.url);
   const script = new URL(`./redact-worker${extname(here)}`, import.meta.url);
   const workerData = { module: pathToFileURL(config.module).href, exportName: config.exportName };

@@ -10,12 +10,31 @@
  * Security posture: fail closed. A store that cannot be written means the message is not sent (the
  * caller answers with an error); one that cannot be read means the call is refused.
  */
-import type { PrivacyConfig, ResolveMode } from '../config/load.js';
 import type { Store } from '../store/store.js';
 import { compileDetector, type Detector, type Finding } from './detect.js';
 import { maskJson, maskText, placeholderIdsIn, restoreJson } from './mask.js';
 import { unmaskedPaths, withholdBinary } from './mcp.js';
 import { indexKeyOf, PlaceholderVault, type ResolvedPlaceholder } from './vault.js';
+
+/**
+ * Whether real values go back into a call to an upstream: `always`; `ask` (resolved, and a person decides
+ * first); `never` (the placeholder text goes). The config's `upstreams.<name>.privacy.resolve`.
+ */
+export type ResolveMode = 'always' | 'ask' | 'never';
+
+/** The filter's settings (config/load.ts `PrivacyConfig` has this shape). */
+export interface PrivacyOptions {
+  /** How long a placeholder stays resolvable (ms). */
+  ttlMs: number;
+  /** Names to mask (whole words, any case). */
+  names: readonly string[];
+  /** Custom patterns: a label and a JavaScript regular expression source. */
+  patterns: readonly { label: string; pattern: string }[];
+  /** ISO 3166-1 alpha-2 regions for national phone forms; undefined = the detector's default. */
+  phoneRegions?: readonly string[];
+  /** Let images, audio and blobs through unscanned. */
+  allowBinary: boolean;
+}
 
 /** Unknown placeholders a session may send before its resolution is locked. */
 export const MAX_MISSES = 3;
@@ -36,7 +55,7 @@ export type Resolution =
 /** The gate's privacy filter: detectors and the store. */
 export class PrivacyFilter {
   private constructor(
-    readonly config: PrivacyConfig,
+    readonly config: PrivacyOptions,
     readonly detector: Detector,
     private readonly store: Store,
     private readonly indexKey: Buffer,
@@ -46,7 +65,7 @@ export class PrivacyFilter {
    * Compiles the detectors and reads (or creates) the reverse index key in the store.
    * @throws Error naming a custom pattern that does not compile; StoreError when the store cannot be used.
    */
-  static async open(config: PrivacyConfig, store: Store): Promise<PrivacyFilter> {
+  static async open(config: PrivacyOptions, store: Store): Promise<PrivacyFilter> {
     const detector = compileDetector({ names: config.names, patterns: config.patterns, phoneRegions: config.phoneRegions });
     return new PrivacyFilter(config, detector, store, await indexKeyOf(store));
   }

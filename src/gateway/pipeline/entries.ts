@@ -6,7 +6,6 @@
 import type { AuditFieldsOf } from '../../audit/events.js';
 import { oneLine } from '../../confirm/visible.js';
 import type { Approval, ToolCall } from '../../types.js';
-import type { CallState } from './context.js';
 
 /**
  * The `approval` entry of a decision a person (or a rule, or the operator's `--yes`) made on a call.
@@ -49,28 +48,4 @@ export function receivedEntry(call: ToolCall, client: string, mark: { dry_run?: 
     client: oneLine(client).slice(0, 100),
     ...mark,
   };
-}
-
-/**
- * The `placeholders_resolved` entry: which placeholders' real values a call sends, and where: ids and
- * kinds, never values. Durable for an execution (written before `execution_started`), behind for a read.
- * @param callId the gated call's id; undefined for a read (which has none).
- * @returns the promise of the durable write, or undefined for a read.
- */
-export function resolvedEntry(s: CallState, callId: string | undefined): Promise<void> | undefined {
-  const r = s.resolved;
-  const tool = s.tool;
-  if (!r || !tool) return undefined;
-  const fields: AuditFieldsOf<'placeholders_resolved'> = {
-    event: 'placeholders_resolved',
-    call_id: callId,
-    tool: tool.exposed,
-    upstream: tool.upstream.name,
-    placeholders: r.placeholders.map((p) => `${p.label}_${p.id}`).join(','),
-  };
-  if (callId === undefined) {
-    s.deps.audit.appendLater(fields);
-    return undefined;
-  }
-  return s.deps.audit.appendDurable(fields);
 }

@@ -9,7 +9,7 @@
 import { callTool } from '../../tool-result.js';
 import { describeUpstreamError } from '../../wire-error.js';
 import type { FixedState, PipelineDeps, Step } from '../context.js';
-import { resolvedEntry } from '../entries.js';
+import { resolvedEntry } from './placeholders.js';
 import { denied, type Outcome, unknownOutcomeText } from '../outcome.js';
 
 export const execute: Step<FixedState> = async (s): Promise<Outcome | undefined> => {

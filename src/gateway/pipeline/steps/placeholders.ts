@@ -10,6 +10,7 @@
  * call, and nothing runs; after three, the session can resolve none (privacy/filter.ts).
  */
 import { randomUUID } from 'node:crypto';
+import type { AuditFieldsOf } from '../../../audit/events.js';
 import { placeholderIdsIn } from '../../../privacy/mask.js';
 import type { CallState, Step } from '../context.js';
 import { denied } from '../outcome.js';
@@ -52,4 +53,28 @@ export function disclosureOf(s: CallState): string | undefined {
   if (!r || r.placeholders.length === 0 || !s.tool) return undefined;
   const list = r.placeholders.map((p) => `the real ${p.detail} behind [[${p.label}_${p.id}]]`).join(', ');
   return r.ask ? `sends ${list} to ${s.tool.upstream.name}` : `puts back ${list}`;
+}
+
+/**
+ * The `placeholders_resolved` entry: which placeholders' real values a call sends, and where: ids and
+ * kinds, never values. Durable for an execution (written before `execution_started`), behind for a read.
+ * @param callId the gated call's id; undefined for a read (which has none).
+ * @returns the promise of the durable write, or undefined for a read.
+ */
+export function resolvedEntry(s: CallState, callId: string | undefined): Promise<void> | undefined {
+  const r = s.resolved;
+  const tool = s.tool;
+  if (!r || !tool) return undefined;
+  const fields: AuditFieldsOf<'placeholders_resolved'> = {
+    event: 'placeholders_resolved',
+    call_id: callId,
+    tool: tool.exposed,
+    upstream: tool.upstream.name,
+    placeholders: r.placeholders.map((p) => `${p.label}_${p.id}`).join(','),
+  };
+  if (callId === undefined) {
+    s.deps.audit.appendLater(fields);
+    return undefined;
+  }
+  return s.deps.audit.appendDurable(fields);
 }

@@ -9,7 +9,7 @@ import type { CatalogueTool } from '../../catalogue.js';
 import { callTool } from '../../tool-result.js';
 import { ErrorCode, WireError } from '../../wire-error.js';
 import type { CallContext, CallState, PipelineDeps, Step } from '../context.js';
-import { resolvedEntry } from '../entries.js';
+import { resolvedEntry } from './placeholders.js';
 
 /** Step `read`: a call the decision routes as a read is forwarded and ends here. */
 export const read: Step = async (s: CallState) => {
