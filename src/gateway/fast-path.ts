@@ -113,7 +113,8 @@ export class FastPath {
               upstream_tool: tool.upstreamTool,
               reason: decision.reason,
               outcome,
-              error: reply.kind === 'failed' ? reply.error.message.slice(0, 200) : undefined,
+              // The same text the SDK path logs for a failed read (pipeline/steps/read.ts).
+              error: (reply.kind === 'failed' ? reply.error.message : errorText(reply.message.error))?.slice(0, 200),
             },
             params.arguments ?? {},
           );
@@ -150,6 +151,11 @@ async function maskAnswer(privacy: PrivacySession, answer: JSONRPCMessage): Prom
   if (a.result !== undefined) return { ...answer, result: await privacy.mask('tools/call', a.result) } as JSONRPCMessage;
   if (a.error !== undefined) return { ...answer, error: await privacy.mask('tools/call', a.error) } as JSONRPCMessage;
   return answer;
+}
+
+/** The message of a JSON-RPC error, when it has one. */
+function errorText(error: unknown): string | undefined {
+  return isPlainObject(error) && typeof error.message === 'string' ? error.message : undefined;
 }
 
 /** Whether arguments carry anything placeholder-like (cheap: the pipeline decides what it is). */
