@@ -21,7 +21,62 @@ describe('config', () => {
     assert.equal(c.confirm.web.enabled, false);
     assert.equal(c.confirm.elicitation, true);
     assert.equal(c.confirm.timeoutMs, 120_000);
-    assert.deepEqual(c.upstreams[0], { kind: 'stdio', name: 'files', command: 'npx', args: ['-y', 'x'], env: {}, cwd: '/etc/lf', timeoutMs: 60_000 });
+    assert.deepEqual(c.upstreams[0], {
+      kind: 'stdio',
+      name: 'files',
+      command: 'npx',
+      args: ['-y', 'x'],
+      env: {},
+      cwd: '/etc/lf',
+      timeoutMs: 60_000,
+      external: false,
+      resolve: 'always',
+    });
+    assert.equal(c.privacy, undefined, 'the privacy filter is off unless the config has a privacy section');
+  });
+
+  describe('privacy and redact', () => {
+    const base = 'upstreams:\n  files:\n    command: npx\n  mail:\n    url: https://mail.example/mcp\n    external: true\n';
+    it('turns the filter on with a privacy section, and makes an external upstream ask by default', () => {
+      const c = parseConfig(`${base}privacy:\n  names: [Jane Doe]\n  patterns:\n    - { label: EMPLOYEE_ID, pattern: 'EMP-\\d{6}' }\n`, '/etc/lf/lookfirst.yaml');
+      assert.deepEqual(c.privacy, {
+        ttlMs: 86_400_000,
+        names: ['Jane Doe'],
+        patterns: [{ label: 'EMPLOYEE_ID', pattern: 'EMP-\\d{6}' }],
+        phoneRegions: undefined,
+        allowBinary: false,
+      });
+      assert.deepEqual(
+        c.upstreams.map((u) => [u.name, u.external, u.resolve]),
+        [
+          ['files', false, 'always'],
+          ['mail', true, 'ask'],
+        ],
+      );
+      assert.equal(parseConfig(`${base}privacy: { enabled: false }\n`, '/etc/lf/lookfirst.yaml').privacy, undefined);
+    });
+
+    it('takes an upstream’s own resolve over the default', () => {
+      const c = parseConfig(`${base.replace('external: true', 'external: true\n    privacy: { resolve: never }')}privacy: {}\n`, '/etc/lf/lookfirst.yaml');
+      assert.equal(c.upstreams[1]?.resolve, 'never');
+    });
+
+    it('names every bad pattern, label and region by its path, all at once', () => {
+      const p = problems(
+        `${base}privacy:\n  phone_regions: [de]\n  patterns:\n    - { label: employee, pattern: 'E(' }\n    - { label: EMPTY, pattern: 'x*' }\n`,
+      );
+      const byPath = Object.fromEntries(p.map((x) => [x.path, x.message]));
+      assert.match(byPath['privacy.patterns.0.label'] ?? '', /upper-case letter/);
+      assert.match(byPath['privacy.patterns.0.pattern'] ?? '', /not a valid regular expression/);
+      assert.match(byPath['privacy.patterns.1.pattern'] ?? '', /matches the empty string/);
+      assert.match(byPath['privacy.phone_regions.0'] ?? '', /two upper-case letters/);
+    });
+
+    it('resolves the redaction hook against the config folder, with redact as the default export', () => {
+      const c = parseConfig(`${base}redact:\n  hook: ./hooks/redact.js\n`, '/etc/lf/lookfirst.yaml');
+      assert.deepEqual(c.redact, { module: '/etc/lf/hooks/redact.js', exportName: 'redact', timeoutMs: 1000 });
+      assert.match(problems(`${base}redact:\n  hook: "./x.js#not-a-name"\n`)[0]?.message ?? '', /module path/);
+    });
   });
 
   it('reads the example config from the issue', () => {
