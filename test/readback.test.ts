@@ -57,7 +57,7 @@ describe('read-back', () => {
     ['the read tool is denied by a rule', `${rule('store', 'get')}    get: { action: deny }\n`, /not allowed as a read/],
     ['the read tool times out', rule('store', 'slow'), /failed/],
     ['a path is not in the read result', rule('store', 'get', '{ "nothing.here": 1 }'), /has no "nothing.here"/],
-    ['a placeholder has no value', rule('store', 'get', '{ value: "$args.missing" }'), /\$args\.missing has no value/],
+    ['a reference has no value', rule('store', 'get', '{ value: "$args.missing" }'), /\$args\.missing has no value/],
   ];
   for (const [why, rules, detail] of unclear) {
     it(`is unclear when ${why}`, async () => {

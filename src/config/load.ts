@@ -81,7 +81,7 @@ export interface RedactConfig {
 
 export type UpstreamConfig = StdioUpstreamConfig | HttpUpstreamConfig;
 
-/** A read-back rule as written: a read tool, its arguments and the expected values (placeholders allowed). */
+/** A read-back rule as written: a read tool, its arguments and the expected values (`$args`/`$result` references allowed). */
 export interface ReadbackRule {
   tool: string;
   args: Record<string, unknown>;

@@ -5,7 +5,7 @@
  */
 
 import { decide, matchRule, type Policy } from '../policy/evaluate.js';
-import { checkExpectations, type FieldMismatch, fillPlaceholders } from '../readback/evaluate.js';
+import { checkExpectations, type FieldMismatch, fillReferences } from '../readback/evaluate.js';
 import type { ToolCall } from '../types.js';
 import { type Catalogue, classifyTool } from './catalogue.js';
 import { plainMessage } from './wire-error.js';
@@ -35,12 +35,12 @@ export async function runReadback(deps: ReadbackDeps, call: ToolCall, result: Re
   const reader = deps.catalogue.get(rule.tool);
   if (!reader) return unclear(`the read tool "${rule.tool}" is not among the upstream tools`);
   const sources = { args: call.args, result };
-  const args = fillPlaceholders(rule.args, sources);
+  const args = fillReferences(rule.args, sources);
   if (!args.ok) return unclear(`${args.missing} has no value`);
   // Judged with the arguments it will get: a read-back must itself be an allowed read.
   const decision = decide(deps.policy, reader.exposed, classifyTool(reader, args.value));
   if (decision.action !== 'allow') return unclear(`the read tool "${rule.tool}" is not allowed as a read by the current policy (${decision.reason})`);
-  const expect = fillPlaceholders(rule.expect, sources);
+  const expect = fillReferences(rule.expect, sources);
   if (!expect.ok) return unclear(`${expect.missing} has no value`);
   let read: Record<string, unknown>;
   try {

@@ -1,27 +1,27 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkExpectations, fillPlaceholders, resultData } from './evaluate.js';
+import { checkExpectations, fillReferences, resultData } from './evaluate.js';
 
 const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
 
-describe('read-back placeholders', () => {
+describe('read-back references', () => {
   const sources = { args: { path: '/d/a.txt', content: 'hi', meta: { n: 2 } }, result: text('{"id":7,"items":[{"ok":true}]}') };
 
   it('fills $args and $result (text parsed as JSON) at any depth', () => {
-    assert.deepEqual(fillPlaceholders({ path: '$args.path', deep: ['$args.meta.n', { id: '$result.id' }], flag: '$result.items[0].ok', plain: 'x' }, sources), {
+    assert.deepEqual(fillReferences({ path: '$args.path', deep: ['$args.meta.n', { id: '$result.id' }], flag: '$result.items[0].ok', plain: 'x' }, sources), {
       ok: true,
       value: { path: '/d/a.txt', deep: [2, { id: 7 }], flag: true, plain: 'x' },
     });
   });
   it('prefers structuredContent for $result', () => {
-    assert.deepEqual(fillPlaceholders('$result.id', { args: {}, result: { ...text('{"id":1}'), structuredContent: { id: 2 } } }), { ok: true, value: 2 });
+    assert.deepEqual(fillReferences('$result.id', { args: {}, result: { ...text('{"id":1}'), structuredContent: { id: 2 } } }), { ok: true, value: 2 });
   });
-  it('names a placeholder that resolves to nothing', () => {
-    assert.deepEqual(fillPlaceholders({ a: '$args.nope' }, sources), { ok: false, missing: '$args.nope' });
-    assert.deepEqual(fillPlaceholders('$result.x', { args: {}, result: text('not json') }), { ok: false, missing: '$result.x' });
+  it('names a reference that resolves to nothing', () => {
+    assert.deepEqual(fillReferences({ a: '$args.nope' }, sources), { ok: false, missing: '$args.nope' });
+    assert.deepEqual(fillReferences('$result.x', { args: {}, result: text('not json') }), { ok: false, missing: '$result.x' });
   });
   it('leaves other strings alone', () => {
-    assert.deepEqual(fillPlaceholders(['$other.x', 'a$args.path', '$args'], sources), { ok: true, value: ['$other.x', 'a$args.path', '$args'] });
+    assert.deepEqual(fillReferences(['$other.x', 'a$args.path', '$args'], sources), { ok: true, value: ['$other.x', 'a$args.path', '$args'] });
   });
 });
 

@@ -1,18 +1,18 @@
 /**
- * Read-back rules, evaluated: fill a rule's placeholders from the write's arguments and result, then
+ * Read-back rules, evaluated: fill a rule's references from the write's arguments and result, then
  * compare what the read tool returned with what was expected. Pure: no I/O, no clock.
  *
- * Placeholders are whole string values `$args.<path>` and `$result.<path>`; `$result` is the write's
+ * References are whole string values `$args.<path>` and `$result.<path>`; `$result` is the write's
  * `structuredContent`, or else its text content parsed as JSON when that works. Outcomes:
  * `ok` (every expected field matches), `failed` (the target shows something else: which field, expected,
- * found), `unclear` (could not verify: a placeholder or an expected path was not found, or the read did
+ * found), `unclear` (could not verify: a reference or an expected path was not found, or the read did
  * not answer usably).
  * @see ./compare.ts for what "matches" means.
  */
 import { jsonEqual } from './compare.js';
 import { parsePath, valueAt } from './path.js';
 
-/** What a placeholder may read. */
+/** What a reference may read. */
 export interface ReadbackSources {
   args: Record<string, unknown>;
   /** The write's result as the upstream sent it. */
@@ -46,9 +46,9 @@ export function resultData(result: Record<string, unknown>): unknown {
 
 /**
  * Replaces `$args.<path>` and `$result.<path>` string values, at any depth, with the values they name.
- * @returns the filled value, or the placeholder that could not be resolved.
+ * @returns the filled value, or the reference that could not be resolved.
  */
-export function fillPlaceholders(template: unknown, sources: ReadbackSources): { ok: true; value: unknown } | { ok: false; missing: string } {
+export function fillReferences(template: unknown, sources: ReadbackSources): { ok: true; value: unknown } | { ok: false; missing: string } {
   const resultValue = { resolved: false, value: undefined as unknown };
   const lookup = (text: string): { ok: true; value: unknown } | { ok: false; missing: string } | undefined => {
     const m = /^\$(args|result)\.(.+)$/s.exec(text);
@@ -94,7 +94,7 @@ export function fillPlaceholders(template: unknown, sources: ReadbackSources): {
 
 /**
  * Compares the read tool's result with the expectations (path in the read result → expected value,
- * placeholders already filled).
+ * references already filled).
  */
 export function checkExpectations(readResult: Record<string, unknown>, expect: Record<string, unknown>): ReadbackOutcome {
   const mismatches: FieldMismatch[] = [];
