@@ -71,7 +71,7 @@ describe('privacy filter on every surface a client reads', () => {
       const tools = (seen.tools as { tools: { name: string; description: string; title: string }[] }).tools;
       assert.deepEqual(
         tools.map((t) => t.name),
-        ['lookup_customer', 'show_photo', 'fail_loudly', 'send_payment'],
+        ['lookup_customer', 'show_photo', 'fail_loudly', 'send_payment', 'fetch_inbox'],
       );
       assert.match(tools[0]?.description ?? '', PLACEHOLDER);
       assert.match(tools[0]?.title ?? '', PLACEHOLDER);
@@ -106,6 +106,28 @@ describe('privacy filter on every surface a client reads', () => {
     const log = readFileSync(join(env.dir, 'audit.jsonl'), 'utf8');
     for (const v of VALUES) assert.ok(!log.includes(v), `the audit log holds ${v}`);
     assert.match(log, /no account for \[\[EMAIL\]\]/, 'the failed read is logged with its error text masked');
+  });
+
+  it('still sees untrusted data the agent only saw as a placeholder flow into a write (taint), and quotes the placeholder', async () => {
+    const env = setup();
+    const agent = await startAgent(env.config, approve);
+    try {
+      const mail = textOf(await agent.call('fetch_inbox'));
+      assert.doesNotMatch(mail, /GB29/);
+      const iban = /\[\[IBAN_[0-9a-f]{32}\]\]/.exec(mail)?.[0];
+      assert.ok(iban, mail);
+      const paid = await agent.call('send_payment', { to: iban, amount: 5000 });
+      assert.equal(verdictOf(paid)?.outcome, 'executed');
+      assert.equal(agent.asked.length, 1, 'a rule allows send_payment, but untrusted data flows into it: a person decides');
+      const asked = agent.asked[0] ?? '';
+      assert.match(asked, /TAINTED/);
+      assert.ok(asked.includes(iban), asked);
+      assert.doesNotMatch(asked, /GB29 NWBK/);
+    } finally {
+      await agent.close();
+    }
+    const log = readFileSync(join(env.dir, 'audit.jsonl'), 'utf8');
+    assert.doesNotMatch(log, /GB29 NWBK/);
   });
 
   it('lets images and blobs through with privacy.allow_binary', async () => {

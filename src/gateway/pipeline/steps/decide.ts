@@ -4,11 +4,28 @@
  * deny rule stops it; what untrusted data flowed into it, during its dry run or from this promote's
  * earlier replays, is shown and never covered by `--yes`.
  */
+import { randomUUID } from 'node:crypto';
 import { decideCall } from '../../../policy/decide.js';
 import { classifyTool } from '../../catalogue.js';
 import type { CallState, Step } from '../context.js';
+import { denied, type Outcome } from '../outcome.js';
 import { disclosureOf } from './placeholders.js';
 import { liveTaint } from './taint.js';
+
+/**
+ * The taint words quote the untrusted value they found: under the privacy filter they quote its
+ * placeholder instead (what the agent saw), since they reach the person, the client and the log.
+ */
+async function maskTaint(s: CallState): Promise<Outcome | undefined> {
+  const d = s.decision;
+  if (!s.deps.privacy || !d?.taint) return undefined;
+  try {
+    s.decision = { ...d, taint: await s.deps.privacy.maskText(d.taint), reason: await s.deps.privacy.maskText(d.reason) };
+    return undefined;
+  } catch (err) {
+    return denied({ call_id: randomUUID(), args_sha256: '', reason: `the privacy filter could not store its placeholders (${(err as Error).message}); nothing was run` });
+  }
+}
 
 export const decide: Step = async (s: CallState) => {
   const { deps, input } = s;
@@ -23,10 +40,11 @@ export const decide: Step = async (s: CallState) => {
       classification,
       definitionsChanging: deps.catalogue.isChanged(tool.upstream),
       dryRun: deps.dryRun,
-      taintOf: () => liveTaint(s, args),
+      // Against the real values: untrusted data the agent only saw as placeholders still flows in.
+      taintOf: () => liveTaint(s, s.resolved?.args ?? args),
       disclosure: s.resolved?.ask ? disclosureOf(s) : undefined,
     });
-    return undefined;
+    return maskTaint(s);
   }
   const ruled = decideCall({ policy: deps.policy, tool: tool.exposed, classification, definitionsChanging: false, dryRun: false });
   if (ruled.action === 'deny') {
