@@ -83,6 +83,13 @@ describe('privacy filter on every surface a client reads', () => {
       assert.match(JSON.stringify(seen.scan), /binary content \(image\/png\) was withheld/);
       assert.match(JSON.stringify(seen.error), /no account for \[\[EMAIL_[0-9a-f]{32}\]\]/);
 
+      // A client that validates structuredContent against the output schema (the SDK's callTool does)
+      // accepts the masked result: the schema it was given no longer constrains strings by shape.
+      await agent.client.listTools();
+      const validated = await agent.client.callTool({ name: 'lookup_customer', arguments: {} });
+      assert.equal(validated.isError, undefined, JSON.stringify(validated));
+      assertClear(validated, 'the validated call');
+
       // The same IBAN in a tool result and in a resource is one placeholder in this session.
       const iban = lookup.structuredContent.iban;
       assert.ok(JSON.stringify(seen.read).includes(iban));

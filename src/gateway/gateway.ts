@@ -435,6 +435,11 @@ export class Gateway {
     };
   }
 
+  /** A message for every client at once (no one session's placeholders fit all): private values as labels alone. */
+  shownToAll<T>(value: T): T {
+    return this.opts.privacy ? this.opts.privacy.forAll(value) : value;
+  }
+
   /** The upstreams' instructions as a client reads them: each private value as its label alone (no session yet). */
   instructionsShown(text: string): string | undefined {
     if (!text) return undefined;

@@ -197,7 +197,7 @@ export class ModernFront {
       ready: true,
       activeIds: new Set(),
       holds: deps.holds,
-      notify: async (n) => publish(n),
+      notify: async (n) => publish(this.opts.gateway.shownToAll(n)),
       close: async () => {},
       inflight: 0,
     });

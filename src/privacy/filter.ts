@@ -13,7 +13,7 @@
 import type { Store } from '../store/store.js';
 import { compileDetector, type Detector, type Finding } from './detect.js';
 import { maskJson, maskText, placeholderIdsIn, restoreJson } from './mask.js';
-import { unmaskedPaths, withholdBinary } from './mcp.js';
+import { relaxToolSchemas, unmaskedPaths, withholdBinary } from './mcp.js';
 import { indexKeyOf, PlaceholderVault, type ResolvedPlaceholder } from './vault.js';
 
 /**
@@ -87,6 +87,14 @@ export class PrivacyFilter {
     return new PrivacySession(this, vault);
   }
 
+  /**
+   * Masks a message that goes to every client at once (a 2026-07-28 change notification): labels alone,
+   * since no one session's placeholders fit all.
+   */
+  forAll<T>(value: T): T {
+    return maskJson(value, this.detector, { issue: (_v: string, f: Finding) => `[[${f.label}]]` }, unmaskedPaths('notification')) as T;
+  }
+
   /** Masks text for the audit log: each private value becomes its label alone (`[[IBAN]]`), with no id. */
   forLog(text: string): string {
     return maskText(text, this.detector, { issue: (_v: string, f: Finding) => `[[${f.label}]]` });
@@ -111,7 +119,8 @@ export class PrivacySession {
    */
   mask<T>(method: string, value: T): Promise<T> {
     const run = this.tail.then(async () => {
-      const readable = this.filter.config.allowBinary ? value : withholdBinary(value);
+      const shown = method === 'tools/list' ? relaxToolSchemas(value) : value;
+      const readable = this.filter.config.allowBinary ? shown : withholdBinary(shown);
       const masked = maskJson(readable, this.filter.detector, this.vault, unmaskedPaths(method));
       const swaps = await this.vault.flush();
       return (swaps ? restoreJson(masked, swaps) : masked) as T;

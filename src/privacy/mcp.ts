@@ -61,3 +61,60 @@ export function withholdBinary(value: unknown): unknown {
   }
   return out ?? value;
 }
+
+/** String constraints a placeholder cannot meet: dropped from the schemas a client reads. */
+const STRING_CONSTRAINTS = ['pattern', 'format', 'minLength', 'maxLength'] as const;
+
+/**
+ * A `tools/list` result whose input and output schemas no longer constrain strings by shape or length:
+ * a client that validates `structuredContent` against the output schema (the SDK client does) would
+ * otherwise reject a result whose IBAN field now holds `[[IBAN_…]]`. The upstream still validates the
+ * real values it receives. Enum and const values are masked like any string, in the same session's
+ * placeholders, so they still match.
+ * @returns the same instance when no schema had such a constraint.
+ */
+export function relaxToolSchemas(result: unknown): unknown {
+  if (typeof result !== 'object' || result === null) return result;
+  const tools = (result as { tools?: unknown }).tools;
+  if (!Array.isArray(tools)) return result;
+  let out: unknown[] | undefined;
+  for (let i = 0; i < tools.length; i++) {
+    const t = tools[i] as Record<string, unknown> | null;
+    if (typeof t !== 'object' || t === null) continue;
+    const input = relaxSchema(t.inputSchema);
+    const output = relaxSchema(t.outputSchema);
+    if (input === t.inputSchema && output === t.outputSchema) continue;
+    out ??= tools.slice();
+    out[i] = { ...t, ...(t.inputSchema !== undefined ? { inputSchema: input } : {}), ...(t.outputSchema !== undefined ? { outputSchema: output } : {}) };
+  }
+  return out ? { ...(result as object), tools: out } : result;
+}
+
+function relaxSchema(schema: unknown, depth = 0): unknown {
+  if (depth > 64 || typeof schema !== 'object' || schema === null) return schema;
+  if (Array.isArray(schema)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < schema.length; i++) {
+      const v = relaxSchema(schema[i], depth + 1);
+      if (v === schema[i]) continue;
+      out ??= schema.slice();
+      out[i] = v;
+    }
+    return out ?? schema;
+  }
+  const o = schema as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  for (const k of Object.keys(o)) {
+    // Constraint keywords hold a value; a property NAMED "pattern" (under `properties`) holds a schema.
+    if ((STRING_CONSTRAINTS as readonly string[]).includes(k) && typeof o[k] !== 'object') {
+      out ??= { ...o };
+      delete out[k];
+      continue;
+    }
+    const v = relaxSchema(o[k], depth + 1);
+    if (v === o[k]) continue;
+    out ??= { ...o };
+    out[k] = v;
+  }
+  return out ?? schema;
+}

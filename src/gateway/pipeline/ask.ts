@@ -40,9 +40,19 @@ export function summaryOf(call: ToolCall, taint?: string): { plain: string; summ
  */
 export async function preparePreview(deps: PipelineDeps, req: ApprovalRequest): Promise<{ ok: true; req: ApprovalRequest } | { ok: false; reason: string }> {
   let out: ApprovalRequest = { ...req, client: req.client ?? deps.clientName() };
-  if (deps.privacy && out.diff !== undefined) {
+  const privacy = deps.privacy;
+  if (privacy) {
     try {
-      out = { ...out, diff: await deps.privacy.maskText(out.diff) };
+      // Upstream words: the diff of the target, the risk reason (it quotes the tool's description), and
+      // the summary of a definition or unlock question (a definition's text, an upstream's error). The
+      // summary of a call is the agent's own arguments, which the person must see as they are.
+      const mask = (t: string | undefined) => (t === undefined ? Promise.resolve(undefined) : privacy.maskText(t));
+      out = {
+        ...out,
+        diff: await mask(out.diff),
+        riskReason: await mask(out.riskReason),
+        summary: out.purpose === 'definition' || out.purpose === 'unlock' ? await privacy.maskText(out.summary) : out.summary,
+      };
     } catch (err) {
       return { ok: false, reason: `the privacy filter could not store the preview's placeholders (${(err as Error).message}); nothing was shown or run` };
     }
