@@ -3,8 +3,11 @@
  * addresses, phone numbers, credentials, values behind secret-naming keys, configured names and patterns).
  * Pure: no I/O, clock, randomness or environment; the same options and text always give the same findings.
  *
- * Speed: each detector is one regex pass that finds candidates by a cheap, rare shape (a digit run, an '@',
- * a token prefix, a key word), and only candidates are validated (Luhn, mod-97, libphonenumber, JSON of a
+ * Speed: candidates are found by cheap, rare shapes, and only they are validated. Runs of 7+ digits (with
+ * their separators) and runs of 15+ token characters are found by a sub-linear skip scan (chars.ts
+ * forEachRun) and only those are read by the card, phone, IBAN, credential and Base64 detectors; '@', '://',
+ * '-----BEGIN', the webhook host and '[[' by indexOf; keyed values by one case-insensitive regex pass. Only
+ * candidates are validated (Luhn, mod-97, libphonenumber, JSON of a
  * JWT header). Overlaps are resolved once at the end: the longest candidate wins, then the most specific
  * kind (a GitHub token over "the value behind a password key"). Nothing is found inside an existing
  * placeholder, so masking twice changes nothing.
@@ -13,15 +16,16 @@
  * prose with no key, a name not configured) stays in clear. Each detector's file lists its rules and limits.
  */
 import type { CountryCode } from 'libphonenumber-js';
-import { findBase64Secrets } from './detectors/base64.js';
+import { findBase64InRun } from './detectors/base64.js';
 import { findCards } from './detectors/card.js';
+import { countDigits, DIGITISH, forEachRun, isLetterCode, isWordCode, TOKENISH } from './detectors/chars.js';
 import { type CompiledPattern, compileNames, compilePattern, findNames, findPattern } from './detectors/custom.js';
 import { findEmails } from './detectors/email.js';
 import { findIbans } from './detectors/iban.js';
 import { findKeyedValues, isSecretKey } from './detectors/keyed.js';
 import { DEFAULT_PHONE_REGIONS, findPhones } from './detectors/phone.js';
 import { placeholderSpans } from './detectors/placeholder.js';
-import { findShapes } from './detectors/secret.js';
+import { findBlocks, findTokensInRun, MIN_TOKEN_RUN } from './detectors/secret.js';
 import type { Candidate, Finding } from './detectors/types.js';
 
 export { DEFAULT_PHONE_REGIONS } from './detectors/phone.js';
@@ -68,11 +72,44 @@ function resolve(candidates: Candidate[], blocked: [number, number][]): Finding[
   return out;
 }
 
-/** Digits (ASCII or full-width): what every card, IBAN and phone number needs. */
-const DIGIT_RE = /[0-9\uFF10-\uFF19]/;
-/** Whether a credential prefix, key word, '@', '://' or a Base64-length run may be present: one cheap test for short texts. */
-const WORDY_RE =
-  /@|:\/\/|gh[pousr]_|github_pat_|sk|[rp]k_|xox|hf_|AIza|AKIA|ASIA|eyJ|-----BEGIN|pass|pwd|secret|token|auth|cookie|credential|key|session|[A-Za-z0-9+/_-]{28}/i;
+/** Fewest digits of a phone number (7) or a payment card (13); every IBAN's BBAN has a run of 7 or more too. */
+const MIN_DIGITS = 7;
+const MIN_CARD_DIGITS = 13;
+/** Shortest text that can hold a built-in finding (`pwd=x`); names and patterns are looked for in any text. */
+const MIN_VALUE = 5;
+/** Key verdicts kept by a detector before it starts over (bounds memory on data with ever-new keys). */
+const KEY_CACHE_SIZE = 4096;
+/** How far before a run of digits an IBAN may start: country code, check digits and a bank code of letters. */
+const IBAN_LEAD = 16;
+
+/**
+ * Cards, phones and IBANs, looked for only around runs of digits and their separators with 7 digits or more.
+ * Cheap gates first, since logs have a run in every timestamp: a card needs 13 digits; a run glued to a
+ * word character with no space inside (`2024-01-15T…`, `id_12345678`) holds neither a card nor a phone; an
+ * IBAN's digit run follows a letter (its country code or the letters of its bank code).
+ */
+function findNumbers(text: string, out: Candidate[], regions: readonly CountryCode[]): void {
+  let ibanFrom = 0;
+  forEachRun(text, DIGITISH, MIN_DIGITS, (start, end) => {
+    const digits = countDigits(text, start, end);
+    if (digits < MIN_DIGITS) return;
+    const glued = isWordCode(text.charCodeAt(end)) || (start > 0 && isWordCode(text.charCodeAt(start - 1)));
+    if (!glued || hasSpace(text, start, end)) {
+      if (digits >= MIN_CARD_DIGITS) findCards(text, out, start, end);
+      findPhones(text, out, regions, start, end);
+    }
+    if (start > 0 && isLetterCode(text.charCodeAt(start - 1))) {
+      ibanFrom = Math.max(ibanFrom, start - IBAN_LEAD);
+      findIbans(text, out, ibanFrom, end);
+      ibanFrom = end;
+    }
+  });
+}
+
+function hasSpace(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (text.charCodeAt(i) <= 32 || text.charCodeAt(i) === 0xa0) return true;
+  return false;
+}
 
 /**
  * Compiles the detectors for a set of options, once per configuration.
@@ -83,20 +120,29 @@ export function compileDetector(opts: DetectOptions = {}): Detector {
   const names = compileNames(opts.names ?? []);
   const patterns: CompiledPattern[] = (opts.patterns ?? []).map(compilePattern);
   const regions = (opts.phoneRegions ?? DEFAULT_PHONE_REGIONS).map((r) => r.toUpperCase() as CountryCode);
-  return {
-    isSecretKey,
+  // Keys repeat (every object of a JSON array has the same ones): their verdicts are kept, up to a bound.
+  const secretKeys = new Map<string, boolean>();
+  const detector: Detector = {
+    isSecretKey(key: string): boolean {
+      let v = secretKeys.get(key);
+      if (v === undefined) {
+        v = isSecretKey(key);
+        if (secretKeys.size >= KEY_CACHE_SIZE) secretKeys.clear();
+        secretKeys.set(key, v);
+      }
+      return v;
+    },
     find(text: string): Finding[] {
       const candidates: Candidate[] = [];
-      if (DIGIT_RE.test(text)) {
-        findCards(text, candidates);
-        findIbans(text, candidates);
-        findPhones(text, candidates, regions);
-      }
-      if (text.length > 4096 || WORDY_RE.test(text)) {
+      if (text.length >= MIN_VALUE) {
+        findNumbers(text, candidates, regions);
         findEmails(text, candidates);
-        findShapes(text, candidates);
-        findKeyedValues(text, candidates);
-        findBase64Secrets(text, candidates);
+        forEachRun(text, TOKENISH, MIN_TOKEN_RUN, (start, end) => {
+          findTokensInRun(text, candidates, start, end);
+          findBase64InRun(text, candidates, start, end);
+        });
+        findBlocks(text, candidates);
+        if (text.includes(':') || text.includes('=')) findKeyedValues(text, candidates, detector.isSecretKey);
       }
       if (names) findNames(text, names, candidates);
       for (const p of patterns) findPattern(text, p, candidates);
@@ -104,4 +150,5 @@ export function compileDetector(opts: DetectOptions = {}): Detector {
       return resolve(candidates, placeholderSpans(text));
     },
   };
+  return detector;
 }

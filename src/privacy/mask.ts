@@ -61,6 +61,16 @@ function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
  */
 export function maskJson(value: unknown, detector: Detector, issuer: Issuer, skip?: (path: JsonPath) => boolean): unknown {
   const path: (string | number)[] = [];
+  // Keys repeat across the objects of an array: each distinct key is masked once per call.
+  const maskedKeys = new Map<string, string>();
+  const maskKey = (k: string): string => {
+    let m = maskedKeys.get(k);
+    if (m === undefined) {
+      m = maskText(k, detector, issuer);
+      maskedKeys.set(k, m);
+    }
+    return m;
+  };
   const walk = (v: unknown): unknown => {
     if (skip?.(path)) return v;
     if (typeof v === 'string') return maskText(v, detector, issuer);
@@ -87,7 +97,7 @@ export function maskJson(value: unknown, detector: Detector, issuer: Issuer, ski
         m = issuer.issue(item, { start: 0, end: item.length, label: 'SECRET', detail: `value of "${k}"` });
       } else m = walk(item);
       path.pop();
-      const mk = maskText(k, detector, issuer);
+      const mk = maskKey(k);
       if ((m !== item || mk !== k) && copy === undefined) {
         copy = {};
         for (let j = 0; j < i; j++) setOwn(copy, keys[j]!, v[keys[j]!]);

@@ -88,11 +88,12 @@ function parts(text: string, start: number, end: number, strong: (sep: string) =
 
 const DETAIL = 'payment card number';
 
-/** Pushes every payment card number in `text` onto `out`. */
-export function findCards(text: string, out: Candidate[]): void {
+/** Pushes every payment card number in text[from, to) onto `out` (offsets into the whole `text`). */
+export function findCards(text: string, out: Candidate[], from = 0, to = text.length): void {
+  const window = from === 0 && to === text.length ? text : text.slice(from, to);
   RUN_RE.lastIndex = 0;
-  for (let m = RUN_RE.exec(text); m !== null; m = RUN_RE.exec(text)) {
-    const start = m.index;
+  for (let m = RUN_RE.exec(window); m !== null; m = RUN_RE.exec(window)) {
+    const start = from + m.index;
     const end = start + m[0].length;
     if (start > 0 && (isWordCode(text.charCodeAt(start - 1)) || text[start - 1] === '+')) continue;
     if (end < text.length && isWordCode(text.charCodeAt(end))) continue;

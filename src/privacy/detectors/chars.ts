@@ -5,7 +5,7 @@
  */
 
 /** Separators inside a printed IBAN or card number, as a regex character-class body. */
-export const SEP_CLASS = ' \\t\\r\\n\\u00A0\\u202F\\u200B\\u200C\\u200D\\u2060\\uFEFF\\u00AD-';
+export const SEP_CLASS = ' \\t\\r\\n\\u00A0\\u202F\\u200B\\u200C\\u200D\\u2060\\uFEFF\\u00AD\\-';
 
 /** ASCII and full-width digits, as a regex character-class body. */
 export const DIGIT_CLASS = '0-9\\uFF10-\\uFF19';
@@ -28,4 +28,46 @@ export function isWordCode(c: number): boolean {
 /** The ASCII digit ('0'–'9') for an ASCII or full-width digit code. */
 export function asciiDigit(c: number): string {
   return String.fromCharCode(c >= 0xff10 ? c - 0xff10 + 48 : c);
+}
+
+/** A 65 536-entry membership table for the UTF-16 code units of `chars` (a regex character-class body). */
+function table(classBody: string): Uint8Array {
+  const re = new RegExp(`[${classBody}]`);
+  const t = new Uint8Array(65536);
+  for (let c = 0; c < 65536; c++) if (re.test(String.fromCharCode(c))) t[c] = 1;
+  return t;
+}
+
+/** Digits and everything that may sit between the digits of a printed card, IBAN or phone number. */
+export const DIGITISH = table(`${DIGIT_CLASS}${SEP_CLASS}().\\/+\\uFF0B`);
+/** Base64, base64url and token characters: what a credential of a known shape or its Base64 is made of. */
+export const TOKENISH = table('A-Za-z0-9+/_\\-');
+
+/**
+ * Calls `visit(start, end)` for every maximal run of `members` at least `min` code units long, in order.
+ * Sub-linear on text with few long runs: it looks at one code unit in `min` until one is a member, then
+ * reads that run only (a run of `min` or more cannot fit between two looked-at non-members).
+ */
+export function forEachRun(text: string, members: Uint8Array, min: number, visit: (start: number, end: number) => void): void {
+  const n = text.length;
+  let i = min - 1;
+  while (i < n) {
+    if (members[text.charCodeAt(i)] === 0) {
+      i += min;
+      continue;
+    }
+    let s = i;
+    while (s > 0 && members[text.charCodeAt(s - 1)] === 1) s--;
+    let e = i + 1;
+    while (e < n && members[text.charCodeAt(e)] === 1) e++;
+    if (e - s >= min) visit(s, e);
+    i = e + min;
+  }
+}
+
+/** Number of ASCII or full-width digits in text[start, end). */
+export function countDigits(text: string, start: number, end: number): number {
+  let n = 0;
+  for (let i = start; i < end; i++) if (isDigitCode(text.charCodeAt(i))) n++;
+  return n;
 }

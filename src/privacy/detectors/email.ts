@@ -4,13 +4,14 @@
  * 2–24 letters. Quoted local parts, IP-literal domains and internationalised domains are not matched.
  *
  * The scan looks for '@' only (no per-character regex attempt over the text) and reads outwards from it.
- * Not an address: `user:pass@host` (the local part follows ':' or '/', the URL's userinfo, masked by the
- * keyed-value detector instead), `@scope/package`, `lodash@4.17.21` (the TLD must be letters).
+ * Not an address: `user:pass@host` (a URL's userinfo: the local part follows `//` or `//user:`; the keyed-value
+ * detector masks the password), while `mailto:x@example.com` is an address, `@scope/package`, `lodash@4.17.21` (the TLD must be letters).
  * Known over-match: `icon@2x.png` reads as an address.
  * @see RFC 5322 §3.4.1 (addr-spec); RFC 1035 (labels)
  */
 import { type Candidate, RANK } from './types.js';
 
+const USERINFO_BEFORE_RE = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/@]*:$/;
 const DOMAIN_RE = /(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}/y;
 
 function isLocalCode(c: number): boolean {
@@ -29,7 +30,8 @@ export function findEmails(text: string, out: Candidate[]): void {
     while (start < at && text[start] === '.') start++;
     if (start === at || text[at - 1] === '.' || text.slice(start, at).includes('..')) continue;
     const before = text[start - 1];
-    if (before === ':' || before === '/' || (start > 0 && isLocalCode(text.charCodeAt(start - 1)))) continue;
+    if (before === '/' || (start > 0 && isLocalCode(text.charCodeAt(start - 1)))) continue;
+    if (before === ':' && USERINFO_BEFORE_RE.test(text.slice(Math.max(0, start - 300), start))) continue;
     DOMAIN_RE.lastIndex = at + 1;
     const d = DOMAIN_RE.exec(text);
     if (!d) continue;

@@ -13,10 +13,10 @@
  * @see ISO 13616-1:2020; https://github.com/Simplify/ibantools
  */
 import { countrySpecs, isValidIBAN, ValidationErrorsIBAN, validateIBAN } from 'ibantools';
-import { asciiDigit, DIGIT_CLASS, isDigitCode, isLetterCode, isWordCode, SEP_CLASS } from './chars.js';
+import { asciiDigit, DIGIT_CLASS, isDigitCode, isLetterCode, isWordCode } from './chars.js';
 import { type Candidate, RANK } from './types.js';
 
-const RUN_RE = new RegExp(`[A-Za-z]{2}[${DIGIT_CLASS}]{2}(?:[${SEP_CLASS}]{0,3}[A-Za-z${DIGIT_CLASS}]){8,}`, 'g');
+const START_RE = new RegExp(`[A-Za-z]{2}[${DIGIT_CLASS}]{2}`, 'g');
 /** Separators a person sees; the others (line breaks, zero-width, soft hyphen) may fall anywhere. */
 const VISIBLE_SEP = new Set([' ', '\t', '-', '\u00A0', '\u202F']);
 const BAD_CHECKSUM_ONLY = new Set<number>([ValidationErrorsIBAN.WrongIBANChecksum, ValidationErrorsIBAN.WrongAccountBankBranchChecksum]);
@@ -51,12 +51,16 @@ function read(text: string, start: number, chars: number): Read | undefined {
 
 const SEP_CLASS_SET = new Set([' ', '\t', '\r', '\n', '\u00A0', '\u202F', '\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u00AD', '-']);
 
-/** Pushes every IBAN (label IBAN) and IBAN-shaped value with a bad checksum (label IBAN_INVALID) onto `out`. */
-export function findIbans(text: string, out: Candidate[]): void {
-  RUN_RE.lastIndex = 0;
-  for (let m = RUN_RE.exec(text); m !== null; m = RUN_RE.exec(text)) {
-    const start = m.index;
-    RUN_RE.lastIndex = start + 1;
+/**
+ * Pushes every IBAN (label IBAN) and IBAN-shaped value with a bad checksum (label IBAN_INVALID) that starts
+ * in text[from, to) onto `out` (offsets into the whole `text`; the value may run past `to`).
+ */
+export function findIbans(text: string, out: Candidate[], from = 0, to = text.length): void {
+  const window = from === 0 && to === text.length ? text : text.slice(from, to);
+  START_RE.lastIndex = 0;
+  for (let m = START_RE.exec(window); m !== null; m = START_RE.exec(window)) {
+    const start = from + m.index;
+    START_RE.lastIndex = m.index + 1;
     if (start > 0 && isWordCode(text.charCodeAt(start - 1))) continue;
     const country = m[0].slice(0, 2).toUpperCase();
     const spec = countrySpecs[country];
@@ -68,6 +72,6 @@ export function findIbans(text: string, out: Candidate[]): void {
     } else if (r.strict && validateIBAN(r.electronic).errorCodes.every((e) => BAD_CHECKSUM_ONLY.has(e))) {
       out.push({ start, end: r.end, label: 'IBAN_INVALID', detail: 'IBAN with a bad checksum', rank: RANK.iban });
     } else continue;
-    RUN_RE.lastIndex = r.end;
+    START_RE.lastIndex = Math.max(START_RE.lastIndex, r.end - from);
   }
 }

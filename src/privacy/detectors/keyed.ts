@@ -12,7 +12,7 @@
  * `keyboard`, `author`, `passage` are not secret keys.
  *
  * Value: inside quotes when quoted; after `=` up to whitespace, `&`, `;` or `,`; after `:` up to the end of
- * the line (YAML, headers), the next `key=`/`key:`, or `,`, `;`, `}`, `]`; after an auth scheme, one word. Not a value: empty, `null`/`true`/`false`/`none`/
+ * the line (YAML, headers), a ` #` comment, the next `key=`/`key: `, or `,`, `;`, `}`, `]`; after an auth scheme, one word. Not a value: empty, `null`/`true`/`false`/`none`/
  * `undefined`, masks (`***`), templates and variables (`${X}`, `$X`, `{{x}}`, `<x>`, `%s`), TypeScript type
  * names, member accesses and calls in code (`req.body.password`, `getToken()`), comparisons (`==`, `=>`).
  */
@@ -72,15 +72,15 @@ export function isSecretKey(key: string): boolean {
   return false;
 }
 
-const KEYWORD_RE = /pass|pwd|secret|token|auth|cookie|credential|key|session/gi;
-const KEY_CHAR = /[A-Za-z0-9_.-]/;
+/** A key word, the rest of its key, an optional closing quote and `:` or `=`: one pass finds every keyed value. */
+const KEYED_RE = /(?:pass|pwd|secret|token|auth|cookie|credential|key|session)[\w.-]*["']?[ \t]*[:=]/gi;
 const NOT_A_VALUE =
   /^(?:null|nil|none|true|false|undefined|string|number|boolean|any|unknown|\*+|x{3,}|\[?redacted\]?|<[^>]*>|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{[^}]*\}\}|%[sd]|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+[;,]?|.*\(.*)$/i;
 const SCHEME_RE = /^(?:Bearer|Basic|Token|Digest|Bot|ApiKey|token)\s+/;
 const QUOTED_RE = /(["'])((?:[^"'\\\r\n]|\\.|(?!\1)["']){1,4096})\1/y;
 const EQ_VALUE_RE = /[^\s&;,"'<>]{1,4096}/y;
-const COLON_VALUE_RE = /[^\r\n,;}\]]{1,4096}?(?=\s+[A-Za-z_][\w.-]*[=:]|\s*(?:[\r\n,;}\]]|$))/y;
-const USERINFO_RE = /[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s:/@?#[\]"'<>]{1,256}:([^\s/@?#"'<>]{1,256})@/g;
+const COLON_VALUE_RE = /[^\r\n,;}\]]{1,4096}?(?=\s+[A-Za-z_][\w.-]*(?::\s|=[^=\s])|\s+#|\s*(?:[\r\n,;}\]]|$))/y;
+const USERINFO_RE = /[^\s:/@?#[\]"'<>]{0,256}:([^\s/@?#"'<>]{1,256})@/y;
 
 /** What the value behind `key` is, in words. */
 function detailOf(key: string): string {
@@ -97,22 +97,25 @@ function push(out: Candidate[], start: number, value: string, detail: string): v
   out.push({ start: start + from, end: start + to, label: 'SECRET', detail, rank: RANK.keyed });
 }
 
-/** Pushes the value behind every secret-naming key in `text`, and every URL userinfo password, onto `out`. */
-export function findKeyedValues(text: string, out: Candidate[]): void {
-  KEYWORD_RE.lastIndex = 0;
-  for (let m = KEYWORD_RE.exec(text); m !== null; m = KEYWORD_RE.exec(text)) {
+function isKeyCode(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45;
+}
+
+/**
+ * Pushes the value behind every secret-naming key in `text`, and every URL userinfo password, onto `out`.
+ * `isSecret` is {@link isSecretKey} or a cached copy of it.
+ */
+export function findKeyedValues(text: string, out: Candidate[], isSecret: (key: string) => boolean = isSecretKey): void {
+  KEYED_RE.lastIndex = 0;
+  for (let m = KEYED_RE.exec(text); m !== null; m = KEYED_RE.exec(text)) {
     let ks = m.index;
-    let ke = ks + m[0].length;
-    while (ks > 0 && KEY_CHAR.test(text[ks - 1]!)) ks--;
-    while (ke < text.length && KEY_CHAR.test(text[ke]!)) ke++;
-    KEYWORD_RE.lastIndex = ke;
+    while (ks > 0 && isKeyCode(text.charCodeAt(ks - 1))) ks--;
+    let ke = m.index;
+    while (ke < text.length && isKeyCode(text.charCodeAt(ke))) ke++;
     const key = text.slice(ks, ke);
-    if (!isSecretKey(key)) continue;
-    let i = ke;
-    if ((text[i] === '"' || text[i] === "'") && text[ks - 1] === text[i]) i++;
-    while (text[i] === ' ' || text[i] === '\t') i++;
+    if (!isSecret(key)) continue;
+    let i = m.index + m[0].length - 1;
     const sep = text[i];
-    if (sep !== ':' && sep !== '=') continue;
     if (text[i + 1] === '=' || text[i + 1] === '>' || text[i + 1] === ':' || (sep === ':' && text[i + 1] === '/')) continue;
     i++;
     while (text[i] === ' ' || text[i] === '\t') i++;
@@ -127,9 +130,12 @@ export function findKeyedValues(text: string, out: Candidate[]): void {
     const v = re.exec(text);
     if (v) push(out, i, v[0], detailOf(key));
   }
-  USERINFO_RE.lastIndex = 0;
-  for (let m = USERINFO_RE.exec(text); m !== null; m = USERINFO_RE.exec(text)) {
-    const end = m.index + m[0].length - 1;
+  for (let at = text.indexOf('://'); at !== -1; at = text.indexOf('://', at + 3)) {
+    if (at === 0 || !/[A-Za-z0-9+.-]/.test(text[at - 1]!)) continue;
+    USERINFO_RE.lastIndex = at + 3;
+    const m = USERINFO_RE.exec(text);
+    if (!m) continue;
+    const end = USERINFO_RE.lastIndex - 1;
     out.push({ start: end - m[1]!.length, end, label: 'SECRET', detail: 'password', rank: RANK.keyed });
   }
 }

@@ -34,7 +34,7 @@ const GROUPINGS = [
   /^0[1-9](?:[ .]\d{2}){4}$/,
 ];
 const PHONE_WORD =
-  /(?:^|[^a-z])(?:tel|tele|telephone|phone|ph|mobile|mob|cell|cellphone|call|fax|sms|whatsapp|telefon|telefono|tél|téléphone|handy|hotline|dial)\.?(?:\s*(?:no|nr|number|num)\.?)?\s*[:=]?\s*["']?$/;
+  /(?:^|[^a-z])(?:tel|tele|telephone|phone|ph|mobile|mob|cell|cellphone|call|fax|sms|whatsapp|telefon|telefono|tél|téléphone|handy|hotline|dial)\.?(?:[\s-]*(?:no|nr|number|num)\.?)?\s*[:=]?\s*["']?$/;
 const ID_WORD = /(?:order|invoice|inv|ref|reference|id|ticket|account|acct|tracking|serial|sku|case|po|no|nr|number|#)\.?\s*[:=#]?\s*$/;
 const STUCK_BEFORE = new Set(['.', ',', ':', '/', '#', '-', '+', '@', '$', '€', '£']);
 
@@ -57,26 +57,27 @@ function digitCount(s: string): number {
   return n;
 }
 
-/** Whether the normalised run `n` is a phone number, given the words before it. */
-function isPhone(n: string, before: string, regions: readonly CountryCode[]): boolean {
+/** Whether the normalised run `n`, found at `start` in `text`, is a phone number. */
+function isPhone(n: string, text: string, start: number, regions: readonly CountryCode[]): boolean {
   const digits = digitCount(n);
   if (digits < 7 || digits > 15) return false;
   if (n[0] === '+') return parsePhoneNumberFromString(n)?.isValid() === true;
   if (n.startsWith('00') || n.startsWith('(00')) return false;
+  const before = text.slice(Math.max(0, start - 32), start).toLowerCase();
   const context = PHONE_WORD.test(before);
   if (!context && (ID_WORD.test(before) || !GROUPINGS.some((g) => g.test(n)))) return false;
   return regions.some((r) => parsePhoneNumberFromString(n, r)?.isValid() === true);
 }
 
-/** Pushes every phone number in `text` onto `out`, trying national forms against `regions`. */
-export function findPhones(text: string, out: Candidate[], regions: readonly CountryCode[]): void {
+/** Pushes every phone number in text[from, to) onto `out` (offsets into the whole `text`), national forms tried against `regions`. */
+export function findPhones(text: string, out: Candidate[], regions: readonly CountryCode[], from = 0, to = text.length): void {
+  const window = from === 0 && to === text.length ? text : text.slice(from, to);
   RUN_RE.lastIndex = 0;
-  for (let m = RUN_RE.exec(text); m !== null; m = RUN_RE.exec(text)) {
-    const start = m.index;
+  for (let m = RUN_RE.exec(window); m !== null; m = RUN_RE.exec(window)) {
+    const start = from + m.index;
     let run = m[0];
     const prev = text[start - 1] ?? ' ';
     if (isWordCode(prev.charCodeAt(0)) || STUCK_BEFORE.has(prev)) continue;
-    const before = text.slice(Math.max(0, start - 32), start).toLowerCase();
     for (let tries = 0; tries < 4 && run.length > 0; tries++) {
       while (run.length > 0 && !isDigitCode(run.charCodeAt(run.length - 1))) run = run.slice(0, -1);
       const end = start + run.length;
@@ -84,9 +85,9 @@ export function findPhones(text: string, out: Candidate[], regions: readonly Cou
       const glued =
         isWordCode(next.charCodeAt(0)) ||
         ((next === '.' || next === ',' || next === ':' || next === '-' || next === '/') && isDigitCode(text.charCodeAt(end + 1)));
-      if (!glued && isPhone(normalise(run), before, regions)) {
+      if (!glued && isPhone(normalise(run), text, start, regions)) {
         out.push({ start, end, label: 'PHONE', detail: 'phone number', rank: RANK.phone });
-        RUN_RE.lastIndex = end;
+        RUN_RE.lastIndex = end - from;
         break;
       }
       const cut = Math.max(run.lastIndexOf(' '), run.lastIndexOf('\u00A0'));

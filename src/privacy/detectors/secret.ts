@@ -6,17 +6,23 @@
  * base64url parts whose header decodes to a JSON object with "alg"), and PEM private keys (the whole
  * BEGIN…END block, any key type; a block without END runs to the end of its base64 body).
  *
- * One combined regex finds every candidate in a single pass. A candidate glued to a word character on its
+ * Tokens are looked for only inside runs of 15 or more token characters, found by a sub-linear skip scan
+ * (chars.ts forEachRun); PEM blocks and webhook URLs by their literal start. A candidate glued to a word character on its
  * left is not a token (`task-…` is not `sk-…`). Loose alphabets (sk-, Slack, Stripe, Hugging Face) must mix
  * letters and digits, so that kebab-case names are not keys.
  * @see RFC 7519 (JWT), RFC 7515 §7.2 (JWS compact form), RFC 7468 (PEM textual encoding)
  */
-import { isWordCode } from './chars.js';
+import { forEachRun, isWordCode, TOKENISH } from './chars.js';
 import { type Candidate, RANK } from './types.js';
 
-const SHAPE_RE =
-  /gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}|sk-ant-[A-Za-z0-9_-]{20,}|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}|[rps]k_(?:live|test)_[A-Za-z0-9]{10,}|xox[abprs]-[A-Za-z0-9-]{10,}|https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9_/]{20,}|hf_[A-Za-z0-9]{30,}|AIza[0-9A-Za-z_-]{35}|(?:AKIA|ASIA)[A-Z0-9]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*|-----BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----/g;
-
+/** Tokens made of TOKENISH characters only, looked for inside runs of them (JWTs are checked further in the text). */
+const TOKEN_RE =
+  /gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}|sk-ant-[A-Za-z0-9_-]{20,}|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}|[rps]k_(?:live|test)_[A-Za-z0-9]{10,}|xox[abprs]-[A-Za-z0-9-]{10,}|hf_[A-Za-z0-9]{30,}|AIza[0-9A-Za-z_-]{35}|(?:AKIA|ASIA)[A-Z0-9]{16}|eyJ[A-Za-z0-9_-]{8,}/g;
+/** Shortest token TOKEN_RE can match (an AWS key id, 20; `xoxb-` + 10, 15): shorter runs are skipped unread. */
+const MIN_TOKEN = 15;
+const JWT_RE = /eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/y;
+const PEM_RE = /-----BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----/y;
+const WEBHOOK_RE = /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9_/]{20,}/y;
 const PEM_BODY_RE = /[A-Za-z0-9+/=\s:,-]*/y;
 
 /** What a matched token is, in words, or undefined when its shape does not hold up. */
@@ -48,29 +54,60 @@ function isJwtHeader(part: string): boolean {
   }
 }
 
+function push(out: Candidate[], start: number, end: number, detail: string): void {
+  out.push({ start, end, label: 'SECRET', detail, rank: RANK.shape });
+}
+
+/** Shortest run of token characters that can hold a token: runs shorter than this need not be read. */
+export const MIN_TOKEN_RUN = MIN_TOKEN;
+
 /** Pushes every credential of a known shape in `text` onto `out` (label SECRET). */
 export function findShapes(text: string, out: Candidate[]): void {
-  SHAPE_RE.lastIndex = 0;
-  for (let m = SHAPE_RE.exec(text); m !== null; m = SHAPE_RE.exec(text)) {
-    const start = m.index;
-    let end = start + m[0].length;
+  forEachRun(text, TOKENISH, MIN_TOKEN, (from, to) => findTokensInRun(text, out, from, to));
+  findBlocks(text, out);
+}
+
+/** Pushes the tokens inside the run of token characters text[from, to) onto `out`. */
+export function findTokensInRun(text: string, out: Candidate[], from: number, to: number): void {
+  const run = text.slice(from, to);
+  TOKEN_RE.lastIndex = 0;
+  for (let m = TOKEN_RE.exec(run); m !== null; m = TOKEN_RE.exec(run)) {
+    const start = from + m.index;
     if (start > 0 && isWordCode(text.charCodeAt(start - 1))) continue;
-    let detail: string | undefined;
-    if (m[1] !== undefined) {
-      const endLine = `-----END ${m[1]}-----`;
-      const at = text.indexOf(endLine, end);
-      if (at !== -1 && at - end < 65536) end = at + endLine.length;
-      else {
-        PEM_BODY_RE.lastIndex = end;
-        end += PEM_BODY_RE.exec(text)![0].trimEnd().length;
-      }
-      detail = 'PEM private key';
-    } else {
-      if (end < text.length && isWordCode(text.charCodeAt(end))) continue;
-      detail = shapeDetail(m[0]);
+    let token = m[0];
+    if (token.startsWith('eyJ')) {
+      JWT_RE.lastIndex = start;
+      token = JWT_RE.exec(text)?.[0] ?? '';
     }
+    const end = start + token.length;
+    if (end < text.length && isWordCode(text.charCodeAt(end))) continue;
+    const detail = token === '' ? undefined : shapeDetail(token);
     if (detail === undefined) continue;
-    out.push({ start, end, label: 'SECRET', detail, rank: RANK.shape });
-    SHAPE_RE.lastIndex = end;
+    push(out, start, end, detail);
+    TOKEN_RE.lastIndex = Math.max(TOKEN_RE.lastIndex, end - from);
+  }
+}
+
+/** Pushes every PEM private key block and Slack webhook URL in `text` onto `out`. */
+export function findBlocks(text: string, out: Candidate[]): void {
+  for (let at = text.indexOf('-----BEGIN '); at !== -1; at = text.indexOf('-----BEGIN ', at + 1)) {
+    PEM_RE.lastIndex = at;
+    const m = PEM_RE.exec(text);
+    if (!m) continue;
+    const endLine = `-----END ${m[1]}-----`;
+    const close = text.indexOf(endLine, PEM_RE.lastIndex);
+    let end: number;
+    if (close !== -1 && close - at < 65536) end = close + endLine.length;
+    else {
+      PEM_BODY_RE.lastIndex = PEM_RE.lastIndex;
+      end = PEM_RE.lastIndex + PEM_BODY_RE.exec(text)![0].trimEnd().length;
+    }
+    push(out, at, end, 'PEM private key');
+    at = end - 1;
+  }
+  for (let at = text.indexOf('https://hooks.slack.com/services/'); at !== -1; at = text.indexOf('https://hooks.slack.com/services/', at + 1)) {
+    WEBHOOK_RE.lastIndex = at;
+    const m = WEBHOOK_RE.exec(text);
+    if (m) push(out, at, at + m[0].length, 'Slack webhook URL');
   }
 }
