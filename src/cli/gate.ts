@@ -106,7 +106,7 @@ export async function createGate(opts: GateOptions): Promise<Gate> {
     undo.unshift(() => channels.close());
     // The privacy filter and the redaction hook: a pattern that does not compile or a hook that cannot be
     // loaded stops the start (a gate that was asked to mask must not run unmasked).
-    const privacy = config.privacy ? await PrivacyFilter.open(config.privacy, store) : undefined;
+    const privacy = config.privacy ? await PrivacyFilter.open(config.privacy, store, clock) : undefined;
     if (privacy) audit.setTextFilter((text) => privacy.forLog(text));
     const redact = config.redact ? await loadRedactHook(config.redact) : undefined;
     if (redact) undo.unshift(() => redact.close());

@@ -35,10 +35,7 @@ describe('PrivacyFilter', () => {
       const r = await s.resolve({ to: iban, note: `for ${iban}` }, 'always');
       assert.equal(r.kind, 'resolved');
       assert.deepEqual(r.kind === 'resolved' && r.args, { to: IBAN, note: `for ${IBAN}` });
-      assert.deepEqual(
-        r.kind === 'resolved' && r.placeholders.map((p) => p.label),
-        ['IBAN'],
-      );
+      assert.deepEqual(r.kind === 'resolved' && r.placeholders.map((p) => p.label), ['IBAN']);
     });
 
     it('leaves a message without private values as the same object', async () => {
@@ -84,13 +81,17 @@ describe('PrivacyFilter', () => {
       assert.equal((await filter.session('token:alice', 'alice:client').resolve({ to: p }, 'always')).kind, 'resolved');
     });
 
-    it('refuses an expired placeholder (privacy.ttl_seconds)', async () => {
+    it('refuses an expired placeholder (privacy.ttl_seconds), and shows the value afresh past half its life', async () => {
       const clock = manualClock();
-      const filter = await PrivacyFilter.open(OPTIONS, createMemoryStore({ clock }));
+      const filter = await PrivacyFilter.open(OPTIONS, createMemoryStore({ clock }), clock);
       const s = filter.session('stdio');
       const p = await s.mask('text', IBAN);
-      clock.advance(OPTIONS.ttlMs + 1);
+      clock.advance(OPTIONS.ttlMs / 2 + 1);
+      const fresh = await s.mask('text', IBAN);
+      assert.notEqual(fresh, p, 'past half its life, a value gets a new placeholder');
+      clock.advance(OPTIONS.ttlMs / 2);
       assert.equal((await s.resolve({ to: p }, 'always')).kind, 'refused');
+      assert.equal((await s.resolve({ to: fresh }, 'always')).kind, 'resolved', 'the fresh one still resolves');
     });
 
     it('refuses a call carrying more placeholders than one call may', async () => {

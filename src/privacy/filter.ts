@@ -10,6 +10,7 @@
  * Security posture: fail closed. A store that cannot be written means the message is not sent (the
  * caller answers with an error); one that cannot be read means the call is refused.
  */
+import { type Clock, systemClock } from '../clock.js';
 import type { Store } from '../store/store.js';
 import { compileDetector, type Detector, type Finding } from './detect.js';
 import { maskJson, maskText, placeholderIdsIn, restoreJson } from './mask.js';
@@ -59,15 +60,16 @@ export class PrivacyFilter {
     readonly detector: Detector,
     private readonly store: Store,
     private readonly indexKey: Buffer,
+    private readonly clock: Clock,
   ) {}
 
   /**
    * Compiles the detectors and reads (or creates) the reverse index key in the store.
    * @throws Error naming a custom pattern that does not compile; StoreError when the store cannot be used.
    */
-  static async open(config: PrivacyOptions, store: Store): Promise<PrivacyFilter> {
+  static async open(config: PrivacyOptions, store: Store, clock: Clock = systemClock): Promise<PrivacyFilter> {
     const detector = compileDetector({ names: config.names, patterns: config.patterns, phoneRegions: config.phoneRegions });
-    return new PrivacyFilter(config, detector, store, await indexKeyOf(store));
+    return new PrivacyFilter(config, detector, store, await indexKeyOf(store), clock);
   }
 
   /**
@@ -83,6 +85,7 @@ export class PrivacyFilter {
       session: sessionKey ?? randomSessionId(),
       shared: sessionKey !== undefined,
       indexKey: this.indexKey,
+      clock: this.clock,
     });
     return new PrivacySession(this, vault);
   }

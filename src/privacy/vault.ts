@@ -17,12 +17,16 @@
  * one. Anything that cannot be read (store down, a record of the wrong shape) refuses the call.
  */
 import { createHmac, randomBytes } from 'node:crypto';
+import type { Clock } from '../clock.js';
 import { type Store, StoreError } from '../store/store.js';
 import type { Finding } from './detect.js';
 import type { Issuer } from './mask.js';
 
 /** Most values one session remembers for equality before it forgets the oldest (the store still has them). */
-export const MAX_REMEMBERED = 50_000;
+export const MAX_REMEMBERED = 10_000;
+
+/** Most values in one batch record: a resolver reads (and checks) the whole record. */
+export const MAX_BATCH = 1000;
 
 /** Store kinds. */
 const BATCH = 'placeholder';
@@ -63,26 +67,35 @@ export interface VaultOptions {
   shared: boolean;
   /** HMAC key of the reverse index (the store's `secret/placeholder-index`). */
   indexKey: Buffer;
+  /** When a placeholder was issued: one is reused only while it has at least half its life left. */
+  clock: Clock;
 }
 
 /** One session's placeholders. Not safe to mask two messages of one session at once: the gateway awaits each. */
 export class PlaceholderVault implements Issuer {
-  /** value → placeholder text, oldest first. */
-  private readonly byValue = new Map<string, string>();
-  /** Issued since the last flush: value part → hidden value (and the value, for the reverse index). */
-  private batch: { id: string; values: Map<string, Hidden & { placeholder: string }> } | undefined;
+  /** value → placeholder text and the half-life period it was issued in, oldest first. */
+  private readonly byValue = new Map<string, { placeholder: string; period: number }>();
+  /** Issued since the last flush, by batch: value part → hidden value (with its placeholder, for the reverse index). */
+  private batches: { id: string; values: Map<string, Hidden & { placeholder: string }> }[] = [];
 
   constructor(private readonly opts: VaultOptions) {}
 
   /** The placeholder for a value: the one this session has, or a new one (written by the next flush). */
   issue(value: string, finding: Finding): string {
+    const period = this.period();
     const known = this.byValue.get(value);
-    if (known !== undefined) return known;
-    if (!this.batch) this.batch = { id: randomBytes(8).toString('hex'), values: new Map() };
+    // Reused within one half of the placeholder's life, so that what a message shows stays resolvable
+    // for at least half of privacy.ttl_seconds; later, the value gets a fresh placeholder.
+    if (known !== undefined && known.period === period) return known.placeholder;
+    let batch = this.batches.at(-1);
+    if (!batch || batch.values.size >= MAX_BATCH) {
+      batch = { id: randomBytes(8).toString('hex'), values: new Map() };
+      this.batches.push(batch);
+    }
     const part = randomBytes(8).toString('hex');
-    const placeholder = `[[${finding.label}_${this.batch.id}${part}]]`;
-    this.batch.values.set(part, { label: finding.label, detail: finding.detail, v: value, placeholder });
-    this.remember(value, placeholder);
+    const placeholder = `[[${finding.label}_${batch.id}${part}]]`;
+    batch.values.set(part, { label: finding.label, detail: finding.detail, v: value, placeholder });
+    this.remember(value, placeholder, period);
     return placeholder;
   }
 
@@ -94,14 +107,24 @@ export class PlaceholderVault implements Issuer {
    * @throws StoreError when the store cannot be written: the message must not be sent.
    */
   async flush(): Promise<Map<string, string> | undefined> {
-    const batch = this.batch;
-    this.batch = undefined;
-    if (!batch) return undefined;
+    const batches = this.batches;
+    this.batches = [];
     let swaps: Map<string, string> | undefined;
+    for (const batch of batches) swaps = await this.write(batch, swaps);
+    return swaps;
+  }
+
+  /** Writes one batch record (after the reverse index, for a shared session); adds to `swaps`. */
+  private async write(
+    batch: { id: string; values: Map<string, Hidden & { placeholder: string }> },
+    swaps: Map<string, string> | undefined,
+  ): Promise<Map<string, string> | undefined> {
     const values: Record<string, Hidden> = {};
     for (const [part, h] of batch.values) {
       if (this.opts.shared) {
-        const key = `${this.opts.session}:${createHmac('sha256', this.opts.indexKey).update(h.v).digest('base64url')}`;
+        // Keyed by the half-life period too: replicas agree within one, and a later one starts afresh.
+        const digest = createHmac('sha256', this.opts.indexKey).update(h.v).digest('base64url');
+        const key = `${this.opts.session}:${this.period()}:${digest}`;
         const mine = h.placeholder.slice(2, -2);
         const created = await this.opts.store.putIfAbsent(REVERSE, key, mine, { ttlMs: this.opts.ttlMs });
         if (!created) {
@@ -110,7 +133,7 @@ export class PlaceholderVault implements Issuer {
             const other = `[[${theirs}]]`;
             swaps ??= new Map();
             swaps.set(h.placeholder.slice(-34, -2), other);
-            this.remember(h.v, other);
+            this.remember(h.v, other, this.period());
             continue;
           }
         }
@@ -181,9 +204,14 @@ export class PlaceholderVault implements Issuer {
     return b as Batch;
   }
 
-  private remember(value: string, placeholder: string): void {
+  /** The half-life period now: placeholders issued in one are reused only within it. */
+  private period(): number {
+    return Math.floor(this.opts.clock.nowMs() / Math.max(1, this.opts.ttlMs / 2));
+  }
+
+  private remember(value: string, placeholder: string, period: number): void {
     this.byValue.delete(value);
-    this.byValue.set(value, placeholder);
+    this.byValue.set(value, { placeholder, period });
     if (this.byValue.size > MAX_REMEMBERED) this.byValue.delete(this.byValue.keys().next().value as string);
   }
 }

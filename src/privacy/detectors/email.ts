@@ -26,11 +26,12 @@ function isDomainCode(c: number): boolean {
 export function findEmails(text: string, out: Candidate[]): void {
   for (let at = text.indexOf('@'); at !== -1; at = text.indexOf('@', at + 1)) {
     let start = at;
-    while (start > 0 && at - start < 64 && isLocalCode(text.charCodeAt(start - 1))) start--;
+    while (start > 0 && at - start <= 64 && isLocalCode(text.charCodeAt(start - 1))) start--;
+    if (at - start > 64) continue;
     while (start < at && text[start] === '.') start++;
     if (start === at || text[at - 1] === '.' || text.slice(start, at).includes('..')) continue;
     const before = text[start - 1];
-    if (before === '/' || (start > 0 && isLocalCode(text.charCodeAt(start - 1)))) continue;
+    if (before === '/') continue;
     if (before === ':' && USERINFO_BEFORE_RE.test(text.slice(Math.max(0, start - 300), start))) continue;
     DOMAIN_RE.lastIndex = at + 1;
     const d = DOMAIN_RE.exec(text);
