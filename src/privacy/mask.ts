@@ -45,6 +45,11 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** An empty object with the prototype of `o` (null-prototype objects stay so). */
+function emptyLike(o: object): Record<string, unknown> {
+  return Object.getPrototypeOf(o) === null ? (Object.create(null) as Record<string, unknown>) : {};
+}
+
 /** Sets an own property, `__proto__` included (plain assignment would change the prototype). */
 function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
   if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
@@ -99,7 +104,7 @@ export function maskJson(value: unknown, detector: Detector, issuer: Issuer, ski
       path.pop();
       const mk = maskKey(k);
       if ((m !== item || mk !== k) && copy === undefined) {
-        copy = {};
+        copy = emptyLike(v);
         for (let j = 0; j < i; j++) setOwn(copy, keys[j]!, v[keys[j]!]);
       }
       if (copy) setOwn(copy, mk, m);
@@ -147,7 +152,7 @@ function mapStrings(value: unknown, f: (s: string) => string): unknown {
     const m = mapStrings(value[k], f);
     const mk = f(k);
     if ((m !== value[k] || mk !== k) && copy === undefined) {
-      copy = {};
+      copy = emptyLike(value);
       for (let j = 0; j < i; j++) setOwn(copy, keys[j]!, value[keys[j]!]);
     }
     if (copy) setOwn(copy, mk, m);

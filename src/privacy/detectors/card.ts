@@ -95,19 +95,22 @@ export function findCards(text: string, out: Candidate[], from = 0, to = text.le
   for (let m = RUN_RE.exec(window); m !== null; m = RUN_RE.exec(window)) {
     const start = from + m.index;
     const end = start + m[0].length;
-    if (start > 0 && (isWordCode(text.charCodeAt(start - 1)) || text[start - 1] === '+')) continue;
-    if (end < text.length && isWordCode(text.charCodeAt(end))) continue;
-    if (isCardNumber(digitsOf(text, start, end))) {
+    // A chunk glued to a word character (or a '+', a phone's) is never part of a card; the others may be.
+    const gluedStart = start > 0 && (isWordCode(text.charCodeAt(start - 1)) || text[start - 1] === '+');
+    const gluedEnd = end < text.length && isWordCode(text.charCodeAt(end));
+    const free = (s: number, e: number) => !(gluedStart && s === start) && !(gluedEnd && e === end);
+    if (free(start, end) && isCardNumber(digitsOf(text, start, end))) {
       out.push({ start, end, label: 'CARD', detail: DETAIL, rank: RANK.card });
       continue;
     }
     for (const [s, e] of parts(text, start, end, (sep) => sep.length > 1 || /[\r\n\t]/.test(sep))) {
-      if ((s !== start || e !== end) && isCardNumber(digitsOf(text, s, e))) {
+      if ((s !== start || e !== end) && free(s, e) && isCardNumber(digitsOf(text, s, e))) {
         out.push({ start: s, end: e, label: 'CARD', detail: DETAIL, rank: RANK.card });
         continue;
       }
       for (const [a, b] of parts(text, s, e, () => true)) {
-        if ((a !== start || b !== end) && isCardNumber(digitsOf(text, a, b))) out.push({ start: a, end: b, label: 'CARD', detail: DETAIL, rank: RANK.card });
+        if ((a !== start || b !== end) && free(a, b) && isCardNumber(digitsOf(text, a, b)))
+          out.push({ start: a, end: b, label: 'CARD', detail: DETAIL, rank: RANK.card });
       }
     }
   }
