@@ -287,6 +287,12 @@ const PURE_AREAS: ReadonlyArray<{ name: string; files: (rel: string) => boolean;
   { name: 'policy/', files: (r) => r.startsWith('policy/'), packages: ['graphql', 'mvdan-sh', 'libpg-query', 'node-sql-parser'] },
   { name: 'readback evaluation', files: (r) => ['readback/evaluate.ts', 'readback/compare.ts', 'readback/path.ts'].includes(r), packages: [] },
   { name: 'audit/verify/', files: (r) => r.startsWith('audit/verify/'), packages: ['canonicalize', 'node:crypto'] },
+  // privacy/filter.ts (the session wiring: vault, clock) is left out as vault.ts is; detection and masking are pure.
+  {
+    name: 'privacy detection',
+    files: (r) => r.startsWith('privacy/') && r !== 'privacy/vault.ts' && r !== 'privacy/filter.ts' && !r.startsWith('privacy/gateway'),
+    packages: ['ibantools', 'libphonenumber-js'],
+  },
 ];
 
 /**
