@@ -58,7 +58,15 @@ const rand = (n: number) => {
   return Math.floor(seed / 65536) % n;
 };
 const pick = <T>(xs: readonly T[]) => xs[rand(xs.length)]!;
-const PRIVATE = ['DE89 3704 0044 0532 0130 00', '4111 1111 1111 1111', 'jane.doe@example.com', '+49 30 1234567', `ghp_FAKE${'a1B2c3D4'.repeat(4)}`, 'password=hunter2', 'AKIAFAKE1234567890AB'];
+const PRIVATE = [
+  'DE89 3704 0044 0532 0130 00',
+  '4111 1111 1111 1111',
+  'jane.doe@example.com',
+  '+49 30 1234567',
+  `ghp_FAKE${'a1B2c3D4'.repeat(4)}`,
+  'password=hunter2',
+  'AKIAFAKE1234567890AB',
+];
 const PROSE = [
   'The quick brown fox jumps over the lazy dog while the committee reviews the quarterly report.',
   'Please find attached the minutes of yesterday’s meeting; the next one is on Tuesday at 10:30.',
@@ -69,7 +77,7 @@ const CODE = [
   'export function parseConfig(path: string): Config {',
   '  const raw = readFileSync(path, "utf8"); // read once',
   '  for (let i = 0; i < items.length; i++) total += items[i].price * items[i].qty;',
-  '  if (!user || user.id === undefined) throw new Error(`no user for ${requestId}`);',
+  '  if (!user || user.id === undefined) throw new Error("no user for " + requestId);',
   '  return { ...defaults, ...JSON.parse(raw), version: "1.13.16" };',
 ];
 const LOGS = [
@@ -80,11 +88,15 @@ const LOGS = [
   'commit 3f786850e387550fdab836ed7e6dc881de23001b uuid=550e8400-e29b-41d4-a716-446655440000',
 ];
 const lines: string[] = [];
+let sprinkled = 0;
 let size = 0;
 while (size < 5_000_000) {
   const kind = rand(3);
   let line = pick(kind === 0 ? PROSE : kind === 1 ? CODE : LOGS);
-  if (rand(50) === 0) line += ` ${pick(PRIVATE)}`;
+  if (rand(50) === 0) {
+    line += ` ${pick(PRIVATE)}`;
+    sprinkled++;
+  }
   lines.push(line);
   size += line.length + 1;
 }
@@ -124,8 +136,20 @@ const rate = (bytes: number, f: () => unknown) => {
   return median(mbs);
 };
 const plain = compileDetector();
+// What is found in the generated text: the sprinkled values (only the value of `password=hunter2`), and anything else.
+const expectedValues = new Set(PRIVATE.map((p) => p.replace('password=', '')));
+const inText = plain.find(text);
+const sprinkledFound = inText.filter((f) => expectedValues.has(text.slice(f.start, f.end))).length;
+const others = inText.filter((f) => !expectedValues.has(text.slice(f.start, f.end))).map((f) => `${f.label} ${JSON.stringify(text.slice(f.start, f.end))}`);
+console.log(
+  `in the generated mixed text: ${sprinkledFound} of ${sprinkled} sprinkled values found, ${others.length} other findings${others.length ? ` (${[...new Set(others)].slice(0, 5).join(', ')})` : ''}`,
+);
 const masked = maskText(text, plain, issuer);
 console.log(`privacy masking speed (one core, median of ${ROUNDS}):`);
-console.log(`  maskText on ${(text.length / 1e6).toFixed(1)} MB mixed text (${plain.find(text).length} findings): ${rate(text.length, () => maskText(text, plain, issuer)).toFixed(0)} MB/s`);
-console.log(`  maskJson on ${(jsonBytes / 1e6).toFixed(1)} MB JSON (${JSON.stringify(maskJson(json, plain, issuer)).length - jsonBytes} chars changed in length): ${rate(jsonBytes, () => maskJson(json, plain, issuer)).toFixed(0)} MB/s`);
+console.log(
+  `  maskText on ${(text.length / 1e6).toFixed(1)} MB mixed text (${plain.find(text).length} findings): ${rate(text.length, () => maskText(text, plain, issuer)).toFixed(0)} MB/s`,
+);
+console.log(
+  `  maskJson on ${(jsonBytes / 1e6).toFixed(1)} MB JSON (${JSON.stringify(maskJson(json, plain, issuer)).length - jsonBytes} chars changed in length): ${rate(jsonBytes, () => maskJson(json, plain, issuer)).toFixed(0)} MB/s`,
+);
 console.log(`  maskText on already-masked text: ${rate(masked.length, () => maskText(masked, plain, issuer)).toFixed(0)} MB/s`);

@@ -3,7 +3,7 @@
  * Values are computed, not pasted: the IBANs are the ISO 13616 registry's examples (checked with ibantools),
  * the cards the networks' public test numbers (checked with the Luhn rule), the phones checked with
  * libphonenumber-js, the tokens built from a fixed-seed generator with FAKE in them. Deterministic: running
- * it again gives the same files.
+ * it again gives the same files (then `npx biome check --write test/privacy-corpus` for the layout).
  */
 
 import { writeFileSync } from 'node:fs';
@@ -132,6 +132,7 @@ cardPos.push(one(`full-width ${fw('4111 1111 1111 1111')} end`, fw('4111 1111 11
 cardPos.push(one(`full-width plain ${fw('378282246310005')}.`, fw('378282246310005'), 'CARD'));
 cardPos.push(one('qty 12 34 4111111111111111 left', '4111111111111111', 'CARD'));
 cardPos.push(one('card 4111 1111 1111 1111\n2024-01-15 paid', '4111 1111 1111 1111', 'CARD'));
+cardPos.push(one('size=2048 5555 5555 5555 4444 end', '5555 5555 5555 4444', 'CARD'));
 const cardNeg = ['4111111111111112', '5555555555554445', '378282246310006', '6011111111111118'].map((d) => `Luhn-invalid ${d} is not a card`);
 for (const d of cardNeg) if (luhnValid(d.split(' ')[1]!)) throw new Error(d);
 write(

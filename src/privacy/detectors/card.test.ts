@@ -47,6 +47,8 @@ describe('payment card numbers', () => {
   it('finds a card inside a longer run of digits split by line breaks or lone groups', () => {
     assert.deepEqual(values('card 4111 1111 1111 1111\n2024-01-15'), ['4111 1111 1111 1111']);
     assert.deepEqual(values('12 34 4111111111111111'), ['4111111111111111']);
+    assert.deepEqual(values('size=2048 4111 1111 1111 1111'), ['4111 1111 1111 1111']);
+    assert.deepEqual(values('1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20'), []);
   });
   it('does not take Luhn-invalid numbers, timestamps, digits glued to letters, or long ids', () => {
     assert.deepEqual(values('4111111111111112 1733011200123 a4111111111111111 x_4111111111111111 12345678901234567890'), []);

@@ -7,7 +7,9 @@
  * Printed forms: plain, grouped by spaces or dashes, and split by line breaks, zero-width characters or the
  * soft hyphen; full-width digits count as digits. The finding spans the original text, separators included.
  * A run of digits glued to letters or `_` (inside a hash or an identifier) is not a card. When the whole run
- * is not a card, its parts split at line breaks / double spaces, then its unseparated chunks, are tried.
+ * is not a card, the longest card made of whole chunks (digits between separators) is taken from each
+ * chunk on, every chunk of 3 digits or more (`size 2048 4111 1111 1111 1111`), so a lone group next to a card does not hide it; a table of
+ * 4-digit numbers can thus yield a card where four neighbours happen to pass the prefix and Luhn rules.
  * @see ISO/IEC 7812-1 (issuer identification, Luhn check digit)
  */
 import { DIGIT_CLASS, isDigitCode, isWordCode, SEP_CLASS } from './chars.js';
@@ -64,29 +66,22 @@ function digitsOf(text: string, start: number, end: number): string {
   return out;
 }
 
-/** Splits [start, end) at separator runs that match `strong` into [start, end) parts that begin and end with a digit. */
-function parts(text: string, start: number, end: number, strong: (sep: string) => boolean): [number, number][] {
-  const out: [number, number][] = [];
-  let from = start;
+/** The [start, end) chunks of unseparated digits in text[start, end), with their digit counts. */
+function chunks(text: string, start: number, end: number): [number, number, number][] {
+  const out: [number, number, number][] = [];
   let i = start;
   while (i < end) {
-    if (isDigitCode(text.charCodeAt(i))) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < end && !isDigitCode(text.charCodeAt(j))) j++;
-    if (strong(text.slice(i, j))) {
-      out.push([from, i]);
-      from = j;
-    }
-    i = j;
+    while (i < end && !isDigitCode(text.charCodeAt(i))) i++;
+    const a = i;
+    while (i < end && isDigitCode(text.charCodeAt(i))) i++;
+    if (i > a) out.push([a, i, i - a]);
   }
-  out.push([from, end]);
   return out;
 }
 
 const DETAIL = 'payment card number';
+/** Fewest digits of a printed card's group (4-4-4-4, 4-6-5, 4-4-4-4-3) when the card is read out of a longer run. */
+const MIN_GROUP = 3;
 
 /** Pushes every payment card number in text[from, to) onto `out` (offsets into the whole `text`). */
 export function findCards(text: string, out: Candidate[], from = 0, to = text.length): void {
@@ -98,20 +93,23 @@ export function findCards(text: string, out: Candidate[], from = 0, to = text.le
     // A chunk glued to a word character (or a '+', a phone's) is never part of a card; the others may be.
     const gluedStart = start > 0 && (isWordCode(text.charCodeAt(start - 1)) || text[start - 1] === '+');
     const gluedEnd = end < text.length && isWordCode(text.charCodeAt(end));
-    const free = (s: number, e: number) => !(gluedStart && s === start) && !(gluedEnd && e === end);
-    if (free(start, end) && isCardNumber(digitsOf(text, start, end))) {
+    if (!gluedStart && !gluedEnd && isCardNumber(digitsOf(text, start, end))) {
       out.push({ start, end, label: 'CARD', detail: DETAIL, rank: RANK.card });
       continue;
     }
-    for (const [s, e] of parts(text, start, end, (sep) => sep.length > 1 || /[\r\n\t]/.test(sep))) {
-      if ((s !== start || e !== end) && free(s, e) && isCardNumber(digitsOf(text, s, e))) {
-        out.push({ start: s, end: e, label: 'CARD', detail: DETAIL, rank: RANK.card });
-        continue;
+    // Otherwise the longest card made of whole chunks, from each chunk on: `2048 4111 1111 1111 1111`.
+    const cs = chunks(text, start, end);
+    for (let i = 0; i < cs.length; i++) {
+      if (gluedStart && i === 0) continue;
+      let digits = 0;
+      let best = -1;
+      for (let j = i; j < cs.length && cs[j]![2] >= MIN_GROUP && digits + cs[j]![2] <= 19; j++) {
+        digits += cs[j]![2];
+        if (digits >= 13 && !(gluedEnd && j === cs.length - 1) && isCardNumber(digitsOf(text, cs[i]![0], cs[j]![1]))) best = j;
       }
-      for (const [a, b] of parts(text, s, e, () => true)) {
-        if ((a !== start || b !== end) && free(a, b) && isCardNumber(digitsOf(text, a, b)))
-          out.push({ start: a, end: b, label: 'CARD', detail: DETAIL, rank: RANK.card });
-      }
+      if (best < 0) continue;
+      out.push({ start: cs[i]![0], end: cs[best]![1], label: 'CARD', detail: DETAIL, rank: RANK.card });
+      i = best;
     }
   }
 }
