@@ -153,3 +153,30 @@ console.log(
   `  maskJson on ${(jsonBytes / 1e6).toFixed(1)} MB JSON (${JSON.stringify(maskJson(json, plain, issuer)).length - jsonBytes} chars changed in length): ${rate(jsonBytes, () => maskJson(json, plain, issuer)).toFixed(0)} MB/s`,
 );
 console.log(`  maskText on already-masked text: ${rate(masked.length, () => maskText(masked, plain, issuer)).toFixed(0)} MB/s`);
+
+// ── Worst cases ───────────────────────────────────────────────────────────────────────────────────────
+// Numeric dumps (long runs of digits and separators, the costliest ordinary input) and hostile texts made
+// to slow the scans down (each about 1 MB): figures to check that no input is much slower than linear.
+const MB = 1_000_000;
+const worst: Record<string, string> = {
+  'integers, space-separated': Array.from({ length: MB / 6 }, (_, i) => String((i * 7919) % 100000)).join(' '),
+  'TSV of ids, counts, amounts, dates': Array.from(
+    { length: MB / 25 },
+    (_, i) => `${i}\t${(i * 31) % 977}\t${(i * 1.37).toFixed(2)}\t2024-01-${String((i % 28) + 1).padStart(2, '0')}`,
+  ).join('\n'),
+  'floats, space-separated': Array.from({ length: MB / 10 }, (_, i) => (Math.sin(i) * 1000).toFixed(4)).join(' '),
+  '"4111 " repeated': '4111 '.repeat(MB / 5),
+  '"password:a " repeated': 'password:a '.repeat(MB / 11),
+  '"[[a_a_a_a_a_a_a_a_a_" repeated': '[[a_a_a_a_a_a_a_a_a_'.repeat(MB / 20),
+  'PEM headers without END': '-----BEGIN PRIVATE KEY-----\n'.repeat(MB / 28),
+  'JWT headers joined by dots': 'eyJhbGciOiJIUzI1NiJ9.'.repeat(MB / 21),
+  '"a@" repeated': 'a@'.repeat(MB / 2),
+  'IBAN start and zero-width runs': `DE89${'\u200B'.repeat(100)}`.repeat(MB / 104),
+};
+console.log('worst cases (one call each, MB/s):');
+for (const [name, t] of Object.entries(worst)) {
+  const t0 = process.hrtime.bigint();
+  const n = plain.find(t).length;
+  const s = Number(process.hrtime.bigint() - t0) / 1e9;
+  console.log(`  ${name.padEnd(36)} ${(t.length / 1e6 / s).toFixed(0).padStart(5)} MB/s  (${n} findings)`);
+}

@@ -49,9 +49,39 @@ export interface Detector {
   isSecretKey(key: string): boolean;
 }
 
-/** Keeps, from candidates sorted by start, the longest (then lowest rank) of each overlapping cluster, greedily. */
-function resolve(candidates: Candidate[], blocked: [number, number][]): Finding[] {
-  candidates.sort((a, b) => a.start - b.start || b.end - a.end || a.rank - b.rank);
+/** Exact resolution of a cluster of overlapping candidates: the longest (then lowest rank) first, by start. */
+function longestFirst(cluster: Candidate[]): Candidate[] {
+  if (cluster.length > 1) cluster.sort((a, b) => b.end - b.start - (a.end - a.start) || a.rank - b.rank || a.start - b.start);
+  const kept: Candidate[] = [];
+  for (const c of cluster) if (kept.every((k) => c.end <= k.start || k.end <= c.start)) kept.push(c);
+  return kept.sort((a, b) => a.start - b.start);
+}
+
+/** Linear resolution for a long chain of overlaps (hostile text): left to right, the better of two overlapping stays. */
+function sweep(cluster: Candidate[]): Candidate[] {
+  const kept: Candidate[] = [];
+  for (const c of cluster) {
+    const last = kept[kept.length - 1];
+    if (!last || last.end <= c.start) kept.push(c);
+    else if (c.end - c.start > last.end - last.start || (c.end - c.start === last.end - last.start && c.rank < last.rank)) kept[kept.length - 1] = c;
+  }
+  return kept;
+}
+
+/** Clusters larger than this are resolved by {@link sweep}, so resolution stays linear. */
+const MAX_CLUSTER = 32;
+
+/**
+ * Drops the candidates that overlap a placeholder, then keeps the longest (then lowest rank) of each cluster
+ * of overlapping candidates, greedily. `blocked` is sorted and disjoint: one merge, no quadratic check.
+ */
+function resolve(all: Candidate[], blocked: [number, number][]): Finding[] {
+  all.sort((a, b) => a.start - b.start || b.end - a.end || a.rank - b.rank);
+  let p = 0;
+  const candidates = all.filter((c) => {
+    while (p < blocked.length && blocked[p]![1] <= c.start) p++;
+    return p === blocked.length || blocked[p]![0] >= c.end;
+  });
   const out: Finding[] = [];
   let i = 0;
   while (i < candidates.length) {
@@ -59,13 +89,7 @@ function resolve(candidates: Candidate[], blocked: [number, number][]): Finding[
     let clusterEnd = candidates[i]!.end;
     while (j < candidates.length && candidates[j]!.start < clusterEnd) clusterEnd = Math.max(clusterEnd, candidates[j++]!.end);
     const cluster = candidates.slice(i, j);
-    if (cluster.length > 1) cluster.sort((a, b) => b.end - b.start - (a.end - a.start) || a.rank - b.rank || a.start - b.start);
-    const kept: Candidate[] = [];
-    for (const c of cluster) {
-      if (blocked.some(([s, e]) => c.start < e && s < c.end)) continue;
-      if (kept.every((k) => c.end <= k.start || k.end <= c.start)) kept.push(c);
-    }
-    kept.sort((a, b) => a.start - b.start);
+    const kept = cluster.length > MAX_CLUSTER ? sweep(cluster) : longestFirst(cluster);
     for (const { start, end, label, detail } of kept) out.push({ start, end, label, detail });
     i = j;
   }
@@ -137,8 +161,10 @@ export function compileDetector(opts: DetectOptions = {}): Detector {
       if (text.length >= MIN_VALUE) {
         findNumbers(text, candidates, regions);
         findEmails(text, candidates);
+        let after = 0; // the end of the last token: the parts of a JWT are not read again
         forEachRun(text, TOKENISH, MIN_TOKEN_RUN, (start, end) => {
-          findTokensInRun(text, candidates, start, end);
+          if (start < after) return;
+          after = findTokensInRun(text, candidates, start, end);
           findBase64InRun(text, candidates, start, end);
         });
         findBlocks(text, candidates);

@@ -50,6 +50,12 @@ describe('payment card numbers', () => {
     assert.deepEqual(values('size=2048 4111 1111 1111 1111'), ['4111 1111 1111 1111']);
     assert.deepEqual(values('1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20'), []);
   });
+  it('takes only the printed forms of cards: one group, groups of four, 4-6-5 and 4-6-4, one kind of separator', () => {
+    assert.deepEqual(values('4111 11\n11 1111 1111'), ['4111 11\n11 1111 1111']);
+    assert.deepEqual(values('3056 930902 5904'), ['3056 930902 5904']);
+    assert.deepEqual(values('58380 66299 74218 and 41 11111111 111111 and 4111-1111 1111-1111'), []);
+    assert.deepEqual(values('57\t2024-01-06\n62\t945\t84'), []);
+  });
   it('does not take Luhn-invalid numbers, timestamps, digits glued to letters, or long ids', () => {
     assert.deepEqual(values('4111111111111112 1733011200123 a4111111111111111 x_4111111111111111 12345678901234567890'), []);
   });

@@ -8,11 +8,12 @@
  * soft hyphen; full-width digits count as digits. The finding spans the original text, separators included.
  * A run of digits glued to letters or `_` (inside a hash or an identifier) is not a card. When the whole run
  * is not a card, the longest card made of whole chunks (digits between separators) is taken from each
- * chunk on, every chunk of 3 digits or more (`size 2048 4111 1111 1111 1111`), so a lone group next to a card does not hide it; a table of
- * 4-digit numbers can thus yield a card where four neighbours happen to pass the prefix and Luhn rules.
+ * chunk on (`size 2048 4111 1111 1111 1111`), so a lone group next to a card does not hide it. Either way
+ * the value must be printed as a card is (isCardGrouping), which keeps numbers in tables out; a table of
+ * 4-digit numbers can still yield a card where four neighbours pass the prefix and Luhn rules.
  * @see ISO/IEC 7812-1 (issuer identification, Luhn check digit)
  */
-import { DIGIT_CLASS, isDigitCode, isWordCode, SEP_CLASS } from './chars.js';
+import { asciiDigit, countDigits, DIGIT_CLASS, isDigitCode, isWordCode, SEP_CLASS } from './chars.js';
 import { type Candidate, RANK } from './types.js';
 
 const RUN_RE = new RegExp(`[${DIGIT_CLASS}](?:[${SEP_CLASS}]{1,3}[${DIGIT_CLASS}]|[${DIGIT_CLASS}]){12,}`, 'g');
@@ -66,22 +67,54 @@ function digitsOf(text: string, start: number, end: number): string {
   return out;
 }
 
-/** The [start, end) chunks of unseparated digits in text[start, end), with their digit counts. */
-function chunks(text: string, start: number, end: number): [number, number, number][] {
-  const out: [number, number, number][] = [];
-  let i = start;
-  while (i < end) {
-    while (i < end && !isDigitCode(text.charCodeAt(i))) i++;
-    const a = i;
-    while (i < end && isDigitCode(text.charCodeAt(i))) i++;
-    if (i > a) out.push([a, i, i - a]);
-  }
-  return out;
+/** The end of the chunk of unseparated digits starting at `i` (no further than `end`). */
+function chunkEnd(text: string, i: number, end: number): number {
+  while (i < end && isDigitCode(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** The start of the next chunk of digits at or after `i`, or `end`. */
+function nextChunk(text: string, i: number, end: number): number {
+  while (i < end && !isDigitCode(text.charCodeAt(i))) i++;
+  return i;
 }
 
 const DETAIL = 'payment card number';
-/** Fewest digits of a printed card's group (4-4-4-4, 4-6-5, 4-4-4-4-3) when the card is read out of a longer run. */
-const MIN_GROUP = 3;
+/** Characters a person does not see: ignored wherever they are. */
+const INVISIBLE = new Set([0x200b, 0x200c, 0x200d, 0x2060, 0xfeff, 0xad]);
+
+/**
+ * Whether text[start, end) is printed as a card is: one group of digits, or groups of four with a shorter
+ * last one (4-4-4-4, 4-4-4-4-3, 4-4-4-1), or 4-6-5 / 4-6-4 (American Express, Diners Club), split by one
+ * kind of visible separator (spaces, dashes, tabs). Invisible characters count for nothing; a line break
+ * between two digits is read both as a separator and as a hard wrap inside a group. Numbers in a table
+ * (`58380 66299 74218`, `57\t2024-01-06`) are not printed so.
+ */
+export function isCardGrouping(text: string, start: number, end: number): boolean {
+  return grouped(text, start, end, false) || grouped(text, start, end, true);
+}
+
+function grouped(text: string, start: number, end: number, wrapInside: boolean): boolean {
+  const sizes: number[] = [0];
+  let sep = -1;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (isDigitCode(c)) sizes[sizes.length - 1]!++;
+    else if (INVISIBLE.has(c)) continue;
+    else if (wrapInside && (c === 10 || c === 13) && isDigitCode(text.charCodeAt(i - 1)) && isDigitCode(text.charCodeAt(i + 1))) continue;
+    else {
+      if (c !== 10 && c !== 13) {
+        if (sep !== -1 && sep !== c) return false;
+        sep = c;
+      }
+      if (sizes[sizes.length - 1] !== 0) sizes.push(0);
+    }
+  }
+  if (sizes.length === 1) return true;
+  const shape = sizes.join('-');
+  if (shape === '4-6-5' || shape === '4-6-4') return true;
+  return sizes.every((n, k) => (k < sizes.length - 1 ? n === 4 : n >= 1 && n <= 4));
+}
 
 /** Pushes every payment card number in text[from, to) onto `out` (offsets into the whole `text`). */
 export function findCards(text: string, out: Candidate[], from = 0, to = text.length): void {
@@ -93,23 +126,32 @@ export function findCards(text: string, out: Candidate[], from = 0, to = text.le
     // A chunk glued to a word character (or a '+', a phone's) is never part of a card; the others may be.
     const gluedStart = start > 0 && (isWordCode(text.charCodeAt(start - 1)) || text[start - 1] === '+');
     const gluedEnd = end < text.length && isWordCode(text.charCodeAt(end));
-    if (!gluedStart && !gluedEnd && isCardNumber(digitsOf(text, start, end))) {
+    const count = countDigits(text, start, end);
+    if (count < 13) continue;
+    if (!gluedStart && !gluedEnd && count <= 19 && isCardGrouping(text, start, end) && isCardNumber(digitsOf(text, start, end))) {
       out.push({ start, end, label: 'CARD', detail: DETAIL, rank: RANK.card });
       continue;
     }
     // Otherwise the longest card made of whole chunks, from each chunk on: `2048 4111 1111 1111 1111`.
-    const cs = chunks(text, start, end);
-    for (let i = 0; i < cs.length; i++) {
-      if (gluedStart && i === 0) continue;
-      let digits = 0;
-      let best = -1;
-      for (let j = i; j < cs.length && cs[j]![2] >= MIN_GROUP && digits + cs[j]![2] <= 19; j++) {
-        digits += cs[j]![2];
-        if (digits >= 13 && !(gluedEnd && j === cs.length - 1) && isCardNumber(digitsOf(text, cs[i]![0], cs[j]![1]))) best = j;
+    for (let a = nextChunk(text, start, end); a < end; ) {
+      const b = chunkEnd(text, a, end);
+      const first = asciiDigit(text.charCodeAt(a));
+      // Every network starts with 2–6; every grouping of more than one group starts with four digits.
+      const fours = b - a === 4 || INVISIBLE.has(text.charCodeAt(b));
+      if ((gluedStart && a === start) || first < '2' || first > '6' || (!fours && b - a < 13)) {
+        a = nextChunk(text, b, end);
+        continue;
       }
-      if (best < 0) continue;
-      out.push({ start: cs[i]![0], end: cs[best]![1], label: 'CARD', detail: DETAIL, rank: RANK.card });
-      i = best;
+      let best = -1;
+      let digits = 0;
+      for (let c = a, d = b; c < end; c = nextChunk(text, d, end), d = chunkEnd(text, c, end)) {
+        digits += d - c;
+        if (digits > 19) break;
+        if (digits >= 13 && !(gluedEnd && d === end) && isCardGrouping(text, a, d) && isCardNumber(digitsOf(text, a, d))) best = d;
+        if (!fours) break;
+      }
+      if (best > 0) out.push({ start: a, end: best, label: 'CARD', detail: DETAIL, rank: RANK.card });
+      a = nextChunk(text, best > 0 ? best : b, end);
     }
   }
 }

@@ -17,6 +17,8 @@ import { asciiDigit, DIGIT_CLASS, isDigitCode, isLetterCode, isWordCode } from '
 import { type Candidate, RANK } from './types.js';
 
 const START_RE = new RegExp(`[A-Za-z]{2}[${DIGIT_CLASS}]{2}`, 'g');
+/** Most separators in a row inside an IBAN (a line break and an indent). */
+const MAX_SEPS = 8;
 /** Separators a person sees; the others (line breaks, zero-width, soft hyphen) may fall anywhere. */
 const VISIBLE_SEP = new Set([' ', '\t', '-', '\u00A0', '\u202F']);
 const BAD_CHECKSUM_ONLY = new Set<number>([ValidationErrorsIBAN.WrongIBANChecksum, ValidationErrorsIBAN.WrongAccountBankBranchChecksum]);
@@ -32,15 +34,17 @@ interface Read {
 function read(text: string, start: number, chars: number): Read | undefined {
   let electronic = '';
   let strict = true;
+  let seps = 0;
   let i = start;
   while (i < text.length && electronic.length < chars) {
     const c = text.charCodeAt(i);
+    if (!SEP_CLASS_SET.has(text[i]!)) seps = 0;
     if (isDigitCode(c)) electronic += asciiDigit(c);
     else if (isLetterCode(c)) {
       if (c >= 97) strict = false;
       electronic += String.fromCharCode(c & ~32);
     } else if (SEP_CLASS_SET.has(text[i]!)) {
-      if (!isWordCode(text.charCodeAt(i + 1)) && !SEP_CLASS_SET.has(text[i + 1] ?? '')) return undefined;
+      if (++seps > MAX_SEPS || (!isWordCode(text.charCodeAt(i + 1)) && !SEP_CLASS_SET.has(text[i + 1] ?? ''))) return undefined;
       if (VISIBLE_SEP.has(text[i]!) && electronic.length % 4 !== 0) strict = false;
     } else return undefined;
     i++;

@@ -73,13 +73,15 @@ export function isSecretKey(key: string): boolean {
 }
 
 /** A key word, the rest of its key, an optional closing quote and `:` or `=`: one pass finds every keyed value. */
-const KEYED_RE = /(?:pass|pwd|secret|token|auth|cookie|credential|key|session)[\w.-]*["']?[ \t]*[:=]/gi;
+const KEYED_RE = /(?:pass|pwd|secret|token|auth|cookie|credential|key|session)[\w.-]{0,64}["']?[ \t]{0,8}[:=]/gi;
 const NOT_A_VALUE =
   /^(?:null|nil|none|true|false|undefined|string|number|boolean|any|unknown|\*+|x{3,}|\[?redacted\]?|<[^>]*>|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{[^}]*\}\}|%[sd]|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+[;,]?|.*\(.*)$/i;
 const SCHEME_RE = /^(?:Bearer|Basic|Token|Digest|Bot|ApiKey|token)\s+/;
-const QUOTED_RE = /(["'])((?:[^"'\\\r\n]|\\.|(?!\1)["']){1,4096})\1/y;
-const EQ_VALUE_RE = /[^\s&;,"'<>]{1,4096}/y;
-const COLON_VALUE_RE = /[^\r\n,;}\]]{1,4096}?(?=\s+[A-Za-z_][\w.-]*(?::\s|=[^=\s])|\s+#|\s*(?:[\r\n,;}\]]|$))/y;
+const QUOTED_RE = /(["'])((?:[^"'\\\r\n]|\\.|(?!\1)["']){1,1024})\1/y;
+const EQ_VALUE_RE = /[^\s&;,"'<>]{1,1024}/y;
+const COLON_VALUE_RE = /[^\r\n,;}\]]{1,1024}/y;
+/** Where a `key: value` value stops before the end of its line: a ` #` comment or the next `key: ` / `key=`. */
+const COLON_STOP_RE = /\s+(?:#|[A-Za-z_][\w.-]{0,64}(?::\s|=[^=\s]))/;
 const USERINFO_RE = /[^\s:/@?#[\]"'<>]{0,256}:([^\s/@?#"'<>]{1,256})@/y;
 
 /** What the value behind `key` is, in words. */
@@ -87,14 +89,15 @@ function detailOf(key: string): string {
   return /pass|pwd/i.test(key) ? 'password' : `value of "${key}"`;
 }
 
-function push(out: Candidate[], start: number, value: string, detail: string): void {
+/** Pushes the value (or the credential after an auth scheme) as a finding; returns where the value ends. */
+function push(out: Candidate[], start: number, value: string, detail: string): number {
   const trimmed = value.trimEnd();
-  if (trimmed.length === 0 || NOT_A_VALUE.test(trimmed)) return;
+  if (trimmed.length === 0 || NOT_A_VALUE.test(trimmed)) return start + value.length;
   const scheme = SCHEME_RE.exec(trimmed);
   const from = scheme ? scheme[0].length : 0;
   const to = scheme ? from + (/^\S+/.exec(trimmed.slice(from))?.[0].length ?? 0) : trimmed.length;
-  if (to <= from) return;
-  out.push({ start: start + from, end: start + to, label: 'SECRET', detail, rank: RANK.keyed });
+  if (to > from) out.push({ start: start + from, end: start + to, label: 'SECRET', detail, rank: RANK.keyed });
+  return start + value.length;
 }
 
 function isKeyCode(c: number): boolean {
@@ -122,13 +125,19 @@ export function findKeyedValues(text: string, out: Candidate[], isSecret: (key: 
     QUOTED_RE.lastIndex = i;
     const q = QUOTED_RE.exec(text);
     if (q) {
-      push(out, i + 1, q[2]!, detailOf(key));
+      KEYED_RE.lastIndex = push(out, i + 1, q[2]!, detailOf(key)) + 1;
       continue;
     }
     const re = sep === '=' ? EQ_VALUE_RE : COLON_VALUE_RE;
     re.lastIndex = i;
-    const v = re.exec(text);
-    if (v) push(out, i, v[0], detailOf(key));
+    let value = re.exec(text)?.[0];
+    if (value === undefined) continue;
+    if (sep === ':') {
+      const stop = COLON_STOP_RE.exec(value);
+      if (stop) value = value.slice(0, stop.index);
+    }
+    // Keys inside a value already read are not read again (each part of the text is read once).
+    KEYED_RE.lastIndex = push(out, i, value, detailOf(key));
   }
   for (let at = text.indexOf('://'); at !== -1; at = text.indexOf('://', at + 3)) {
     if (at === 0 || !/[A-Za-z0-9+.-]/.test(text[at - 1]!)) continue;

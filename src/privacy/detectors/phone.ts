@@ -13,7 +13,8 @@
  *   parentheses `(030) 1234567`, a trunk-prefixed group `030 1234 5678` / `030/1234567`, the North
  *   American `555-123-4567` / `555.123.4567` / `555 123 4567`, the French `01 23 45 67 89`.
  * Never a phone: a run glued to letters, `_`, `.`, `,`, `:`, `/`, `#` or another digit run on either side
- * (versions, amounts, IP addresses, times, hashes), a national form starting with `00`, a run preceded by
+ * (versions, amounts, IP addresses, times, hashes), a national form starting with `00` or right after
+ * another number and a space (tables of numbers), a run preceded by
  * an identifier word (order, invoice, ref, id, ticket, account, tracking, …) unless a phone word is nearer,
  * and bare digit runs without context (unix timestamps, order numbers). Dates (2024-01-15) fit no grouping.
  * Full-width digits count as digits; the finding spans the original text.
@@ -36,6 +37,9 @@ const GROUPINGS = [
 const PHONE_WORD =
   /(?:^|[^a-z])(?:tel|tele|telephone|phone|ph|mobile|mob|cell|cellphone|call|fax|sms|whatsapp|telefon|telefono|tél|téléphone|handy|hotline|dial)\.?(?:[\s-]*(?:no|nr|number|num)\.?)?\s*[:=]?\s*["']?$/;
 const ID_WORD = /(?:order|invoice|inv|ref|reference|id|ticket|account|acct|tracking|serial|sku|case|po|no|nr|number|#)\.?\s*[:=#]?\s*$/;
+const WORDY_RE = /[a-z#]/;
+/** How many trailing groups are dropped from a run that is not a phone number before giving up. */
+const MAX_TRIES = 4;
 const STUCK_BEFORE = new Set(['.', ',', ':', '/', '#', '-', '+', '@', '$', '€', '£']);
 
 /** The run in ASCII: digits, '+', and spaces for no-break spaces. */
@@ -64,8 +68,9 @@ function isPhone(n: string, text: string, start: number, regions: readonly Count
   if (n[0] === '+') return parsePhoneNumberFromString(n)?.isValid() === true;
   if (n.startsWith('00') || n.startsWith('(00')) return false;
   const before = text.slice(Math.max(0, start - 32), start).toLowerCase();
-  const context = PHONE_WORD.test(before);
-  if (!context && (ID_WORD.test(before) || !GROUPINGS.some((g) => g.test(n)))) return false;
+  const wordy = WORDY_RE.test(before); // no letter or '#' before: neither a phone word nor an id word
+  const context = wordy && PHONE_WORD.test(before);
+  if (!context && ((wordy && ID_WORD.test(before)) || !GROUPINGS.some((g) => g.test(n)))) return false;
   return regions.some((r) => parsePhoneNumberFromString(n, r)?.isValid() === true);
 }
 
@@ -78,14 +83,17 @@ export function findPhones(text: string, out: Candidate[], regions: readonly Cou
     let run = m[0];
     const prev = text[start - 1] ?? ' ';
     if (isWordCode(prev.charCodeAt(0)) || STUCK_BEFORE.has(prev)) continue;
-    for (let tries = 0; tries < 4 && run.length > 0; tries++) {
+    // A national form right after another number (`12 030 1234567`, a table of numbers) is not read.
+    if (run[0] !== '+' && run[0] !== '\uFF0B' && isDigitCode(text.charCodeAt(start - 2)) && (prev === ' ' || prev === '\t' || prev === '\u00A0')) continue;
+    for (let tries = 0; tries < MAX_TRIES && run.length > 0; tries++) {
       while (run.length > 0 && !isDigitCode(run.charCodeAt(run.length - 1))) run = run.slice(0, -1);
       const end = start + run.length;
       const next = text[end] ?? ' ';
       const glued =
         isWordCode(next.charCodeAt(0)) ||
         ((next === '.' || next === ',' || next === ':' || next === '-' || next === '/') && isDigitCode(text.charCodeAt(end + 1)));
-      if (!glued && isPhone(normalise(run), text, start, regions)) {
+      const digits = digitCount(run);
+      if (!glued && digits >= 7 && digits <= 15 && isPhone(normalise(run), text, start, regions)) {
         out.push({ start, end, label: 'PHONE', detail: 'phone number', rank: RANK.phone });
         RUN_RE.lastIndex = end - from;
         break;

@@ -63,12 +63,19 @@ export const MIN_TOKEN_RUN = MIN_TOKEN;
 
 /** Pushes every credential of a known shape in `text` onto `out` (label SECRET). */
 export function findShapes(text: string, out: Candidate[]): void {
-  forEachRun(text, TOKENISH, MIN_TOKEN, (from, to) => findTokensInRun(text, out, from, to));
+  let after = 0;
+  forEachRun(text, TOKENISH, MIN_TOKEN, (from, to) => {
+    if (from >= after) after = findTokensInRun(text, out, from, to);
+  });
   findBlocks(text, out);
 }
 
-/** Pushes the tokens inside the run of token characters text[from, to) onto `out`. */
-export function findTokensInRun(text: string, out: Candidate[], from: number, to: number): void {
+/**
+ * Pushes the tokens inside the run of token characters text[from, to) onto `out`; returns the end of the
+ * last token pushed (a JWT runs past its run), or `from`. Callers skip the runs before it.
+ */
+export function findTokensInRun(text: string, out: Candidate[], from: number, to: number): number {
+  let last = from;
   const run = text.slice(from, to);
   TOKEN_RE.lastIndex = 0;
   for (let m = TOKEN_RE.exec(run); m !== null; m = TOKEN_RE.exec(run)) {
@@ -84,18 +91,23 @@ export function findTokensInRun(text: string, out: Candidate[], from: number, to
     const detail = token === '' ? undefined : shapeDetail(token);
     if (detail === undefined) continue;
     push(out, start, end, detail);
+    last = end;
+    if (end >= to) break;
     TOKEN_RE.lastIndex = Math.max(TOKEN_RE.lastIndex, end - from);
   }
+  return last;
 }
 
 /** Pushes every PEM private key block and Slack webhook URL in `text` onto `out`. */
 export function findBlocks(text: string, out: Candidate[]): void {
+  const noEnd = new Set<string>(); // END lines not found once are not looked for again (no quadratic search)
   for (let at = text.indexOf('-----BEGIN '); at !== -1; at = text.indexOf('-----BEGIN ', at + 1)) {
     PEM_RE.lastIndex = at;
     const m = PEM_RE.exec(text);
     if (!m) continue;
     const endLine = `-----END ${m[1]}-----`;
-    const close = text.indexOf(endLine, PEM_RE.lastIndex);
+    const close = noEnd.has(endLine) ? -1 : text.indexOf(endLine, PEM_RE.lastIndex);
+    if (close === -1) noEnd.add(endLine);
     let end: number;
     if (close !== -1 && close - at < 65536) end = close + endLine.length;
     else {
