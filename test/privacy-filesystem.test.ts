@@ -96,6 +96,34 @@ describe('privacy filter in front of server-filesystem', () => {
     });
   });
 
+  describe('when an upstream echoes back a value a call sent', () => {
+    const env = setup();
+    it('masks it there too, glued to other text or not, in answers, errors and previews', async () => {
+      const agent = await startAgent(env.config, approve);
+      try {
+        const text = textOf(await agent.call('read_text_file', { path: join(env.data, 'customer.txt') }));
+        const card = /\[\[CARD_[0-9a-f]{32}\]\]/.exec(text)?.[0] ?? '';
+        const key = /\[\[SECRET_[0-9a-f]{32}\]\]/.exec(text)?.[0] ?? '';
+        // The upstream names the path it could not open: the card number glued between letters.
+        const missing = await agent.call('read_text_file', { path: join(env.data, `x${card}y`) }).catch((err: Error) => ({ thrown: err.message }));
+        assertNoValues(JSON.stringify(missing), 'the error naming the path');
+        assert.match(JSON.stringify(missing), /x\[\[CARD_[0-9a-f]{32}\]\]y/);
+        // A file written with glued values, read back: no detector sees `x<key>y`, the session still knows it.
+        const glued = join(env.data, 'glued.txt');
+        await agent.call('write_file', { path: glued, content: `x${key}y` });
+        assert.equal(readFileSync(glued, 'utf8'), `x${KEY}y`);
+        const back = await agent.call('read_text_file', { path: glued });
+        assertNoValues(JSON.stringify(back), 'the file read back');
+        // A preview (edit_file's diff) computed from the real values is masked the same way.
+        const dry = await agent.call('edit_file', { path: glued, edits: [{ oldText: 'x', newText: `z${card}` }], dryRun: true });
+        assertNoValues(JSON.stringify(dry), 'the dry-run diff');
+      } finally {
+        await agent.close();
+      }
+      assertNoValues(readFileSync(join(env.dir, 'audit.jsonl'), 'utf8'), 'the audit log');
+    });
+  });
+
   describe('when two client sessions share one gate over HTTP', () => {
     const env = setup();
     const clients: Client[] = [];

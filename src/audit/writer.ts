@@ -26,8 +26,14 @@ export const HEAD_INTERVAL_MS = 100;
 export const READ_BATCH_MS = 50;
 /** A batch this large goes to the worker at once. */
 export const READ_BATCH_MAX = 256;
-/** Fields that carry free text (an upstream's words, a person's comment): masked under the privacy filter. */
-const FREE_TEXT_FIELDS = ['reason', 'error', 'detail', 'comment', 'taint'] as const;
+/**
+ * Fields that carry free text (an upstream's words, a person's comment, a method an upstream named):
+ * masked under the privacy filter, then cut to {@link MAX_FREE_TEXT} characters (masking first: a value
+ * cut in half is no longer recognisable).
+ */
+const FREE_TEXT_FIELDS = ['reason', 'error', 'detail', 'comment', 'taint', 'method'] as const;
+/** Longest free-text field written (UTF-16 code units), with an ellipsis when cut. */
+export const MAX_FREE_TEXT = 500;
 
 /** Options for opening a log. */
 export interface AuditLogOptions {
@@ -139,13 +145,13 @@ export class AuditLog {
 
   private filtered(fields: AuditFields): AuditFields {
     const filter = this.textFilter;
-    if (!filter) return fields;
     let out: Record<string, unknown> | undefined;
     const f = fields as unknown as Record<string, unknown>;
     for (const k of FREE_TEXT_FIELDS) {
       const v = f[k];
       if (typeof v !== 'string') continue;
-      const masked = filter(v);
+      const shown = filter ? filter(v) : v;
+      const masked = shown.length > MAX_FREE_TEXT ? `${shown.slice(0, MAX_FREE_TEXT - 1)}…` : shown;
       if (masked === v) continue;
       out ??= { ...f };
       out[k] = masked;

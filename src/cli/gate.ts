@@ -98,7 +98,7 @@ export async function createGate(opts: GateOptions): Promise<Gate> {
     // first of each second in full, and how many more there were, so the log cannot be flooded.
     const refusals = createRefusalLog((reason, suppressed) => {
       log(`refused ${reason}${suppressed ? ` (and ${suppressed} more in the last second)` : ''}`);
-      audit.appendLater({ event: 'web_refused', reason: reason.slice(0, 200), suppressed });
+      audit.appendLater({ event: 'web_refused', reason, suppressed });
     });
     undo.unshift(() => refusals.flush());
     const refused = (what: string) => refusals.record(what);
@@ -151,7 +151,7 @@ export async function createGate(opts: GateOptions): Promise<Gate> {
     return { config, audit, store, replicas, pending, channels, gateway, modern, refused, close };
   } catch (err) {
     await unwind();
-    await audit.appendDurable({ event: 'gate_stopped', reason: `failed to start: ${(err as Error).message.slice(0, 200)}` }).catch(() => {});
+    await audit.appendDurable({ event: 'gate_stopped', reason: `failed to start: ${(err as Error).message}` }).catch(() => {});
     if (!opts.audit) await audit.close().catch(() => {});
     throw err;
   }

@@ -114,7 +114,7 @@ export class FastPath {
               reason: decision.reason,
               outcome,
               // The same text the SDK path logs for a failed read (pipeline/steps/read.ts).
-              error: (reply.kind === 'failed' ? reply.error.message : errorText(reply.message.error))?.slice(0, 200),
+              error: reply.kind === 'failed' ? reply.error.message : errorText(reply.message.error),
             },
             params.arguments ?? {},
           );
@@ -166,7 +166,11 @@ function hasPlaceholders(args: unknown): boolean {
 
 /** The answer when the privacy filter cannot store its placeholders: the result is withheld (a read: nothing ran). */
 function withheld(id: string | number, err: unknown): JSONRPCMessage {
-  const message = `lookfirst withheld the answer: the privacy filter could not store its placeholders (${(err as Error).message}); this read changed nothing, so it can be retried`;
+  const why =
+    err instanceof RangeError
+      ? 'the privacy filter could not check it (nested too deep to mask)'
+      : `the privacy filter could not store its placeholders (${(err as Error).message})`;
+  const message = `lookfirst withheld the answer: ${why}; this read changed nothing, so it can be retried`;
   return { jsonrpc: '2.0', id, error: { code: -32603, message } } as JSONRPCMessage;
 }
 

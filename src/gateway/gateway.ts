@@ -46,6 +46,15 @@ import { Upstream } from './upstream.js';
 import { UpstreamQuestions } from './upstream-questions.js';
 import { ErrorCode, plainMessage, toWireError, WireError } from './wire-error.js';
 
+/**
+ * Why the privacy filter withheld a message: its placeholders could not be stored, or it could not be
+ * walked at all (nested too deep to mask).
+ */
+export function withheldWhy(err: unknown): string {
+  if (err instanceof RangeError) return 'the privacy filter could not check it (nested too deep to mask)';
+  return `the privacy filter could not store its placeholders (${plainMessage(err)})`;
+}
+
 /** Client-to-server notifications the gate passes to every upstream. */
 const FORWARDED_NOTIFICATIONS = new Set(['notifications/roots/list_changed']);
 
@@ -494,7 +503,7 @@ export class Gateway {
       const wire = toWireError(err);
       const message = await privacy
         .maskText(wire.message)
-        .catch(() => 'the upstream answered with an error (its text was withheld: the privacy filter could not store its placeholders)');
+        .catch((e: unknown) => `the upstream answered with an error (its text was withheld: ${withheldWhy(e)})`);
       const data = wire.data === undefined ? undefined : await privacy.mask(method, wire.data).catch(() => undefined);
       throw new WireError(wire.code, message, data);
     }
@@ -504,7 +513,7 @@ export class Gateway {
       const ran = method === 'tools/call' ? ' If it was a write, it may have run: check the approval page or the audit log before calling again.' : '';
       throw new WireError(
         ErrorCode.InternalError,
-        `lookfirst withheld the answer: the privacy filter could not store its placeholders (${plainMessage(err)}).${ran}`,
+        `lookfirst withheld the answer: ${withheldWhy(err)}.${ran}`,
       );
     }
   }

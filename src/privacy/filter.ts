@@ -13,7 +13,7 @@
 import { type Clock, systemClock } from '../clock.js';
 import type { Store } from '../store/store.js';
 import { compileDetector, type Detector, type Finding } from './detect.js';
-import { maskJson, maskText, placeholderIdsIn, restoreJson } from './mask.js';
+import { findPlaceholders, maskJson, maskText, placeholderIdsIn, restoreJson } from './mask.js';
 import { relaxToolSchemas, unmaskedPaths, withholdBinary } from './mcp.js';
 import { indexKeyOf, PlaceholderVault, type ResolvedPlaceholder } from './vault.js';
 
@@ -109,10 +109,18 @@ export class PrivacySession {
   /** Masks of this session run one after the other: a placeholder is in the store before any message carries it. */
   private tail: Promise<unknown> = Promise.resolve();
 
+  /** Finds the values this session hides, as a detector (never inside a placeholder). */
+  private readonly recallDetector: Detector;
+
   constructor(
     private readonly filter: PrivacyFilter,
     private readonly vault: PlaceholderVault,
-  ) {}
+  ) {
+    this.recallDetector = {
+      find: (text) => vault.findRecalled(text, text.includes('[[') ? findPlaceholders(text) : []),
+      isSecretKey: () => false,
+    };
+  }
 
   /**
    * Masks one message the client will read (a result, an error, a notification's params, a question).
@@ -124,7 +132,10 @@ export class PrivacySession {
     const run = this.tail.then(async () => {
       const shown = method === 'tools/list' ? relaxToolSchemas(value) : value;
       const readable = this.filter.config.allowBinary ? shown : withholdBinary(shown);
-      const masked = maskJson(readable, this.filter.detector, this.vault, unmaskedPaths(method));
+      const skip = unmaskedPaths(method);
+      // Then every value this session already hides, wherever it appears (detected there or not: an
+      // upstream echoing a value a call sent, glued to a path or a word, is not detectable by shape).
+      const masked = maskJson(maskJson(readable, this.filter.detector, this.vault, skip), this.recallDetector, this.vault, skip);
       const swaps = await this.vault.flush();
       return (swaps ? restoreJson(masked, swaps) : masked) as T;
     });
@@ -167,6 +178,7 @@ export class PrivacySession {
         locked: false,
       };
     }
+    this.vault.recallSent(found.map((p) => ({ value: values.get(p.id) as string, label: p.label, detail: p.detail })));
     return { kind: 'resolved', args: restoreJson(args, values), placeholders: found };
   }
 }

@@ -28,6 +28,16 @@ export const MAX_REMEMBERED = 10_000;
 /** Most values in one batch record: a resolver reads (and checks) the whole record. */
 export const MAX_BATCH = 1000;
 
+/**
+ * Most values a session masks wherever they appear, detected or not (the recall set), most recent first
+ * kept: a scan costs about 60 ms per 5 MB at this size (measured in bench/privacy-read.ts's run).
+ */
+export const MAX_RECALLED = 1000;
+/** Shortest value recalled anywhere (shorter ones, unless sent by a call, would mask ordinary words). */
+export const MIN_RECALLED = 6;
+/** Shortest value recalled after a call sent it (it may come back glued to anything). */
+export const MIN_RECALLED_SENT = 3;
+
 /** Store kinds. */
 const BATCH = 'placeholder';
 const REVERSE = 'placeholder-of';
@@ -75,6 +85,11 @@ export interface VaultOptions {
 export class PlaceholderVault implements Issuer {
   /** value → placeholder text and the half-life period it was issued in, oldest first. */
   private readonly byValue = new Map<string, { placeholder: string; period: number }>();
+  /** Values masked wherever they appear (what the detectors found, and what calls sent), oldest first. */
+  private readonly recalled = new Map<string, { label: string; detail: string }>();
+  /** The recall set as one pattern, built when first needed after a change. */
+  private recallPattern: RegExp | null | undefined;
+
   /** Issued since the last flush, by batch: value part → hidden value (with its placeholder, for the reverse index). */
   private batches: { id: string; values: Map<string, Hidden & { placeholder: string }> }[] = [];
 
@@ -96,6 +111,7 @@ export class PlaceholderVault implements Issuer {
     const placeholder = `[[${finding.label}_${batch.id}${part}]]`;
     batch.values.set(part, { label: finding.label, detail: finding.detail, v: value, placeholder });
     this.remember(value, placeholder, period);
+    if (value.length >= MIN_RECALLED) this.recall(value, finding.label, finding.detail);
     return placeholder;
   }
 
@@ -170,6 +186,37 @@ export class PlaceholderVault implements Issuer {
     return { values, found, unknown };
   }
 
+  /**
+   * Values a call is about to send in place of this session's placeholders: an upstream may echo them
+   * back glued to other text (an error naming a path, a file read back), where no detector sees them.
+   */
+  recallSent(resolved: readonly { value: string; label: string; detail: string }[]): void {
+    for (const r of resolved) if (r.value.length >= MIN_RECALLED_SENT) this.recall(r.value, r.label, r.detail);
+  }
+
+  /**
+   * Finds the recalled values in a text as findings (longest first at each place), never inside a
+   * placeholder; an empty list when the session recalls none.
+   */
+  findRecalled(text: string, placeholders: readonly { start: number; end: number }[]): Finding[] {
+    if (this.recallPattern === undefined) {
+      const values = [...this.recalled.keys()].sort((a, b) => b.length - a.length);
+      this.recallPattern = values.length === 0 ? null : new RegExp(values.map(escapeRegExp).join('|'), 'g');
+    }
+    const re = this.recallPattern;
+    if (!re) return [];
+    const out: Finding[] = [];
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      const start = m.index;
+      const end = start + m[0].length;
+      if (placeholders.some((p) => start < p.end && end > p.start)) continue;
+      const k = this.recalled.get(m[0]);
+      if (k) out.push({ start, end, label: k.label, detail: k.detail });
+    }
+    return out;
+  }
+
   /** Unknown placeholders this session has sent so far (its count in the store, shared by replicas). */
   async misses(): Promise<number> {
     const n = (await this.opts.store.get<unknown>(MISSES, this.missKey()))?.value;
@@ -204,6 +251,16 @@ export class PlaceholderVault implements Issuer {
     return b as Batch;
   }
 
+  private recall(value: string, label: string, detail: string): void {
+    if (this.recalled.has(value)) this.recalled.delete(value);
+    else this.recallPattern = undefined;
+    this.recalled.set(value, { label, detail });
+    if (this.recalled.size > MAX_RECALLED) {
+      this.recalled.delete(this.recalled.keys().next().value as string);
+      this.recallPattern = undefined;
+    }
+  }
+
   /** The half-life period now: placeholders issued in one are reused only within it. */
   private period(): number {
     return Math.floor(this.opts.clock.nowMs() / Math.max(1, this.opts.ttlMs / 2));
@@ -227,4 +284,8 @@ export async function indexKeyOf(store: Store): Promise<Buffer> {
   if (!key || key.length < 32)
     throw new StoreError('STORE_CORRUPT', "the store's secret/placeholder-index is not 32 bytes of base64: delete that record and restart the gates");
   return key;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 }

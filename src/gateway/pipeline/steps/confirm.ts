@@ -56,7 +56,7 @@ export const confirm: Step<FixedState> = async (s) => {
     diff,
   });
   if (!prepared.ok) {
-    await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution', reason: prepared.reason.slice(0, 300) }).catch(() => {});
+    await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution', reason: prepared.reason }).catch(() => {});
     return deny(prepared.reason);
   }
   const request = prepared.req;

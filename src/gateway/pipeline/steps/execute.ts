@@ -28,7 +28,7 @@ export const execute: Step<FixedState> = async (s): Promise<Outcome | undefined>
   const block = deps.interlock.blockOf(tool.exposed);
   if (block) {
     const reason = `${tool.exposed} was blocked while this call waited (${block.reason}); nothing was run. Call it again to ask a person to unlock it`;
-    await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution', reason: reason.slice(0, 300) }).catch(() => {});
+    await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution', reason }).catch(() => {});
     return deny(reason, { blocked: true });
   }
   try {
@@ -73,7 +73,7 @@ export const execute: Step<FixedState> = async (s): Promise<Outcome | undefined>
 /** Blocks the call's tool until a person unlocks it, and logs why. */
 export async function blockTool(s: FixedState, reason: string): Promise<void> {
   await s.deps.interlock.block(s.tool.exposed, { sinceMs: s.deps.clock.nowMs(), reason, callId: s.call.callId }).catch(() => {});
-  await s.deps.audit.appendDurable({ event: 'execution_blocked', call_id: s.call.callId, tool: s.tool.exposed, reason: reason.slice(0, 300) }).catch(() => {});
+  await s.deps.audit.appendDurable({ event: 'execution_blocked', call_id: s.call.callId, tool: s.tool.exposed, reason }).catch(() => {});
 }
 
 /** Why an execution that was sent has no known outcome: the client cancelled, the time ran out, or the upstream failed. */

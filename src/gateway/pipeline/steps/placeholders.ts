@@ -21,7 +21,7 @@ export const placeholders: Step = async (s: CallState) => {
   if (!privacy || !tool) return undefined;
   const mode = tool.upstream.config.resolve ?? 'always';
   const refuse = (reason: string, unknown = 0, locked = false) => {
-    s.deps.audit.appendLater({ event: 'placeholder_refused', tool: tool.exposed, upstream: tool.upstream.name, unknown, locked, reason: reason.slice(0, 300) });
+    s.deps.audit.appendLater({ event: 'placeholder_refused', tool: tool.exposed, upstream: tool.upstream.name, unknown, locked, reason });
     return denied({
       call_id: s.input.kind === 'replay' ? s.input.callId : randomUUID(),
       args_sha256: s.input.kind === 'replay' ? s.input.argsSha256 : '',

@@ -56,7 +56,7 @@ async function forwardRead(
           upstream_tool: tool.upstreamTool,
           reason,
           outcome: isError === false ? 'ok' : isError === true ? 'upstream_error' : 'failed',
-          error: typeof isError === 'string' ? isError.slice(0, 200) : undefined,
+          error: typeof isError === 'string' ? isError : undefined,
         },
         asSent ?? {},
       );

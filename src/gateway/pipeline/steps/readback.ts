@@ -97,5 +97,5 @@ function executed(s: FixedState, check: Check | undefined, blocked: boolean, ups
 }
 
 function detailText(detail: Check['detail']): string | undefined {
-  return detail === undefined ? undefined : (typeof detail === 'string' ? detail : JSON.stringify(detail)).slice(0, 500);
+  return detail === undefined ? undefined : typeof detail === 'string' ? detail : JSON.stringify(detail);
 }
