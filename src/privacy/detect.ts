@@ -3,13 +3,15 @@
  * addresses, phone numbers, credentials, values behind secret-naming keys, configured names and patterns).
  * Pure: no I/O, clock, randomness or environment; the same options and text always give the same findings.
  *
- * Speed: candidates are found by cheap, rare shapes, and only they are validated. Runs of 7+ digits (with
- * their separators) and runs of 15+ token characters are found by a sub-linear skip scan (chars.ts
- * forEachRun) and only those are read by the card, phone, IBAN, credential and Base64 detectors; '@', '://',
- * '-----BEGIN', the webhook host and '[[' by indexOf; keyed values by one case-insensitive regex pass. Only
- * candidates are validated (Luhn, mod-97, libphonenumber, JSON of a
- * JWT header). Overlaps are resolved once at the end: the longest candidate wins, then the most specific
- * kind (a GitHub token over "the value behind a password key"). Nothing is found inside an existing
+ * Speed: candidates are found by cheap, rare shapes, and only they are validated (Luhn, mod-97,
+ * libphonenumber, the JSON of a JWT header). Runs of 7+ digits with their separators and runs of 15+ token
+ * characters come from a sub-linear skip scan (chars.ts forEachRun), and only those are read by the card,
+ * phone, IBAN, credential and Base64 detectors; '@', '://', '-----BEGIN', the webhook host and '[[' are
+ * found by indexOf; keyed values by one case-insensitive regex pass. No full regex pass per detector.
+ * Every scan is linear in the text, hostile text included (bounded quantifiers, each part read once).
+ *
+ * Overlaps are resolved once at the end: the longest candidate wins, then the most specific kind (a GitHub
+ * token over "the value behind a password key"). Nothing is found inside or across an existing
  * placeholder, so masking twice changes nothing.
  *
  * Security posture: the detectors aim at recall on the listed shapes; what they do not know (a password in
@@ -28,6 +30,7 @@ import { placeholderSpans } from './detectors/placeholder.js';
 import { findBlocks, findTokensInRun, MIN_TOKEN_RUN } from './detectors/secret.js';
 import type { Candidate, Finding } from './detectors/types.js';
 
+// The default phone regions and the Finding shape are documented where they are defined.
 export { DEFAULT_PHONE_REGIONS } from './detectors/phone.js';
 export type { Finding } from './detectors/types.js';
 

@@ -13,6 +13,7 @@
 import type { Detector, Finding } from './detect.js';
 import { findPlaceholders, isPlaceholder, PLACEHOLDER_RE, type PlaceholderSpan } from './detectors/placeholder.js';
 
+// The placeholder form and its look-alikes are defined (and documented) in detectors/placeholder.ts.
 export { findPlaceholders, isPlaceholder, PLACEHOLDER_RE, type PlaceholderSpan };
 
 /** Issues the placeholder text for a value (the vault does it; same value → same placeholder within a session). */

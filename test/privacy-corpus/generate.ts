@@ -4,6 +4,7 @@
  * the cards the networks' public test numbers (checked with the Luhn rule), the phones checked with
  * libphonenumber-js, the tokens built from a fixed-seed generator with FAKE in them. Deterministic: running
  * it again gives the same files (then `npx biome check --write test/privacy-corpus` for the layout).
+ * Past 400 lines on purpose: it is mostly the corpus itself (the examples, as data), kept in one place.
  */
 
 import { writeFileSync } from 'node:fs';

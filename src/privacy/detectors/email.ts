@@ -4,15 +4,22 @@
  * 2–24 letters. Quoted local parts, IP-literal domains and internationalised domains are not matched.
  *
  * The scan looks for '@' only (no per-character regex attempt over the text) and reads outwards from it.
- * Not an address: `user:pass@host` (a URL's userinfo: the local part follows `//` or `//user:`; the keyed-value
- * detector masks the password), while `mailto:x@example.com` is an address, `@scope/package`, `lodash@4.17.21` (the TLD must be letters).
- * Known over-match: `icon@2x.png` reads as an address.
+ * Not an address: `scheme://user:pass@host` (a URL's userinfo: the local part follows `//` or `//user:`;
+ * the keyed-value detector masks the password), `@scope/package`, `lodash@4.17.21` (the TLD must be
+ * letters). `mailto:x@example.com` is an address. Known over-match: `icon@2x.png` reads as an address.
  * @see RFC 5322 §3.4.1 (addr-spec); RFC 1035 (labels)
  */
 import { type Candidate, RANK } from './types.js';
 
-const USERINFO_BEFORE_RE = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/@]*:$/;
+const NOT_USER = /[\s/@]/;
 const DOMAIN_RE = /(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}/y;
+
+/** Whether the ':' at `colon` ends the user of a URL's userinfo (`scheme://user:`), read back at most 256 characters. */
+function isUserinfo(text: string, colon: number): boolean {
+  const window = text.slice(Math.max(0, colon - 256), colon);
+  const slashes = window.lastIndexOf('://');
+  return slashes !== -1 && !NOT_USER.test(window.slice(slashes + 3));
+}
 
 function isLocalCode(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45;
@@ -32,7 +39,7 @@ export function findEmails(text: string, out: Candidate[]): void {
     if (start === at || text[at - 1] === '.' || text.slice(start, at).includes('..')) continue;
     const before = text[start - 1];
     if (before === '/') continue;
-    if (before === ':' && USERINFO_BEFORE_RE.test(text.slice(Math.max(0, start - 300), start))) continue;
+    if (before === ':' && isUserinfo(text, start - 1)) continue;
     DOMAIN_RE.lastIndex = at + 1;
     const d = DOMAIN_RE.exec(text);
     if (!d) continue;

@@ -12,9 +12,12 @@
  * `keyboard`, `author`, `passage` are not secret keys.
  *
  * Value: inside quotes when quoted; after `=` up to whitespace, `&`, `;` or `,`; after `:` up to the end of
- * the line (YAML, headers), a ` #` comment, the next `key=`/`key: `, or `,`, `;`, `}`, `]`; after an auth scheme, one word. Not a value: empty, `null`/`true`/`false`/`none`/
- * `undefined`, masks (`***`), templates and variables (`${X}`, `$X`, `{{x}}`, `<x>`, `%s`), TypeScript type
- * names, member accesses and calls in code (`req.body.password`, `getToken()`), comparisons (`==`, `=>`).
+ * the line (YAML, headers), a ` #` comment, the next `key=` / `key: `, or `,`, `;`, `}`, `]`; after an auth
+ * scheme (Bearer, Basic, Token, …), one word; at most 1024 characters. Not a value: empty, `null`, `true`,
+ * `false`, `none`, `undefined`, masks (`***`), templates and variables (`${X}`, `$X`, `{{x}}`, `<x>`, `%s`),
+ * TypeScript type names, member accesses and calls in code (`req.body.password`, `getToken()`),
+ * comparisons (`==`, `=>`). Detail: 'password' under a pass/pwd key, else `value of "<key>"`.
+ * Known gap: a password in prose with no key (`my password is hunter2`) is not found.
  */
 import { type Candidate, RANK } from './types.js';
 

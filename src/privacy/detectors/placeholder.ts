@@ -12,7 +12,8 @@ export const PLACEHOLDER_RE = /\[\[([A-Z][A-Z0-9_]*)_([0-9a-f]{32})\]\]/g;
 
 const EXACT_RE = /^\[\[([A-Z][A-Z0-9_]*)_([0-9a-f]{32})\]\]$/;
 /** Bounded quantifiers: a hostile text of `[[a_a_a_…` costs a bounded amount per `[[`. */
-const LOOKALIKE_RE = /\[\[\s{0,4}([A-Za-z][A-Za-z0-9_]{0,40}?)_([0-9A-Fa-f]{1,64})\s{0,4}(?:…|\.{2,4})?\s{0,4}\]\]|\[\[\s{0,4}([A-Za-z][A-Za-z0-9_]{0,40}?)_([0-9A-Fa-f]{0,64})\s{0,4}(?:…|\.{2,4})/g;
+const LOOKALIKE_RE =
+  /\[\[\s{0,4}([A-Za-z][A-Za-z0-9_]{0,40}?)_([0-9A-Fa-f]{1,64})\s{0,4}(?:…|\.{2,4})?\s{0,4}\]\]|\[\[\s{0,4}([A-Za-z][A-Za-z0-9_]{0,40}?)_([0-9A-Fa-f]{0,64})\s{0,4}(?:…|\.{2,4})/g;
 
 /** One placeholder or look-alike in a text: [start, end) UTF-16 offsets; `id` undefined for a look-alike. */
 export interface PlaceholderSpan {

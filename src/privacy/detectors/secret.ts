@@ -7,9 +7,10 @@
  * BEGIN…END block, any key type; a block without END runs to the end of its base64 body).
  *
  * Tokens are looked for only inside runs of 15 or more token characters, found by a sub-linear skip scan
- * (chars.ts forEachRun); PEM blocks and webhook URLs by their literal start. A candidate glued to a word character on its
- * left is not a token (`task-…` is not `sk-…`). Loose alphabets (sk-, Slack, Stripe, Hugging Face) must mix
- * letters and digits, so that kebab-case names are not keys.
+ * (chars.ts forEachRun); PEM blocks and webhook URLs by their literal start. A candidate glued to a word
+ * character is not a token (`task-…` is not `sk-…`). Loose alphabets (sk-, Slack, Stripe, Hugging Face)
+ * must mix letters and digits (OpenAI keys also both cases), so that kebab-case names are not keys; an AWS
+ * key id must hold a digit. Public keys and certificates are not secrets and are left alone.
  * @see RFC 7519 (JWT), RFC 7515 §7.2 (JWS compact form), RFC 7468 (PEM textual encoding)
  */
 import { forEachRun, isWordCode, TOKENISH } from './chars.js';
