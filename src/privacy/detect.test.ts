@@ -45,6 +45,9 @@ describe('the detector', () => {
     assert.deepEqual(found(''), []);
     assert.deepEqual(found('ok'), []);
   });
+  it('refuses an unknown phone region when compiled, naming it', () => {
+    assert.throws(() => compileDetector({ phoneRegions: ['DE', 'XX'] }), /privacy\.phoneRegions\[1\] \(XX\)/);
+  });
   it('refuses a bad custom pattern when compiled, naming it', () => {
     assert.throws(
       () =>

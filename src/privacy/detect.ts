@@ -17,7 +17,7 @@
  * Security posture: the detectors aim at recall on the listed shapes; what they do not know (a password in
  * prose with no key, a name not configured) stays in clear. Each detector's file lists its rules and limits.
  */
-import type { CountryCode } from 'libphonenumber-js';
+import { type CountryCode, isSupportedCountry } from 'libphonenumber-js';
 import { findBase64InRun } from './detectors/base64.js';
 import { findCards } from './detectors/card.js';
 import { countDigits, DIGITISH, forEachRun, isLetterCode, isWordCode, TOKENISH } from './detectors/chars.js';
@@ -141,12 +141,17 @@ function hasSpace(text: string, start: number, end: number): boolean {
 /**
  * Compiles the detectors for a set of options, once per configuration.
  * @throws Error naming the bad pattern when a custom pattern (privacy.patterns) has a bad label, does not
- *   compile, or can match the empty string.
+ *   compile, or can match the empty string; naming the region when a privacy.phoneRegions entry is not a
+ *   region libphonenumber knows.
  */
 export function compileDetector(opts: DetectOptions = {}): Detector {
   const names = compileNames(opts.names ?? []);
   const patterns: CompiledPattern[] = (opts.patterns ?? []).map(compilePattern);
-  const regions = (opts.phoneRegions ?? DEFAULT_PHONE_REGIONS).map((r) => r.toUpperCase() as CountryCode);
+  const regions = (opts.phoneRegions ?? DEFAULT_PHONE_REGIONS).map((r, i) => {
+    const region = r.toUpperCase();
+    if (!isSupportedCountry(region)) throw new Error(`privacy.phoneRegions[${i}] (${r}): not an ISO 3166-1 alpha-2 region with a numbering plan`);
+    return region as CountryCode;
+  });
   // Keys repeat (every object of a JSON array has the same ones): their verdicts are kept, up to a bound.
   const secretKeys = new Map<string, boolean>();
   const detector: Detector = {
