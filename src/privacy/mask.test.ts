@@ -133,6 +133,22 @@ describe('maskText', () => {
   });
 });
 
+/** What restoring masked data gives back: a number under a secret-naming key was masked as a string. */
+function numbersUnderSecretsAsStrings(v: unknown, under = false): unknown {
+  if (typeof v === 'number') return under ? String(v) : v;
+  if (Array.isArray(v)) return v.map((x) => numbersUnderSecretsAsStrings(x, under));
+  if (typeof v !== 'object' || v === null) return v;
+  const out: Record<string, unknown> = Object.getPrototypeOf(v) === null ? Object.create(null) : {};
+  for (const [k, x] of Object.entries(v))
+    Object.defineProperty(out, k, {
+      value: numbersUnderSecretsAsStrings(x, under || detector.isSecretKey(k)),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  return out;
+}
+
 describe('maskJson and restoreJson', () => {
   it('round-trip any JSON value exactly, keys included', () => {
     const withValues = fc.letrec((tie) => ({
@@ -151,7 +167,7 @@ describe('maskJson and restoreJson', () => {
         const issuer = testIssuer();
         const masked = maskJson(value, detector, issuer);
         assert.equal(JSON.stringify(value), before, 'the input is not mutated');
-        assert.deepEqual(restoreJson(masked, issuer.values), value);
+        assert.deepEqual(restoreJson(masked, issuer.values), numbersUnderSecretsAsStrings(value));
       }),
       { numRuns: 300 },
     );
@@ -185,6 +201,27 @@ describe('maskJson and restoreJson', () => {
       nested: { Authorization: `[[SECRET_${'0'.repeat(31)}1]]` },
     });
     assert.deepEqual(issuer.issued[0]!.finding, { start: 0, end: 7, label: 'SECRET', detail: 'value of "db_password"' });
+  });
+  it('masks the whole subtree under a secret key: strings, numbers, nested arrays and objects; not booleans or null', () => {
+    const issuer = testIssuer();
+    const v = {
+      password: 918273645,
+      api_key: ['zq9XKv7LmN2pQ4rT', 7, true, null],
+      token: { value: 'abc', 'jane@example.com': 'x', n: { deep: 1.5 } },
+      other: 42,
+    };
+    const m = maskJson(v, detector, issuer) as Record<string, unknown>;
+    const p = (n: number) => `[[SECRET_${n.toString(16).padStart(32, '0')}]]`;
+    assert.equal(m.password, p(0));
+    assert.deepEqual(m.api_key, [p(1), p(2), true, null]);
+    const token = m.token as Record<string, unknown>;
+    assert.equal(token.value, p(3));
+    assert.deepEqual(Object.keys(token)[1]!.startsWith('[[EMAIL_'), true);
+    assert.deepEqual(token.n, { deep: p(6) });
+    assert.equal(m.other, 42);
+    assert.equal(issuer.issued[0]!.value, '918273645');
+    assert.equal(issuer.issued[0]!.finding.detail, 'value of "password"');
+    assert.equal(issuer.issued[3]!.finding.detail, 'value of "token"');
   });
   it('leaves the subtrees `skip` names alone, with paths of keys and indices', () => {
     const seen: string[] = [];

@@ -59,8 +59,10 @@ function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
 
 /**
  * Walks JSON-like data (objects, arrays, strings; other scalars untouched) and masks every string value and
- * every object key. A string value under a key for which `detector.isSecretKey` is true is masked whole as
- * SECRET (detail `value of "<key>"`), unless it is empty or already a placeholder.
+ * every object key. Under a key for which `detector.isSecretKey` is true the whole subtree is masked: every
+ * string whole as SECRET (detail `value of "<key>"`, the outermost secret key) unless it is empty or already
+ * a placeholder, and every number as the placeholder string of its decimal form; booleans and null stay,
+ * keys inside stay keys (masked by detection as usual).
  * @param skip - called with the path (keys and indices from the root) of each value; true leaves that
  *   subtree as it is.
  * @returns `value` itself when nothing changed; otherwise a copy of the changed branches. Never mutates.
@@ -76,6 +78,46 @@ export function maskJson(value: unknown, detector: Detector, issuer: Issuer, ski
       maskedKeys.set(k, m);
     }
     return m;
+  };
+  // The whole subtree under a secret-naming key: every string whole, numbers as placeholder strings.
+  const secret = (v: unknown, key: string): unknown => {
+    if (skip?.(path)) return v;
+    if (typeof v === 'string') {
+      if (v === '' || isPlaceholder(v)) return v;
+      return issuer.issue(v, { start: 0, end: v.length, label: 'SECRET', detail: `value of "${key}"` });
+    }
+    if (typeof v === 'number' || typeof v === 'bigint') {
+      const s = String(v);
+      return issuer.issue(s, { start: 0, end: s.length, label: 'SECRET', detail: `value of "${key}"` });
+    }
+    if (Array.isArray(v)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < v.length; i++) {
+        path.push(i);
+        const m = secret(v[i], key);
+        path.pop();
+        if (m !== v[i] && copy === undefined) copy = v.slice(0, i);
+        copy?.push(m);
+      }
+      return copy ?? v;
+    }
+    if (!isRecord(v)) return v;
+    let copy: Record<string, unknown> | undefined;
+    const keys = Object.keys(v);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      const item = v[k];
+      path.push(k);
+      const m = secret(item, key);
+      path.pop();
+      const mk = maskKey(k);
+      if ((m !== item || mk !== k) && copy === undefined) {
+        copy = emptyLike(v);
+        for (let j = 0; j < i; j++) setOwn(copy, keys[j]!, v[keys[j]!]);
+      }
+      if (copy) setOwn(copy, mk, m);
+    }
+    return copy ?? v;
   };
   const walk = (v: unknown): unknown => {
     if (skip?.(path)) return v;
@@ -98,10 +140,7 @@ export function maskJson(value: unknown, detector: Detector, issuer: Issuer, ski
       const k = keys[i]!;
       const item = v[k];
       path.push(k);
-      let m: unknown;
-      if (typeof item === 'string' && item !== '' && detector.isSecretKey(k) && !isPlaceholder(item) && !skip?.(path)) {
-        m = issuer.issue(item, { start: 0, end: item.length, label: 'SECRET', detail: `value of "${k}"` });
-      } else m = walk(item);
+      const m = detector.isSecretKey(k) ? secret(item, k) : walk(item);
       path.pop();
       const mk = maskKey(k);
       if ((m !== item || mk !== k) && copy === undefined) {

@@ -313,7 +313,15 @@ write('secret', 'Credentials with a known shape (obviously fake, shape-valid: ea
 // ── keyed values ──
 const keyedPos: Pos[] = [
   one('password=hunter2', 'hunter2', 'SECRET'),
-  one('db login: user=app password=Tr0ub4dor&3x', 'Tr0ub4dor', 'SECRET'),
+  one('db login: user=app password=Tr0ub4dor&3x', 'Tr0ub4dor&3x', 'SECRET'),
+  one('password=Tr0ub4dor&3xtra;Secret next', 'Tr0ub4dor&3xtra;Secret', 'SECRET'),
+  one('token=abc123;xyz789', 'abc123;xyz789', 'SECRET'),
+  one('see a=1&password=pw-in-query&b=2', 'pw-in-query', 'SECRET'),
+  one('GET /x?id=7&token=t0k#frag', 't0k', 'SECRET'),
+  one('password=hunter2; then restart', 'hunter2', 'SECRET'),
+  one('"cmd": "mysql --password=rootpw2 --host db"', 'rootpw2', 'SECRET'),
+  one('password_reset_token=prt-4f9a2c', 'prt-4f9a2c', 'SECRET'),
+  one('secret: p,a;s}s]w#o rd', 'p,a;s}s]w#o rd', 'SECRET'),
   one('api_key: abc123', 'abc123', 'SECRET'),
   one('config:\n  api_key: abc123def\n  region: eu', 'abc123def', 'SECRET'),
   one('{"db_password": "correct horse battery staple"}', 'correct horse battery staple', 'SECRET'),
@@ -360,6 +368,9 @@ write(
     'secret_name: prod-db',
     'interface Login { password: string; token?: string }',
     'tokens => tokens.length',
+    'tokens_used=1234 token_limit=4096 max_tokens: 100',
+    'password_changed_at: 2024-01-15',
+    'a=1&b=2&page=3',
   ],
 );
 

@@ -98,4 +98,23 @@ describe('values behind secret-naming keys in text', () => {
       assert.deepEqual(values(t), [], t);
     }
   });
+  it('reads an unquoted value by its context: to whitespace behind `=`, to `&`/`#` in a URL query', () => {
+    assert.deepEqual(values('password=Tr0ub4dor&3xtra;Secret'), ['Tr0ub4dor&3xtra;Secret']);
+    assert.deepEqual(values('token=abc123;xyz789 next'), ['abc123;xyz789']);
+    assert.deepEqual(values('a=1&password=x&b=2'), ['x']);
+    assert.deepEqual(values('/cb?token=t0k#frag'), ['t0k']);
+    assert.deepEqual(values('password=hunter2; restart'), ['hunter2']);
+    assert.deepEqual(values('password=hunter2.'), ['hunter2']);
+    assert.deepEqual(values('(password=hunter2)'), ['hunter2']);
+    assert.deepEqual(values('"cmd": "mysql --password=rootpw --x"'), ['rootpw']);
+    assert.deepEqual(values('password=hun"ter2'), ['hun"ter2']);
+    assert.deepEqual(values('Set-Cookie: sid=abc; HttpOnly'), ['sid=abc']);
+    assert.deepEqual(values('{password: abc, user: bob}'), ['abc']);
+    assert.deepEqual(values('password: "abc\\"def"'), ['abc\\"def']);
+  });
+  it('takes a key as secret when any part names one, unless it names a count, limit or type of it', () => {
+    for (const k of ['password_reset_token', 'reset_password', 'old_password', 'pass\u200bword', 'resetToken']) assert.equal(isSecretKey(k), true, k);
+    for (const k of ['max_tokens', 'token_count', 'tokens_used', 'token_type', 'token_limit', 'num_tokens', 'password_changed_at', 'password_reset'])
+      assert.equal(isSecretKey(k), false, k);
+  });
 });

@@ -4,15 +4,20 @@
  * scheme), `?token=…&` in query strings, and `scheme://user:pass@host` (the password only). Only the VALUE
  * is masked; the key stays readable.
  *
- * A key names a secret when one of its parts (split at `_`, `-`, `.`, spaces and camelCase) is a secret
- * word (password, passwd, pwd, pass, passphrase, secret, token, auth, authorization, cookie, credential(s))
- * or a secret pair (api+key, private+key, access+key, secret+key, session+id, set+cookie), or a glued part
- * ends with one (dbpassword, apikey, accesstoken), and no part is a counting or descriptive word (count,
- * max, limit, type, url, name, policy, …): `max_tokens`, `token_count`, `tokens`, `primary_key`, `sort_key`,
- * `keyboard`, `author`, `passage` are not secret keys.
+ * A key names a secret when one of its parts (split at `_`, `-`, `.`, spaces and camelCase; invisible format
+ * characters removed) is a secret word (password, passwd, pwd, pass, passphrase, secret, token, auth,
+ * authorization, cookie, credential(s)) or a secret pair (api+key, private+key, access+key, secret+key,
+ * session+id, set+cookie), or a glued part ends with one (dbpassword, apikey, accesstoken), unless the key
+ * names something about the secret: its LAST part is a counting or descriptive word (count, limit, type,
+ * url, name, policy, hint, reset, at, …) or its first part is max/min/num/total/count. So `max_tokens`,
+ * `token_count`, `tokens_used`, `token_type`, `password_policy`, `primary_key`, `keyboard`, `author` are
+ * not secret keys, and `password_reset_token` is (a descriptive word in the middle cancels nothing).
  *
- * Value: inside quotes when quoted; after `=` up to whitespace, `&`, `;` or `,`; after `:` up to the end of
- * the line (YAML, headers), a ` #` comment, the next `key=` / `key: `, or `,`, `;`, `}`, `]`; after an auth
+ * Value: inside quotes when quoted (escapes included). Unquoted, in a URL query (`?`/`&` right before the
+ * key) up to `&`, `#`, whitespace, a quote or `<>`; behind `=` elsewhere up to whitespace (`&`, `;`, `,`
+ * belong to it: `password=Tr0ub4dor&3x`); behind `:` up to the end of the line, a ` #` comment, the next
+ * ` key: ` / ` key=`, or a `,`/`;` followed by whitespace. Always up to a quote closing an enclosing
+ * string, `;` for a cookie; a trailing `,;.)]}>` or quote is left out. After an auth
  * scheme (Bearer, Basic, Token, …), one word; at most 1024 characters. Not a value: empty, `null`, `true`,
  * `false`, `none`, `undefined`, masks (`***`), templates and variables (`${X}`, `$X`, `{{x}}`, `<x>`, `%s`),
  * TypeScript type names, member accesses and calls in code (`req.body.password`, `getToken()`),
@@ -47,7 +52,7 @@ const PAIRS: ReadonlyArray<readonly [string, string]> = [
   ['set', 'cookie'],
 ];
 const NOT_SECRET = new Set(
-  'count counts limit limits max min len length size type types usage used budget estimate estimated total num number index idx ttl expiry expires expiration exp url uri endpoint path file name names field kind mode method methods policy required enabled rotation age scope scopes prefix hint strength reset changed updated created label format rule rules validation'.split(
+  'count counts limit limits max min len length size type types usage used budget estimate estimated total num number index idx ttl expiry expires expiration exp url uri endpoint path file name names field kind mode method methods policy required enabled rotation age scope scopes prefix hint strength reset changed updated created label format rule rules validation at'.split(
     ' ',
   ),
 );
@@ -62,11 +67,16 @@ function partsOf(key: string): string[] {
     .filter((p) => p.length > 0);
 }
 
+/** Leading words that make a key a count or limit of tokens (`max_tokens`, `num_tokens`), not a secret. */
+const COUNT_PREFIX = new Set(['max', 'min', 'num', 'total', 'count']);
+
 /** True when a structured-data key names a secret by one of its parts (see the file header for the rules). */
 export function isSecretKey(key: string): boolean {
   if (key.length > 128) return false;
-  const parts = partsOf(key);
-  if (parts.some((p) => NOT_SECRET.has(p))) return false;
+  const parts = partsOf(stripInvisible(key));
+  if (parts.length === 0) return false;
+  // The last part is what the key names: `password_policy` is a policy, `password_reset_token` a token.
+  if (NOT_SECRET.has(parts[parts.length - 1]!) || COUNT_PREFIX.has(parts[0]!)) return false;
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i]!;
     if (SECRET_WORDS.has(p) || GLUED_SUFFIXES.some((s) => p.length > s.length && p.endsWith(s))) return true;
@@ -75,17 +85,84 @@ export function isSecretKey(key: string): boolean {
   return false;
 }
 
+/** Invisible format characters (zero-width, bidi controls, soft hyphen, BOM) removed. */
+function stripInvisible(s: string): string {
+  return s.replace(/[\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g, '');
+}
+
 /** A key word, the rest of its key, an optional closing quote and `:` or `=`: one pass finds every keyed value. */
 const KEYED_RE = /(?:pass|pwd|secret|token|auth|cookie|credential|key|session)[\w.-]{0,64}["']?[ \t]{0,8}[:=]/gi;
 const NOT_A_VALUE =
   /^(?:null|nil|none|true|false|undefined|string|number|boolean|any|unknown|\*+|x{3,}|\[?redacted\]?|<[^>]*>|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{[^}]*\}\}|%[sd]|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+[;,]?|.*\(.*)$/i;
 const SCHEME_RE = /^(?:Bearer|Basic|Token|Digest|Bot|ApiKey|token)\s+/;
 const QUOTED_RE = /(["'])((?:[^"'\\\r\n]|\\.|(?!\1)["']){1,1024})\1/y;
-const EQ_VALUE_RE = /[^\s&;,"'<>]{1,1024}/y;
-const COLON_VALUE_RE = /[^\r\n,;}\]]{1,1024}/y;
-/** Where a `key: value` value stops before the end of its line: a ` #` comment or the next `key: ` / `key=`. */
-const COLON_STOP_RE = /\s+(?:#|[A-Za-z_][\w.-]{0,64}(?::\s|=[^=\s]))/;
+/** Longest value read behind a key. */
+const MAX_VALUE = 1024;
+/** A word that starts the next `key: ` / `key=` on the same line (a value behind `:` stops before it). */
+const NEXT_KEY_RE = /[A-Za-z_][\w.-]{0,64}\??(?::\s|=[^=\s])/y;
 const USERINFO_RE = /[^\s:/@?#[\]"'<>]{0,256}:([^\s/@?#"'<>]{1,256})@/y;
+
+function isSpaceCode(c: number): boolean {
+  return (
+    c === 32 ||
+    c === 9 ||
+    c === 10 ||
+    c === 13 ||
+    c === 11 ||
+    c === 12 ||
+    c === 0xa0 ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x3000 ||
+    (c >= 0x2000 && c <= 0x200a)
+  );
+}
+
+/** A quote that closes an enclosing string: followed by the end or a character that is not part of a word. */
+function closesString(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  if (c !== 34 && c !== 39) return false;
+  const n = text.charCodeAt(i + 1);
+  return Number.isNaN(n) || !(isKeyCode(n) || n > 127);
+}
+
+/**
+ * The end of an unquoted value starting at `i`. In a URL query (`?`/`&` before the key) it ends at `&`, `#`,
+ * whitespace, a quote or `<>`; behind `=` in free text at whitespace; behind `:` at the end of the line, a
+ * ` #` comment or the next ` key: ` / ` key=`. Either way at a quote that closes an enclosing string, at `;`
+ * for a cookie, and after at most {@link MAX_VALUE} characters. Each character is read once.
+ */
+function valueEnd(text: string, i: number, query: boolean, colon: boolean, cookie: boolean): number {
+  const limit = Math.min(text.length, i + MAX_VALUE);
+  let j = i;
+  if (query) {
+    while (j < limit) {
+      const c = text.charCodeAt(j);
+      if (c === 38 || c === 35 || c === 34 || c === 39 || c === 60 || c === 62 || isSpaceCode(c)) break;
+      j++;
+    }
+    return j;
+  }
+  while (j < limit) {
+    const c = text.charCodeAt(j);
+    if (c === 10 || c === 13 || (cookie && c === 59) || closesString(text, j)) break;
+    // Behind `:`, a `,` or `;` followed by whitespace ends a list item or a statement.
+    if (colon && (c === 44 || c === 59) && (j + 1 >= text.length || isSpaceCode(text.charCodeAt(j + 1)))) break;
+    if (isSpaceCode(c)) {
+      if (!colon) break;
+      let k = j + 1;
+      while (k < limit && (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 9)) k++;
+      if (k >= limit) break;
+      if (text.charCodeAt(k) === 35) break;
+      NEXT_KEY_RE.lastIndex = k;
+      if (NEXT_KEY_RE.test(text)) break;
+      j = k;
+      continue;
+    }
+    j++;
+  }
+  return j;
+}
 
 /** What the value behind `key` is, in words. */
 function detailOf(key: string): string {
@@ -115,32 +192,35 @@ export function findKeyedValues(text: string, out: Candidate[], isSecret: (key: 
   KEYED_RE.lastIndex = 0;
   for (let m = KEYED_RE.exec(text); m !== null; m = KEYED_RE.exec(text)) {
     let ks = m.index;
-    while (ks > 0 && isKeyCode(text.charCodeAt(ks - 1))) ks--;
+    while (ks > 0 && m.index - ks < 128 && isKeyCode(text.charCodeAt(ks - 1))) ks--;
     let ke = m.index;
-    while (ke < text.length && isKeyCode(text.charCodeAt(ke))) ke++;
+    while (ke < text.length && ke - m.index < 128 && isKeyCode(text.charCodeAt(ke))) ke++;
     const key = text.slice(ks, ke);
     if (!isSecret(key)) continue;
     let i = m.index + m[0].length - 1;
     const sep = text[i];
     if (text[i + 1] === '=' || text[i + 1] === '>' || text[i + 1] === ':' || (sep === ':' && text[i + 1] === '/')) continue;
     i++;
-    while (text[i] === ' ' || text[i] === '\t') i++;
+    const limit = Math.min(text.length, i + 64);
+    while (i < limit && (text[i] === ' ' || text[i] === '\t')) i++;
     QUOTED_RE.lastIndex = i;
     const q = QUOTED_RE.exec(text);
     if (q) {
       KEYED_RE.lastIndex = push(out, i + 1, q[2]!, detailOf(key)) + 1;
       continue;
     }
-    const re = sep === '=' ? EQ_VALUE_RE : COLON_VALUE_RE;
-    re.lastIndex = i;
-    let value = re.exec(text)?.[0];
-    if (value === undefined) continue;
-    if (sep === ':') {
-      const stop = COLON_STOP_RE.exec(value);
-      if (stop) value = value.slice(0, stop.index);
+    const before = ks > 0 ? text[ks - 1] : '';
+    const query = sep === '=' && (before === '?' || before === '&');
+    const raw = valueEnd(text, i, query, sep === ':', /cookie/i.test(key));
+    let end = raw;
+    if (NOT_A_VALUE.test(text.slice(i, raw))) {
+      KEYED_RE.lastIndex = Math.max(KEYED_RE.lastIndex, raw);
+      continue;
     }
+    // Punctuation that ends a sentence or a list is not part of the value.
+    while (end > i && ',;.)]}>"\''.includes(text[end - 1]!)) end--;
     // Keys inside a value already read are not read again (each part of the text is read once).
-    KEYED_RE.lastIndex = push(out, i, value, detailOf(key));
+    KEYED_RE.lastIndex = Math.max(KEYED_RE.lastIndex, push(out, i, text.slice(i, end), detailOf(key)));
   }
   for (let at = text.indexOf('://'); at !== -1; at = text.indexOf('://', at + 3)) {
     if (at === 0 || !/[A-Za-z0-9+.-]/.test(text[at - 1]!)) continue;
