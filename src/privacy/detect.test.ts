@@ -60,4 +60,36 @@ describe('the detector', () => {
       /privacy\.patterns\[1\] \(BROKEN\)/,
     );
   });
+  it('reads escaped, encoded, full-width and invisible-split values, masking their original span', () => {
+    const cases: [string, string][] = [
+      ['{"text": "mail jane\\u0040corp.example"}', 'jane\\u0040corp.example'],
+      ['to=jane%40corp.example', 'jane%40corp.example'],
+      ['<p>jane&#64;corp.example</p>', 'jane&#64;corp.example'],
+      ['jane&commat;corp.example', 'jane&commat;corp.example'],
+      ['jane＠corp.example', 'jane＠corp.example'],
+      ['mail jo\u200Bhn@corp\u202E.example', 'jo\u200Bhn@corp\u202E.example'],
+      ['mail jöhn@corp.example', 'jöhn@corp.example'],
+      ['https://x.example/u/jane@corp.example', 'jane@corp.example'],
+      ['card 5555.5555.5555.4444 ok', '5555.5555.5555.4444'],
+      ['card 5555\u20095555\u20095555\u20094444 ok', '5555\u20095555\u20095555\u20094444'],
+      ['card ٥٥٥٥ ٥٥٥٥ ٥٥٥٥ ٤٤٤٤ ok', '٥٥٥٥ ٥٥٥٥ ٥٥٥٥ ٤٤٤٤'],
+      ['iban GB82\u202EWEST1234\u202C5698765432 ok', 'GB82\u202EWEST1234\u202C5698765432'],
+      ['iban ＧＢ82ＷＥＳＴ12345698765432 ok', 'ＧＢ82ＷＥＳＴ12345698765432'],
+      ['call 0033 1 42 68 53 00', '0033 1 42 68 53 00'],
+      ['<a href="tel:+442079460958">', '+442079460958'],
+      ['by Jane_Doe', 'Jane_Doe'],
+      ['by Ja\u200Bne Doe', 'Ja\u200Bne Doe'],
+      ['pass\u200Bword=hunter2', 'hunter2'],
+      ['-----begin rsa private key-----\nMIIabc\n-----end rsa private key-----', '-----begin rsa private key-----\nMIIabc\n-----end rsa private key-----'],
+    ];
+    for (const [t, v] of cases)
+      assert.deepEqual(
+        found(t).map((f) => f[0]),
+        [v],
+        JSON.stringify(t),
+      );
+  });
+  it('does not read file names, %-amounts or escaped text as values', () => {
+    for (const t of ['icon@2x.png logo@3x.webp', '100%40 off', 'C:\\new\\table', 'a &amp; b', '[[wiki]] \\u005b']) assert.deepEqual(found(t), [], t);
+  });
 });

@@ -25,6 +25,7 @@ import { type CompiledPattern, compileNames, compilePattern, findNames, findPatt
 import { findEmails } from './detectors/email.js';
 import { findIbans } from './detectors/iban.js';
 import { findKeyedValues, isSecretKey } from './detectors/keyed.js';
+import { decodeView, needsView } from './detectors/normalize.js';
 import { DEFAULT_PHONE_REGIONS, findPhones } from './detectors/phone.js';
 import { placeholderSpans } from './detectors/placeholder.js';
 import { findBlocks, findTokensInRun, MIN_TOKEN_RUN } from './detectors/secret.js';
@@ -166,19 +167,28 @@ export function compileDetector(opts: DetectOptions = {}): Detector {
     },
     find(text: string): Finding[] {
       const candidates: Candidate[] = [];
-      if (text.length >= MIN_VALUE) {
-        findNumbers(text, candidates, regions);
-        findEmails(text, candidates);
+      // Escaped, encoded, full-width or invisible-split values are read in a decoded view, mapped back.
+      const view = needsView(text) ? decodeView(text) : undefined;
+      const t = view ? view.text : text;
+      if (t.length >= MIN_VALUE) {
+        findNumbers(t, candidates, regions);
+        findEmails(t, candidates);
         let after = 0; // the end of the last token: the parts of a JWT are not read again
-        forEachRun(text, TOKENISH, MIN_TOKEN_RUN, (start, end) => {
+        forEachRun(t, TOKENISH, MIN_TOKEN_RUN, (start, end) => {
           if (start < after) return;
-          after = findTokensInRun(text, candidates, start, end);
-          findBase64InRun(text, candidates, start, end);
+          after = findTokensInRun(t, candidates, start, end);
+          findBase64InRun(t, candidates, start, end);
         });
-        findBlocks(text, candidates);
-        if (text.includes(':') || text.includes('=')) findKeyedValues(text, candidates, detector.isSecretKey);
+        findBlocks(t, candidates);
+        if (t.includes(':') || t.includes('=')) findKeyedValues(t, candidates, detector.isSecretKey);
       }
-      if (names) findNames(text, names, candidates);
+      if (names) findNames(t, names, candidates);
+      if (view) {
+        for (const c of candidates) {
+          c.end = view.end[c.end - 1]!;
+          c.start = view.start[c.start]!;
+        }
+      }
       for (const p of patterns) findPattern(text, p, candidates);
       if (candidates.length === 0) return [];
       return resolve(candidates, placeholderSpans(text));

@@ -66,6 +66,19 @@ for (const ch of ['\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u00AD']) {
 }
 ibanPos.push(one(`mid-group zw DE8937\u200B0400440532\u200B013000 end`, 'DE8937\u200B0400440532\u200B013000', 'IBAN'));
 ibanPos.push(one(`full-width ${fw(friendlyFormatIBAN(ibans[0])!)} end`, fw(friendlyFormatIBAN(ibans[0])!), 'IBAN'));
+for (const ch of ['\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069', '\u200E', '\u200F']) {
+  const v = `GB82${ch}WEST1234${ch}5698765432`;
+  ibanPos.push(one(`bidi ${v} end`, v, 'IBAN'));
+}
+const fwAll = (s: string) => s.replace(/[0-9A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
+ibanPos.push(one(`full-width letters ${fwAll(ibans[1]!)} end`, fwAll(ibans[1]!), 'IBAN'));
+ibanPos.push(
+  one(
+    `arabic-indic DE89 ${'3704 0044 0532 0130 00'.replace(/[0-9]/g, (d) => String.fromCharCode(0x660 + Number(d)))} end`,
+    `DE89 ${'3704 0044 0532 0130 00'.replace(/[0-9]/g, (d) => String.fromCharCode(0x660 + Number(d)))}`,
+    'IBAN',
+  ),
+);
 ibanPos.push(one('nbsp DE89\u00A03704\u00A00044\u00A00532\u00A00130\u00A000 end', 'DE89\u00A03704\u00A00044\u00A00532\u00A00130\u00A000', 'IBAN'));
 ibanPos.push({
   text: `two: ${ibans[0]} and ${friendlyFormatIBAN(ibans[3])} done`,
@@ -134,6 +147,11 @@ cardPos.push(one(`full-width plain ${fw('378282246310005')}.`, fw('3782822463100
 cardPos.push(one('qty 12 34 4111111111111111 left', '4111111111111111', 'CARD'));
 cardPos.push(one('card 4111 1111 1111 1111\n2024-01-15 paid', '4111 1111 1111 1111', 'CARD'));
 cardPos.push(one('size=2048 5555 5555 5555 4444 end', '5555 5555 5555 4444', 'CARD'));
+for (const v of ['5555.5555.5555.4444', '5555\u20095555\u20095555\u20094444', '5555\u202F5555\u202F5555\u202F4444', '4111\u202A1111\u202C1111\u20661111'])
+  cardPos.push(one(`card ${v} end`, v, 'CARD'));
+const digitsIn = (s: string, zero: number) => [...s].map((c) => (c >= '0' && c <= '9' ? String.fromCodePoint(zero + Number(c)) : c)).join('');
+for (const zero of [0x660, 0x6f0, 0x966, 0x1d7ce])
+  cardPos.push(one(`pan ${digitsIn('4111 1111 1111 1111', zero)} end`, digitsIn('4111 1111 1111 1111', zero), 'CARD'));
 const cardNeg = ['4111111111111112', '5555555555554445', '378282246310006', '6011111111111118'].map((d) => `Luhn-invalid ${d} is not a card`);
 for (const d of cardNeg) if (luhnValid(d.split(' ')[1]!)) throw new Error(d);
 write(
@@ -148,6 +166,7 @@ write(
     'in a hash a4111111111111111b there is no card',
     'counter_4111111111111111 is an identifier',
     '1234 5678 9012 3456 (no network starts with 1)',
+    'pi 3.1415926535897932384 and v4111.1111.1111.1112',
   ],
 );
 
@@ -171,6 +190,22 @@ emailPos.push({
   ],
 });
 emailPos.push(one('mailto:someone@example.com?subject=hi', 'someone@example.com', 'EMAIL'));
+for (const v of [
+  'jane\\u0040corp.example',
+  'jane%40corp.example',
+  'jane&#64;corp.example',
+  'jane&#x40;corp.example',
+  'jane&commat;corp.example',
+  'jane\uFF20corp.example',
+  'jane@corp\u200B.example',
+  'ja\u200Dne@corp.example',
+  'jane@corp\u202E.example',
+  'jöhn@corp.example',
+  'ops@bücher.example',
+  'ｊａｎｅ@corp.example',
+])
+  emailPos.push(one(`text result: "${v}" end`, v, 'EMAIL'));
+emailPos.push(one('profile https://x.example/u/jane@corp.example ok', 'jane@corp.example', 'EMAIL'));
 write('email', 'E-mail addresses (RFC 5322 dot-atom subset).', emailPos, [
   'npm i @types/node @scope/pkg',
   'lodash@4.17.21 and react@18.2.0',
@@ -178,7 +213,9 @@ write('email', 'E-mail addresses (RFC 5322 dot-atom subset).', emailPos, [
   'decorator @Component({ selector: "x" })',
   'a @ b dot com',
   'ssh://git.example.com:22 and foo@',
-  'twitter handle @jane_doe',
+  'twitter handle @john_smith',
+  'retina icon@2x.png and logo@3x.webp, https://cdn.example/img/icon@2x.png',
+  'a discount of 100%40 off and 50 &#64; home',
   'email me at jane dot doe at example dot com',
 ]);
 
@@ -222,6 +259,14 @@ phonePos.push(one('phone number: 2025550143.', '2025550143', 'PHONE'));
 phonePos.push(one('mobile 01711234567 after 6pm', '01711234567', 'PHONE'));
 phonePos.push(one('call 2025550143 now', '2025550143', 'PHONE'));
 phonePos.push(one('fax: ０３０１２３４５６７', '０３０１２３４５６７', 'PHONE'));
+phonePos.push(one('call 0033 1 42 68 53 00 today', '0033 1 42 68 53 00', 'PHONE'));
+phonePos.push(one('phone: 0044 20 7946 0958', '0044 20 7946 0958', 'PHONE'));
+phonePos.push(one('Büro 0049 30 1234567 (weekdays)', '0049 30 1234567', 'PHONE'));
+for (const scheme of ['tel', 'callto', 'sms']) phonePos.push(one(`<a href="${scheme}:+442079460958">call</a>`, '+442079460958', 'PHONE'));
+phonePos.push(one('[call](tel:+14155552671)', '+14155552671', 'PHONE'));
+phonePos.push(one('Phone:+44 20 7946 0958', '+44 20 7946 0958', 'PHONE'));
+phonePos.push(one('arabic +٤٩ ٣٠ ١٢٣٤٥٦٧ end', '+٤٩ ٣٠ ١٢٣٤٥٦٧', 'PHONE'));
+phonePos.push(one('zero-width +49\u200B30\u200B1234567 end', '+49\u200B30\u200B1234567', 'PHONE'));
 write('phone', 'Phone numbers: E.164 of 11 regions, national forms with a phone grouping or a context word (default regions).', phonePos, [
   'Order 0301234567 shipped',
   'Invoice no. 030 1234 5678',
@@ -240,6 +285,8 @@ write('phone', 'Phone numbers: E.164 of 11 regions, national forms with a phone 
   'range 100-200-3000 items',
   'ticket 555-123-4567',
   'timecode 10:30:45.123',
+  'tz offset 10:30:00+0100 and 00:00:00',
+  'id 000123456789 and ref 0044 20 7946 0958',
 ]);
 
 // ── secrets ──
@@ -295,6 +342,8 @@ for (const [, t] of tokens.slice(0, 26).filter((_, k) => k % 3 === 0)) {
   secretPos.push(one(`encoded: ${b} (base64)`, b, 'SECRET'));
 }
 const pem = tokens.find(([d]) => d === 'PEM private key')![1];
+const pemLower = `-----begin rsa private key-----\n${pemBody}\n-----end rsa private key-----`;
+secretPos.push(one(`key:\n${pemLower}\ndone`, pemLower, 'SECRET'));
 secretPos.push(one(`tls.key: ${Buffer.from(pem).toString('base64')}`, Buffer.from(pem).toString('base64'), 'SECRET'));
 write('secret', 'Credentials with a known shape (obviously fake, shape-valid: each carries FAKE or a fake body) and the same Base64-encoded.', secretPos, [
   'sk-learn is a library; task-runner-with-a-very-long-name-here is a package',
@@ -322,6 +371,8 @@ const keyedPos: Pos[] = [
   one('"cmd": "mysql --password=rootpw2 --host db"', 'rootpw2', 'SECRET'),
   one('password_reset_token=prt-4f9a2c', 'prt-4f9a2c', 'SECRET'),
   one('secret: p,a;s}s]w#o rd', 'p,a;s}s]w#o rd', 'SECRET'),
+  one('pass\u200Bword=hunter2x', 'hunter2x', 'SECRET'),
+  one('a=1&amp;token=t0k3n&amp;b=2', 't0k3n', 'SECRET'),
   one('api_key: abc123', 'abc123', 'SECRET'),
   one('config:\n  api_key: abc123def\n  region: eu', 'abc123def', 'SECRET'),
   one('{"db_password": "correct horse battery staple"}', 'correct horse battery staple', 'SECRET'),
@@ -382,6 +433,9 @@ const customPos: Pos[] = [
   one('Frau Erika Mustermann wohnt hier', 'Erika Mustermann', 'NAME'),
   one('Zoë Ångström wrote it', 'Zoë Ångström', 'NAME'),
   one('Mustermann alone', 'Mustermann', 'NAME'),
+  one('user Jane_Doe logged in', 'Jane_Doe', 'NAME'),
+  one('by Ja\u200Bne D\u200Doe today', 'Ja\u200Bne D\u200Doe', 'NAME'),
+  one('by Ｊａｎｅ Ｄｏｅ today', 'Ｊａｎｅ Ｄｏｅ', 'NAME'),
   one('employee EMP-123456 left', 'EMP-123456', 'EMPLOYEE_ID'),
   one('see case #12345 for details', '12345', 'CASE'),
 ];

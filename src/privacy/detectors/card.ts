@@ -4,7 +4,7 @@
  * Maestro) at a length that network issues. The prefix rule is what keeps unix-millisecond timestamps
  * (13 digits starting with 1) and most order numbers out; a Luhn check alone passes one number in ten.
  *
- * Printed forms: plain, grouped by spaces or dashes, and split by line breaks, zero-width characters or the
+ * Printed forms: plain, grouped by spaces, dashes or dots (thin spaces read as spaces, ./normalize.ts), and split by line breaks, zero-width characters or the
  * soft hyphen; full-width digits count as digits. The finding spans the original text, separators included.
  * A run of digits glued to letters or `_` (inside a hash or an identifier) is not a card. When the whole run
  * is not a card, the longest card made of whole chunks (digits between separators) is taken from each
@@ -16,7 +16,7 @@
 import { asciiDigit, countDigits, DIGIT_CLASS, isDigitCode, isWordCode, SEP_CLASS } from './chars.js';
 import { type Candidate, RANK } from './types.js';
 
-const RUN_RE = new RegExp(`[${DIGIT_CLASS}](?:[${SEP_CLASS}]{1,3}[${DIGIT_CLASS}]|[${DIGIT_CLASS}]){12,}`, 'g');
+const RUN_RE = new RegExp(`[${DIGIT_CLASS}](?:[${SEP_CLASS}.]{1,3}[${DIGIT_CLASS}]|[${DIGIT_CLASS}]){12,}`, 'g');
 
 /** ISO/IEC 7812 Luhn check over ASCII digits. */
 export function luhnValid(digits: string): boolean {

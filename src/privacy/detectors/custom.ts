@@ -2,7 +2,8 @@
  * The operator's own values: privacy.names (label NAME) and privacy.patterns (a custom label).
  *
  * Names: whole words, case-insensitive, Unicode-aware (a name is not found inside a longer word, `Ann` not in
- * `Annual`); a space inside a configured name matches any run of whitespace. Longer names are tried first.
+ * `Annual`); a space inside a configured name matches any run of whitespace or `_` (`Jane_Doe`); names split by an
+ * invisible character are read in the decoded view (./normalize.ts). Longer names are tried first.
  * Patterns: JavaScript regex source compiled with the `g` and `d` flags; the finding is the whole match, or
  * capture group 1 when the pattern has a capture group (`iban:\s*(\S+)` masks only the value). A pattern
  * that does not compile or can match the empty string is refused when the detector is compiled. A pattern
@@ -23,7 +24,7 @@ const LABEL_RE = /^[A-Z][A-Z0-9_]{0,31}$/;
 export function compileNames(names: readonly string[]): RegExp | undefined {
   const alts = [...new Set(names.map((n) => n.trim()).filter((n) => n.length > 0))]
     .sort((a, b) => b.length - a.length)
-    .map((n) => n.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&').replace(/\s+/g, '\\s+'));
+    .map((n) => n.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&').replace(/\s+/g, '[\\s_]+'));
   if (alts.length === 0) return undefined;
   return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${alts.join('|')})(?![\\p{L}\\p{N}_])`, 'giu');
 }

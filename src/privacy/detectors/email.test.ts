@@ -20,4 +20,10 @@ describe('e-mail addresses', () => {
   it('leaves package specs, handles, decorators, URL userinfo and hosts without a TLD alone', () => {
     assert.deepEqual(values('@types/node lodash@4.17.21 @jane @Component user@localhost ssh://git@example.com x://u:p@example.com'), []);
   });
+  it('finds addresses in URL paths, with Unicode local parts and internationalised domains; not file names', () => {
+    assert.deepEqual(values('https://x.example/u/jane@corp.example'), ['jane@corp.example']);
+    assert.deepEqual(values('mail jöhn@corp.example'), ['jöhn@corp.example']);
+    assert.deepEqual(values('ops@bücher.example'), ['ops@bücher.example']);
+    assert.deepEqual(values('icon@2x.png logo@3x.webp //user@host.example'), []);
+  });
 });

@@ -53,4 +53,10 @@ describe('phone numbers', () => {
   it('drops trailing groups that are not part of the number', () => {
     assert.deepEqual(values('call +1 202-555-0143 2024'), ['+1 202-555-0143']);
   });
+  it('reads the 00 international prefix like +, and tel:/callto:/sms: URIs', () => {
+    assert.deepEqual(values('call 0033 1 42 68 53 00'), ['0033 1 42 68 53 00']);
+    assert.deepEqual(values('phone: 0044 20 7946 0958'), ['0044 20 7946 0958']);
+    assert.deepEqual(values('tel:+442079460958 callto:+14155552671 sms:+442079460958'), ['+442079460958', '+14155552671', '+442079460958']);
+    assert.deepEqual(values('ref 0049 30 1234567, id 000123456789, 10:30:00+0100'), []);
+  });
 });

@@ -5,7 +5,8 @@
  * scanner is far too slow for megabytes).
  *
  * Accepted forms (the decision the privacy filter documents):
- * - International: `+` (or full-width `＋`) then 7–15 digits with spaces, dashes, dots, slashes or
+ * - International: `+` (or full-width `＋`) or the `00` international prefix (unless an id word such as
+ *   `ref` is nearer than a phone word), then 7–15 digits with spaces, dashes, dots, slashes or
  *   parentheses, valid for the country its calling code names. Any region.
  * - National (no `+`): valid for one of `phoneRegions` (default {@link DEFAULT_PHONE_REGIONS}), AND either
  *   preceded by a context word (tel, phone, mobile, cell, call, fax, sms, whatsapp, telefon, hotline, …,
@@ -13,7 +14,8 @@
  *   parentheses `(030) 1234567`, a trunk-prefixed group `030 1234 5678` / `030/1234567`, the North
  *   American `555-123-4567` / `555.123.4567` / `555 123 4567`, the French `01 23 45 67 89`.
  * Never a phone: a run glued to letters, `_`, `.`, `,`, `:`, `/`, `#` or another digit run on either side
- * (versions, amounts, IP addresses, times, hashes), a national form starting with `00` or right after
+ * (versions, amounts, IP addresses, times, hashes) but a `:` before `+` or after a phone word (`tel:+44…`,
+ * `callto:`, `sms:`, `Phone:+1…`: URIs and labels), a national form right after
  * another number and a space (tables of numbers), a run preceded by
  * an identifier word (order, invoice, ref, id, ticket, account, tracking, …) unless a phone word is nearer,
  * and bare digit runs without context (unix timestamps, order numbers). Dates (2024-01-15) fit no grouping.
@@ -35,7 +37,7 @@ const GROUPINGS = [
   /^0[1-9](?:[ .]\d{2}){4}$/,
 ];
 const PHONE_WORD =
-  /(?:^|[^a-z])(?:tel|tele|telephone|phone|ph|mobile|mob|cell|cellphone|call|fax|sms|whatsapp|telefon|telefono|tél|téléphone|handy|hotline|dial)\.?(?:[\s-]*(?:no|nr|number|num)\.?)?\s*[:=]?\s*["']?$/;
+  /(?:^|[^a-z])(?:tel|callto|tele|telephone|phone|ph|mobile|mob|cell|cellphone|call|fax|sms|whatsapp|telefon|telefono|tél|téléphone|handy|hotline|dial)\.?(?:[\s-]*(?:no|nr|number|num)\.?)?\s*[:=]?\s*["']?$/;
 const ID_WORD = /(?:order|invoice|inv|ref|reference|id|ticket|account|acct|tracking|serial|sku|case|po|no|nr|number|#)\.?\s*[:=#]?\s*$/;
 const WORDY_RE = /[a-z#]/;
 /** How many trailing groups are dropped from a run that is not a phone number before giving up. */
@@ -66,10 +68,13 @@ function isPhone(n: string, text: string, start: number, regions: readonly Count
   const digits = digitCount(n);
   if (digits < 7 || digits > 15) return false;
   if (n[0] === '+') return parsePhoneNumberFromString(n)?.isValid() === true;
-  if (n.startsWith('00') || n.startsWith('(00')) return false;
   const before = text.slice(Math.max(0, start - 32), start).toLowerCase();
   const wordy = WORDY_RE.test(before); // no letter or '#' before: neither a phone word nor an id word
   const context = wordy && PHONE_WORD.test(before);
+  // `00` is the international prefix (`0033 1 42 68 53 00`): read as `+`, unless an id word is nearer.
+  if (n.startsWith('00'))
+    return n[2] !== '0' && !(!context && wordy && ID_WORD.test(before)) && parsePhoneNumberFromString(`+${n.slice(2)}`)?.isValid() === true;
+  if (n.startsWith('(00')) return false;
   if (!context && ((wordy && ID_WORD.test(before)) || !GROUPINGS.some((g) => g.test(n)))) return false;
   return regions.some((r) => parsePhoneNumberFromString(n, r)?.isValid() === true);
 }
@@ -82,7 +87,9 @@ export function findPhones(text: string, out: Candidate[], regions: readonly Cou
     const start = from + m.index;
     let run = m[0];
     const prev = text[start - 1] ?? ' ';
-    if (isWordCode(prev.charCodeAt(0)) || STUCK_BEFORE.has(prev)) continue;
+    // `tel:+44…`, `callto:`, `sms:`, `phone:+1…`: a colon right before `+` or after a phone word is a URI or a label.
+    const uri = prev === ':' && (run[0] === '+' || run[0] === '\uFF0B' || PHONE_WORD.test(text.slice(Math.max(0, start - 32), start).toLowerCase()));
+    if (isWordCode(prev.charCodeAt(0)) || (STUCK_BEFORE.has(prev) && !uri)) continue;
     // A national form right after another number (`12 030 1234567`, a table of numbers) is not read.
     if (run[0] !== '+' && run[0] !== '\uFF0B' && isDigitCode(text.charCodeAt(start - 2)) && (prev === ' ' || prev === '\t' || prev === '\u00A0')) continue;
     for (let tries = 0; tries < MAX_TRIES && run.length > 0; tries++) {

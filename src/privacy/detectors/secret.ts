@@ -4,7 +4,7 @@
  * (AKIA/ASIA + 16), Slack tokens (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-) and webhook URLs (hooks.slack.com),
  * Stripe keys (sk_/rk_/pk_ + live_/test_), Hugging Face (hf_), Google API keys (AIza + 35), JWTs (three
  * base64url parts whose header decodes to a JSON object with "alg"), and PEM private keys (the whole
- * BEGIN…END block, any key type; a block without END runs to the end of its base64 body).
+ * BEGIN…END block, any key type, upper or lower case; a block without END runs to the end of its base64 body).
  *
  * Tokens are looked for only inside runs of 15 or more token characters, found by a sub-linear skip scan
  * (chars.ts forEachRun); PEM blocks and webhook URLs by their literal start. A candidate glued to a word
@@ -22,7 +22,8 @@ const TOKEN_RE =
 /** Shortest token TOKEN_RE can match (an AWS key id, 20; `xoxb-` + 10, 15): shorter runs are skipped unread. */
 const MIN_TOKEN = 15;
 const JWT_RE = /eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/y;
-const PEM_RE = /-----BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----/y;
+const PEM_RE = /-----(BEGIN|begin) ([A-Za-z0-9 ]{0,40}(?:PRIVATE KEY|private key)(?: BLOCK| block)?)-----/y;
+const BEGIN_RE = /-----begin /gi;
 const WEBHOOK_RE = /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9_/]{20,}/y;
 const PEM_BODY_RE = /[A-Za-z0-9+/=\s:,-]*/y;
 
@@ -102,11 +103,13 @@ export function findTokensInRun(text: string, out: Candidate[], from: number, to
 /** Pushes every PEM private key block and Slack webhook URL in `text` onto `out`. */
 export function findBlocks(text: string, out: Candidate[]): void {
   const noEnd = new Set<string>(); // END lines not found once are not looked for again (no quadratic search)
-  for (let at = text.indexOf('-----BEGIN '); at !== -1; at = text.indexOf('-----BEGIN ', at + 1)) {
+  BEGIN_RE.lastIndex = 0;
+  for (let b = BEGIN_RE.exec(text); b !== null; b = BEGIN_RE.exec(text)) {
+    const at = b.index;
     PEM_RE.lastIndex = at;
     const m = PEM_RE.exec(text);
     if (!m) continue;
-    const endLine = `-----END ${m[1]}-----`;
+    const endLine = `-----${m[1] === 'begin' ? 'end' : 'END'} ${m[2]}-----`;
     const close = noEnd.has(endLine) ? -1 : text.indexOf(endLine, PEM_RE.lastIndex);
     if (close === -1) noEnd.add(endLine);
     let end: number;
@@ -116,7 +119,7 @@ export function findBlocks(text: string, out: Candidate[]): void {
       end = PEM_RE.lastIndex + PEM_BODY_RE.exec(text)![0].trimEnd().length;
     }
     push(out, at, end, 'PEM private key');
-    at = end - 1;
+    BEGIN_RE.lastIndex = Math.max(BEGIN_RE.lastIndex, end);
   }
   for (let at = text.indexOf('https://hooks.slack.com/services/'); at !== -1; at = text.indexOf('https://hooks.slack.com/services/', at + 1)) {
     WEBHOOK_RE.lastIndex = at;
