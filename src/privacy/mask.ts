@@ -6,7 +6,8 @@
  *
  * Unchanged input comes back as the same string or object instance (no copy), so callers can compare with
  * `===` and the common case costs no allocation. Inputs are never mutated.
- * Security posture: look-alike placeholders (wrong length, upper case, cut with an ellipsis) are reported
+ * Security posture: look-alike placeholders (wrong length, upper case, cut with an ellipsis; disguised by
+ * other brackets or separators, escapes, full-width or invisible characters) are reported
  * with no id so that the caller refuses them (fail closed); restore replaces only exact placeholders whose
  * id it was given.
  */
