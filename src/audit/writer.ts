@@ -9,9 +9,8 @@
  * last batch of read entries, never a write's. The head is refreshed at most every 100 ms and at close.
  */
 import type { KeyObject } from 'node:crypto';
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../core/worker.js';
 import type { Clock } from '../clock.js';
 import { type ErrorCode, LookfirstError } from '../errors.js';
 import type { AuditFields } from './entry.js';
@@ -76,7 +75,6 @@ export class AuditLog {
    *   when the log cannot be read or does not chain.
    */
   static async open(opts: AuditLogOptions): Promise<AuditLog> {
-    const here = fileURLToPath(import.meta.url);
     const workerData = {
       logPath: opts.logPath,
       key: opts.signer.key satisfies KeyObject,
@@ -84,15 +82,7 @@ export class AuditLog {
       name: opts.signer.name,
       headIntervalMs: HEAD_INTERVAL_MS,
     };
-    const script = new URL(`./worker${extname(here)}`, import.meta.url);
-    // From TypeScript sources (the tests), a worker does not inherit tsx: register it there first.
-    const worker =
-      extname(here) === '.ts'
-        ? new Worker(
-            `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(script.href)}); })`,
-            { eval: true, workerData },
-          )
-        : new Worker(script, { workerData });
+    const worker = startWorker(import.meta.url, 'worker', workerData);
     const first = await new Promise<FromWorker>((resolve, reject) => {
       const onMessage = (m: FromWorker) => {
         if (m.type === 'warn') return opts.warn(m.message);

@@ -10,9 +10,9 @@
  * Security posture: fail closed. A hook that throws, returns something that is not a preview, or runs past
  * `redact.timeout_ms`, denies the call with the reason; a hook that cannot be loaded stops the gate at start.
  */
-import { extname } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { pathToFileURL } from 'node:url';
+import type { Worker } from 'node:worker_threads';
+import { startWorker as startThread } from '../core/worker.js';
 import type { ApprovalRequest } from './channel.js';
 
 /** Where the hook is and how long it may take (config/load.ts `RedactConfig` has this shape). */
@@ -167,17 +167,8 @@ function applyPreview(req: ApprovalRequest, p: Preview): ApprovalRequest {
 }
 
 async function startWorker(config: RedactOptions): Promise<Worker> {
-  const here = fileURLToPath(import.meta.url);
-  const script = new URL(`./redact-worker${extname(here)}`, import.meta.url);
   const workerData = { module: pathToFileURL(config.module).href, exportName: config.exportName };
-  // From TypeScript sources (the tests), a worker does not inherit tsx: register it there first.
-  const worker =
-    extname(here) === '.ts'
-      ? new Worker(
-          `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(script.href)}); })`,
-          { eval: true, workerData },
-        )
-      : new Worker(script, { workerData });
+  const worker = startThread(import.meta.url, 'redact-worker', workerData);
   worker.unref();
   const first = await new Promise<FromWorker>((resolve, reject) => {
     worker.once('message', resolve);
