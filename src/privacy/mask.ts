@@ -43,6 +43,10 @@ export function maskText(text: string, detector: Detector, issuer: Issuer): stri
   return out + text.slice(at);
 }
 
+/** Clean strings remembered by one maskJson call: how many, and how long at most. */
+const MAX_CLEAN = 4096;
+const MAX_CLEAN_LENGTH = 128;
+
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -120,9 +124,21 @@ export function maskJson(value: unknown, detector: Detector, issuer: Issuer, ski
     }
     return copy ?? v;
   };
+  // Values repeat too (dates, enums, tags): a short string found clean once is not read again in this call.
+  const clean = new Set<string>();
+  const maskValue = (s: string): string => {
+    if (s.length > MAX_CLEAN_LENGTH) return maskText(s, detector, issuer);
+    if (clean.has(s)) return s;
+    const m = maskText(s, detector, issuer);
+    if (m === s) {
+      if (clean.size >= MAX_CLEAN) clean.clear();
+      clean.add(s);
+    }
+    return m;
+  };
   const walk = (v: unknown): unknown => {
     if (skip?.(path)) return v;
-    if (typeof v === 'string') return maskText(v, detector, issuer);
+    if (typeof v === 'string') return maskValue(v);
     if (Array.isArray(v)) {
       let copy: unknown[] | undefined;
       for (let i = 0; i < v.length; i++) {

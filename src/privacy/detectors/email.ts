@@ -17,6 +17,7 @@
 import { type Candidate, RANK } from './types.js';
 
 const NOT_USER = /[\s/@]/;
+const ASCII_DOMAIN_RE = /(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,16}[A-Za-z]{2,24}/y;
 const DOMAIN_RE = /(?:[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}-]{0,61}[\p{L}\p{N}\p{M}])?\.){1,16}(?:xn--[A-Za-z0-9-]{1,59}|\p{L}{2,24})/uy;
 const LETTER_RE = /[\p{L}\p{M}\p{N}]/u;
 /** File extensions that end names like `icon@2x.png` (not TLDs anyone mails to). */
@@ -43,6 +44,17 @@ function isDomainCode(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 95;
 }
 
+/** Whether the ASCII domain characters from `i` on are followed by a non-ASCII one (a Unicode domain). */
+function nonAsciiInDomain(text: string, i: number): boolean {
+  const limit = Math.min(text.length, i + 256);
+  while (i < limit && (isDomainAscii(text.charCodeAt(i)) || text.charCodeAt(i) === 46)) i++;
+  return i < limit && text.charCodeAt(i) >= 0x80;
+}
+
+function isDomainAscii(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45;
+}
+
 /** Pushes every e-mail address in `text` onto `out`. */
 export function findEmails(text: string, out: Candidate[]): void {
   for (let at = text.indexOf('@'); at !== -1; at = text.indexOf('@', at + 1)) {
@@ -54,8 +66,13 @@ export function findEmails(text: string, out: Candidate[]): void {
     const before = text[start - 1];
     if (before === '/' && text[start - 2] === '/') continue;
     if (before === ':' && isUserinfo(text, start - 1)) continue;
-    DOMAIN_RE.lastIndex = at + 1;
-    const d = DOMAIN_RE.exec(text);
+    // ASCII domains first (the common case, a faster regex); a domain with other letters by the Unicode one.
+    ASCII_DOMAIN_RE.lastIndex = at + 1;
+    let d = ASCII_DOMAIN_RE.exec(text);
+    if (d ? text.charCodeAt(at + 1 + d[0].length) >= 0x80 : nonAsciiInDomain(text, at + 1)) {
+      DOMAIN_RE.lastIndex = at + 1;
+      d = DOMAIN_RE.exec(text);
+    }
     if (!d) continue;
     const end = at + 1 + d[0].length;
     const dot = d[0].lastIndexOf('.');

@@ -91,7 +91,8 @@ function stripInvisible(s: string): string {
 }
 
 /** A key word, the rest of its key, an optional closing quote and `:` or `=`: one pass finds every keyed value. */
-const KEYED_RE = /(?:pass|pwd|secret|token|auth|cookie|credential|key|session)[\w.-]{0,64}["']?[ \t]{0,8}[:=]/gi;
+/** A key holding one of these can name a secret (cheap test before {@link isSecretKey}). */
+const KEY_WORD_RE = /pass|pwd|secret|token|auth|cookie|credential|key|session/i;
 const NOT_A_VALUE =
   /^(?:null|nil|none|true|false|undefined|string|number|boolean|any|unknown|\*+|x{3,}|\[?redacted\]?|<[^>]*>|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{[^}]*\}\}|%[sd]|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+[;,]?|.*\(.*)$/i;
 const SCHEME_RE = /^(?:Bearer|Basic|Token|Digest|Bot|ApiKey|token)\s+/;
@@ -189,15 +190,25 @@ function isKeyCode(c: number): boolean {
  * `isSecret` is {@link isSecretKey} or a cached copy of it.
  */
 export function findKeyedValues(text: string, out: Candidate[], isSecret: (key: string) => boolean = isSecretKey): void {
-  KEYED_RE.lastIndex = 0;
-  for (let m = KEYED_RE.exec(text); m !== null; m = KEYED_RE.exec(text)) {
-    let ks = m.index;
-    while (ks > 0 && m.index - ks < 128 && isKeyCode(text.charCodeAt(ks - 1))) ks--;
-    let ke = m.index;
-    while (ke < text.length && ke - m.index < 128 && isKeyCode(text.charCodeAt(ke))) ke++;
+  // Every `:` and `=` is looked at once; the key is read backwards from it (a quote and up to 8 spaces or
+  // tabs, then at most 128 key characters), so each character is read a bounded number of times.
+  let colon = text.indexOf(':');
+  let equals = text.indexOf('=');
+  let from = 0; // the end of the last value read: separators inside it are not read again
+  while (colon !== -1 || equals !== -1) {
+    const sepAt = colon === -1 ? equals : equals === -1 ? colon : Math.min(colon, equals);
+    if (sepAt === colon) colon = text.indexOf(':', sepAt + 1);
+    else equals = text.indexOf('=', sepAt + 1);
+    if (sepAt < from) continue;
+    let ke = sepAt;
+    while (ke > 0 && sepAt - ke < 8 && (text.charCodeAt(ke - 1) === 32 || text.charCodeAt(ke - 1) === 9)) ke--;
+    if (ke > 0 && (text.charCodeAt(ke - 1) === 34 || text.charCodeAt(ke - 1) === 39)) ke--;
+    let ks = ke;
+    while (ks > 0 && ke - ks < 128 && isKeyCode(text.charCodeAt(ks - 1))) ks--;
+    if (ks === ke) continue;
     const key = text.slice(ks, ke);
-    if (!isSecret(key)) continue;
-    let i = m.index + m[0].length - 1;
+    if (!KEY_WORD_RE.test(key) || !isSecret(key)) continue;
+    let i = sepAt;
     const sep = text[i];
     if (text[i + 1] === '=' || text[i + 1] === '>' || text[i + 1] === ':' || (sep === ':' && text[i + 1] === '/')) continue;
     i++;
@@ -206,7 +217,7 @@ export function findKeyedValues(text: string, out: Candidate[], isSecret: (key: 
     QUOTED_RE.lastIndex = i;
     const q = QUOTED_RE.exec(text);
     if (q) {
-      KEYED_RE.lastIndex = push(out, i + 1, q[2]!, detailOf(key)) + 1;
+      from = push(out, i + 1, q[2]!, detailOf(key)) + 1;
       continue;
     }
     const before = ks > 0 ? text[ks - 1] : '';
@@ -214,13 +225,13 @@ export function findKeyedValues(text: string, out: Candidate[], isSecret: (key: 
     const raw = valueEnd(text, i, query, sep === ':', /cookie/i.test(key));
     let end = raw;
     if (NOT_A_VALUE.test(text.slice(i, raw))) {
-      KEYED_RE.lastIndex = Math.max(KEYED_RE.lastIndex, raw);
+      from = Math.max(from, raw);
       continue;
     }
     // Punctuation that ends a sentence or a list is not part of the value.
     while (end > i && ',;.)]}>"\''.includes(text[end - 1]!)) end--;
     // Keys inside a value already read are not read again (each part of the text is read once).
-    KEYED_RE.lastIndex = Math.max(KEYED_RE.lastIndex, push(out, i, text.slice(i, end), detailOf(key)));
+    from = Math.max(from, push(out, i, text.slice(i, end), detailOf(key)));
   }
   for (let at = text.indexOf('://'); at !== -1; at = text.indexOf('://', at + 3)) {
     if (at === 0 || !/[A-Za-z0-9+.-]/.test(text[at - 1]!)) continue;

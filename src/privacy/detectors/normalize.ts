@@ -14,9 +14,29 @@
 
 /** Invisible format characters: dropped from the view. */
 const INVISIBLE_RE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/;
-/** Anything the view changes. */
-const TRIGGER_RE =
-  /[\u00AD\u180E\u2000-\u200F\u202A-\u202F\u205F-\u2069\u3000\uFEFF\uFF01-\uFF5E]|\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2}|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z]{2,8};)|[^\P{Nd}0-9]/u;
+/** The code units the view changes: invisible and space characters, full-width ASCII, non-ASCII digits. */
+const TRIGGER = ((): Uint8Array => {
+  const t = new Uint8Array(65536);
+  const nd = /\p{Nd}/u;
+  const other = /[\u00AD\u180E\u2000-\u200F\u202A-\u202F\u205F-\u2069\u3000\uFEFF\uFF01-\uFF5E]/;
+  for (let c = 0x80; c < 0x10000; c++) if (other.test(String.fromCharCode(c)) || (c < 0xd800 || c > 0xdfff ? nd.test(String.fromCharCode(c)) : false)) t[c] = 1;
+  // The high surrogates of the astral blocks that hold decimal digits (mathematical digits, …).
+  for (let c = 0x10000; c < 0x20000; c++) if (nd.test(String.fromCodePoint(c))) t[String.fromCodePoint(c).charCodeAt(0)] = 1;
+  return t;
+})();
+/** A superset of the TRIGGER code units without the common typographic ones (’ “ ” – …): what the scan stops at. */
+const NON_ASCII_RE = /[\u00AD\u0660-\u1FFF\u2000-\u200F\u202A-\u202F\u205F-\u2069\u3000\uA620-\uABFF\uD800-\uDBFF\uFEFF\uFF01-\uFF5E]/g;
+const SUSPECT_RE = /[%&\\\u0080-\uffff]/;
+/** Escapes the view decodes, read where a `\`, `%` or `&` is. */
+const ESCAPE_RE = /\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2}|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z]{2,8};)/y;
+
+function hasEscape(text: string, ch: string): boolean {
+  for (let i = text.indexOf(ch); i !== -1; i = text.indexOf(ch, i + 1)) {
+    ESCAPE_RE.lastIndex = i;
+    if (ESCAPE_RE.test(text)) return true;
+  }
+  return false;
+}
 
 /** The HTML named references worth decoding (those that hide an address, a number or a key). */
 const ENTITIES: Record<string, string> = {
@@ -60,7 +80,34 @@ export interface View {
 
 /** True when the text holds anything the view would change. */
 export function needsView(text: string): boolean {
-  return TRIGGER_RE.test(text);
+  if (text.length < 512) {
+    // Short texts (the strings of JSON data): one regex test finds the texts worth a closer look.
+    if (!SUSPECT_RE.test(text)) return false;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x80) {
+        if (TRIGGER[c] === 1) return true;
+      } else if (c === 37 || c === 38 || c === 92) {
+        ESCAPE_RE.lastIndex = i;
+        if (ESCAPE_RE.test(text)) return true;
+      }
+    }
+    return false;
+  }
+  if (hasEscape(text, '%') || hasEscape(text, '&') || hasEscape(text, '\\')) return true;
+  // Non-ASCII code units are found by a regex scan (fast on mostly ASCII text); dense non-ASCII text (a
+  // script other than Latin) is read by a plain loop instead.
+  NON_ASCII_RE.lastIndex = 0;
+  let hits = 0;
+  while (NON_ASCII_RE.test(text)) {
+    const i = NON_ASCII_RE.lastIndex - 1;
+    if (TRIGGER[text.charCodeAt(i)] === 1) return true;
+    if (++hits >= 256 && i < hits * 8) {
+      for (let j = i + 1; j < text.length; j++) if (TRIGGER[text.charCodeAt(j)] === 1) return true;
+      return false;
+    }
+  }
+  return false;
 }
 
 const digitValues = new Map<number, number>();

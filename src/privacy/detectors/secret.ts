@@ -23,7 +23,6 @@ const TOKEN_RE =
 const MIN_TOKEN = 15;
 const JWT_RE = /eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/y;
 const PEM_RE = /-----(BEGIN|begin) ([A-Za-z0-9 ]{0,40}(?:PRIVATE KEY|private key)(?: BLOCK| block)?)-----/y;
-const BEGIN_RE = /-----begin /gi;
 const WEBHOOK_RE = /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9_/]{20,}/y;
 const PEM_BODY_RE = /[A-Za-z0-9+/=\s:,-]*/y;
 
@@ -103,9 +102,9 @@ export function findTokensInRun(text: string, out: Candidate[], from: number, to
 /** Pushes every PEM private key block and Slack webhook URL in `text` onto `out`. */
 export function findBlocks(text: string, out: Candidate[]): void {
   const noEnd = new Set<string>(); // END lines not found once are not looked for again (no quadratic search)
-  BEGIN_RE.lastIndex = 0;
-  for (let b = BEGIN_RE.exec(text); b !== null; b = BEGIN_RE.exec(text)) {
-    const at = b.index;
+  for (let at = text.indexOf('-----'); at !== -1; at = text.indexOf('-----', at + 1)) {
+    const b = text.charCodeAt(at + 5);
+    if (b !== 66 && b !== 98) continue; // B or b
     PEM_RE.lastIndex = at;
     const m = PEM_RE.exec(text);
     if (!m) continue;
@@ -119,7 +118,7 @@ export function findBlocks(text: string, out: Candidate[]): void {
       end = PEM_RE.lastIndex + PEM_BODY_RE.exec(text)![0].trimEnd().length;
     }
     push(out, at, end, 'PEM private key');
-    BEGIN_RE.lastIndex = Math.max(BEGIN_RE.lastIndex, end);
+    at = end - 1;
   }
   for (let at = text.indexOf('https://hooks.slack.com/services/'); at !== -1; at = text.indexOf('https://hooks.slack.com/services/', at + 1)) {
     WEBHOOK_RE.lastIndex = at;
