@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileDetector, type DetectOptions, type Finding } from '../src/privacy/detect.js';
 import { type Issuer, maskJson, maskText } from '../src/privacy/mask.js';
+import { PATHOLOGICAL } from '../test/privacy-corpus/pathological.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -180,3 +181,22 @@ for (const [name, t] of Object.entries(worst)) {
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
   console.log(`  ${name.padEnd(36)} ${(t.length / 1e6 / s).toFixed(0).padStart(5)} MB/s  (${n} findings)`);
 }
+
+// ── Pathological inputs ───────────────────────────────────────────────────────────────────────────────
+// test/privacy-corpus/pathological.ts: ~100 KB each, made to make a backtracking or re-reading scan
+// quadratic. Best of 3 calls each (after one warm-up call), the slowest printed first; the bar is ≥ 5 MB/s.
+const patho = compileDetector({ names: ['Jane Doe'] });
+const pathoRates = Object.entries(PATHOLOGICAL).map(([name, t]) => {
+  patho.find(t);
+  let best = Number.POSITIVE_INFINITY;
+  for (let r = 0; r < 3; r++) {
+    const t0 = process.hrtime.bigint();
+    patho.find(t);
+    best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e9);
+  }
+  return [name, t.length / 1e6 / best] as const;
+});
+pathoRates.sort((a, b) => a[1] - b[1]);
+console.log(`pathological inputs (${pathoRates.length}, ~100 KB each, MB/s, slowest first):`);
+for (const [name, mbs] of pathoRates) console.log(`  ${name.padEnd(40)} ${mbs.toFixed(1).padStart(7)} MB/s`);
+console.log(`  worst case: ${pathoRates[0]![0]} at ${pathoRates[0]![1].toFixed(1)} MB/s`);

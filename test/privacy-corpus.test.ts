@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { compileDetector, type DetectOptions } from '../src/privacy/detect.js';
 import { ROOT } from './helpers.js';
+import { PATHOLOGICAL } from './privacy-corpus/pathological.js';
 
 interface CorpusFile {
   about: string;
@@ -55,4 +56,38 @@ describe('the privacy corpus', () => {
       });
     });
   }
+});
+
+// Speed on these is measured in bench/privacy.ts (no timing thresholds in tests); here, what is found.
+describe('pathological inputs (about 100 KB each)', () => {
+  const detector = compileDetector({ names: ['Jane Doe'] });
+  for (const [name, text] of Object.entries(PATHOLOGICAL)) {
+    it(`${name}: findings sorted, disjoint, inside the text, never inside a placeholder`, () => {
+      const found = detector.find(text);
+      let at = 0;
+      for (const f of found) {
+        assert.ok(f.start >= at && f.end > f.start && f.end <= text.length, `${f.start}-${f.end}`);
+        at = f.end;
+      }
+    });
+  }
+  it('finds the value behind the last key of the attack, and nothing in runs of separators or digits', () => {
+    const attack = PATHOLOGICAL['pwd: keys then spaces (the attack)']!;
+    const found = detector.find(attack);
+    assert.ok(found.length > 0);
+    for (const name of [
+      'spaces then a digit',
+      'colons',
+      'equals',
+      'digits and spaces',
+      'digits and dots',
+      '"4111 " repeated',
+      '[[ repeated',
+      'zero-width spaces',
+      'backslashes',
+    ])
+      assert.deepEqual(detector.find(PATHOLOGICAL[name]!), [], name);
+    assert.equal(detector.find(PATHOLOGICAL['a name repeated']!).length, 0);
+    assert.ok(detector.find(PATHOLOGICAL['password= keys']!).length > 0);
+  });
 });

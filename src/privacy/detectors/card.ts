@@ -37,10 +37,10 @@ export function luhnValid(digits: string): boolean {
 /** True when a 13–19 digit string starts with a known network's issuer prefix at a length it issues. */
 export function hasCardPrefix(d: string): boolean {
   const n = d.length;
-  const p2 = Number(d.slice(0, 2));
-  const p3 = Number(d.slice(0, 3));
-  const p4 = Number(d.slice(0, 4));
-  const p6 = Number(d.slice(0, 6));
+  const p2 = (d.charCodeAt(0) - 48) * 10 + d.charCodeAt(1) - 48;
+  const p3 = p2 * 10 + d.charCodeAt(2) - 48;
+  const p4 = p3 * 10 + d.charCodeAt(3) - 48;
+  const p6 = (p4 * 10 + d.charCodeAt(4) - 48) * 10 + d.charCodeAt(5) - 48;
   if (d[0] === '4') return n === 13 || n === 16 || n === 19; // Visa
   if ((p2 >= 51 && p2 <= 55) || (p4 >= 2221 && p4 <= 2720)) return n === 16; // Mastercard
   if (p2 === 34 || p2 === 37) return n === 15; // American Express
@@ -128,7 +128,7 @@ export function findCards(text: string, out: Candidate[], from = 0, to = text.le
     const gluedEnd = end < text.length && isWordCode(text.charCodeAt(end));
     const count = countDigits(text, start, end);
     if (count < 13) continue;
-    if (!gluedStart && !gluedEnd && count <= 19 && isCardGrouping(text, start, end) && isCardNumber(digitsOf(text, start, end))) {
+    if (!gluedStart && !gluedEnd && count <= 19 && isCardNumber(digitsOf(text, start, end)) && isCardGrouping(text, start, end)) {
       out.push({ start, end, label: 'CARD', detail: DETAIL, rank: RANK.card });
       continue;
     }
@@ -143,11 +143,12 @@ export function findCards(text: string, out: Candidate[], from = 0, to = text.le
         continue;
       }
       let best = -1;
-      let digits = 0;
+      let acc = '';
       for (let c = a, d = b; c < end; c = nextChunk(text, d, end), d = chunkEnd(text, c, end)) {
-        digits += d - c;
-        if (digits > 19) break;
-        if (digits >= 13 && !(gluedEnd && d === end) && isCardGrouping(text, a, d) && isCardNumber(digitsOf(text, a, d))) best = d;
+        acc += digitsOf(text, c, d);
+        if (acc.length > 19) break;
+        // The cheap checks first: prefix and Luhn, then the grouping.
+        if (acc.length >= 13 && !(gluedEnd && d === end) && isCardNumber(acc) && isCardGrouping(text, a, d)) best = d;
         if (!fours) break;
       }
       if (best > 0) out.push({ start: a, end: best, label: 'CARD', detail: DETAIL, rank: RANK.card });

@@ -137,16 +137,17 @@ export function decodeView(text: string): View {
   const n = text.length;
   const start = new Int32Array(n + 1);
   const end = new Int32Array(n + 1);
-  let out = '';
+  const codes = new Uint16Array(n);
   let k = 0;
-  const emit = (s: string, a: number, b: number) => {
+  /** Appends `s`, which stands for text[a, b). */
+  function emit(s: string, a: number, b: number): void {
     for (let j = 0; j < s.length; j++) {
+      codes[k] = s.charCodeAt(j);
       start[k] = a;
       end[k] = b;
       k++;
     }
-    out += s;
-  };
+  }
   let i = 0;
   while (i < n) {
     const c = text.charCodeAt(i);
@@ -159,11 +160,11 @@ export function decodeView(text: string): View {
         j++;
       }
       for (let p = i; p < j; p++) {
+        codes[k] = text.charCodeAt(p);
         start[k] = p;
         end[k] = p + 1;
         k++;
       }
-      out += text.slice(i, j);
       i = j;
       continue;
     }
@@ -227,5 +228,7 @@ export function decodeView(text: string): View {
   }
   start[k] = n;
   end[k] = n;
+  let out = '';
+  for (let p = 0; p < k; p += 8192) out += String.fromCharCode(...codes.subarray(p, Math.min(k, p + 8192)));
   return { text: out, start: start.subarray(0, k + 1), end: end.subarray(0, k + 1) };
 }
