@@ -63,7 +63,7 @@ for (const [name, extra] of [
 
 async function connect(args: string[]): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1' }, { capabilities: {} });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }));
+  await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: process.env.BENCH_DEBUG ? 'inherit' : 'ignore', maxBufferSize: 64 * 1024 * 1024 } as never));
   return client;
 }
 
