@@ -109,16 +109,25 @@ export class PrivacySession {
   /** Masks of this session run one after the other: a placeholder is in the store before any message carries it. */
   private tail: Promise<unknown> = Promise.resolve();
 
-  /** Finds the values this session hides, as a detector (never inside a placeholder). */
-  private readonly recallDetector: Detector;
+  /**
+   * The gate's detectors plus the values this session already hides, wherever they appear (detected
+   * there or not: an upstream echoing a value a call sent, glued to a path or a word, is not detectable
+   * by shape). One pass: a recalled value that overlaps a detector's finding gives way to it.
+   */
+  private readonly detector: Detector;
 
   constructor(
     private readonly filter: PrivacyFilter,
     private readonly vault: PlaceholderVault,
   ) {
-    this.recallDetector = {
-      find: (text) => vault.findRecalled(text, text.includes('[[') ? findPlaceholders(text) : []),
-      isSecretKey: () => false,
+    const base = filter.detector;
+    this.detector = {
+      find: (text) => {
+        const found = base.find(text);
+        const recalled = vault.findRecalled(text, () => (text.includes('[[') ? findPlaceholders(text) : []));
+        return recalled.length === 0 ? found : mergeFindings(found, recalled);
+      },
+      isSecretKey: (key) => base.isSecretKey(key),
     };
   }
 
@@ -132,10 +141,7 @@ export class PrivacySession {
     const run = this.tail.then(async () => {
       const shown = method === 'tools/list' ? relaxToolSchemas(value) : value;
       const readable = this.filter.config.allowBinary ? shown : withholdBinary(shown);
-      const skip = unmaskedPaths(method);
-      // Then every value this session already hides, wherever it appears (detected there or not: an
-      // upstream echoing a value a call sent, glued to a path or a word, is not detectable by shape).
-      const masked = maskJson(maskJson(readable, this.filter.detector, this.vault, skip), this.recallDetector, this.vault, skip);
+      const masked = maskJson(readable, this.detector, this.vault, unmaskedPaths(method));
       const swaps = await this.vault.flush();
       return (swaps ? restoreJson(masked, swaps) : masked) as T;
     });
@@ -181,6 +187,21 @@ export class PrivacySession {
     this.vault.recallSent(found.map((p) => ({ value: values.get(p.id) as string, label: p.label, detail: p.detail })));
     return { kind: 'resolved', args: restoreJson(args, values), placeholders: found };
   }
+}
+
+/** Detector findings plus recalled ones that overlap none of them, in order (both lists sorted and disjoint). */
+function mergeFindings(found: readonly Finding[], recalled: readonly Finding[]): Finding[] {
+  const out: Finding[] = [];
+  let i = 0;
+  for (const r of recalled) {
+    while (i < found.length && (found[i] as Finding).end <= r.start) out.push(found[i++] as Finding);
+    if (i < found.length && (found[i] as Finding).start < r.end) continue;
+    const last = out[out.length - 1];
+    if (last && last.end > r.start) continue;
+    out.push(r);
+  }
+  while (i < found.length) out.push(found[i++] as Finding);
+  return out;
 }
 
 function lockedRefusal(unknown: number): Resolution {

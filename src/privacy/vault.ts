@@ -196,9 +196,9 @@ export class PlaceholderVault implements Issuer {
 
   /**
    * Finds the recalled values in a text as findings (longest first at each place), never inside a
-   * placeholder; an empty list when the session recalls none.
+   * placeholder (`placeholders` is asked only once a value is found); an empty list when none is there.
    */
-  findRecalled(text: string, placeholders: readonly { start: number; end: number }[]): Finding[] {
+  findRecalled(text: string, placeholders: () => readonly { start: number; end: number }[]): Finding[] {
     if (this.recallPattern === undefined) {
       const values = [...this.recalled.keys()].sort((a, b) => b.length - a.length);
       this.recallPattern = values.length === 0 ? null : new RegExp(values.map(escapeRegExp).join('|'), 'g');
@@ -206,11 +206,13 @@ export class PlaceholderVault implements Issuer {
     const re = this.recallPattern;
     if (!re) return [];
     const out: Finding[] = [];
+    let spans: readonly { start: number; end: number }[] | undefined;
     re.lastIndex = 0;
     for (let m = re.exec(text); m; m = re.exec(text)) {
       const start = m.index;
       const end = start + m[0].length;
-      if (placeholders.some((p) => start < p.end && end > p.start)) continue;
+      spans ??= placeholders();
+      if (spans.some((p) => start < p.end && end > p.start)) continue;
       const k = this.recalled.get(m[0]);
       if (k) out.push({ start, end, label: k.label, detail: k.detail });
     }
