@@ -20,6 +20,7 @@ import type { Policy } from '../policy/evaluate.js';
 import type { PrivacySession } from '../privacy/filter.js';
 import { placeholderIdsIn } from '../privacy/mask.js';
 import { type Catalogue, classifyTool } from './catalogue.js';
+import { withheldWhy } from './privacy-route.js';
 import { isPlainObject } from './raw.js';
 import { isUntrusted } from './tool-result.js';
 import type { RawReply, Upstream } from './upstream.js';
@@ -166,11 +167,7 @@ function hasPlaceholders(args: unknown): boolean {
 
 /** The answer when the privacy filter cannot store its placeholders: the result is withheld (a read: nothing ran). */
 function withheld(id: string | number, err: unknown): JSONRPCMessage {
-  const why =
-    err instanceof RangeError
-      ? 'the privacy filter could not check it (nested too deep to mask)'
-      : `the privacy filter could not store its placeholders (${(err as Error).message})`;
-  const message = `lookfirst withheld the answer: ${why}; this read changed nothing, so it can be retried`;
+  const message = `lookfirst withheld the answer: ${withheldWhy(err)}; this read changed nothing, so it can be retried`;
   return { jsonrpc: '2.0', id, error: { code: -32603, message } } as JSONRPCMessage;
 }
 

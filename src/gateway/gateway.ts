@@ -20,7 +20,7 @@ import { createElicitationChannel } from '../confirm/channels/elicitation.js';
 import type { PendingApprovals } from '../confirm/pending.js';
 import type { RedactHook } from '../confirm/redact.js';
 import { compilePolicy, type Policy, unmatchedRules } from '../policy/evaluate.js';
-import type { PrivacyFilter, PrivacySession } from '../privacy/filter.js';
+import type { PrivacyFilter } from '../privacy/filter.js';
 import type { Store } from '../store/store.js';
 import { Catalogue } from './catalogue.js';
 import { DryRunBudget } from './dry-run-budget.js';
@@ -35,6 +35,7 @@ import type { PipelineDeps } from './pipeline/context.js';
 import { verdictOfOutcome } from './pipeline/outcome.js';
 import { handleToolCall } from './pipeline/run.js';
 import { MAX_RECORDED_RUN_BYTES } from './pipeline/steps/record.js';
+import { routeMasked } from './privacy-route.js';
 import { idKey, isPlainObject, RAW_RESULT } from './raw.js';
 import type { Replicas } from './replicas.js';
 import { holdsOwner, isAuthenticated, type Session } from './session.js';
@@ -45,15 +46,6 @@ import type { HttpFrontTransport } from './transport/http-front.js';
 import { Upstream } from './upstream.js';
 import { UpstreamQuestions } from './upstream-questions.js';
 import { ErrorCode, plainMessage, toWireError, WireError } from './wire-error.js';
-
-/**
- * Why the privacy filter withheld a message: its placeholders could not be stored, or it could not be
- * walked at all (nested too deep to mask).
- */
-export function withheldWhy(err: unknown): string {
-  if (err instanceof RangeError) return 'the privacy filter could not check it (nested too deep to mask)';
-  return `the privacy filter could not store its placeholders (${plainMessage(err)})`;
-}
 
 /** Client-to-server notifications the gate passes to every upstream. */
 const FORWARDED_NOTIFICATIONS = new Set(['notifications/roots/list_changed']);
@@ -477,58 +469,9 @@ export class Gateway {
    */
   async route(method: string, params: Record<string, unknown> | undefined, ctx: RouteContext, deps: PipelineDeps): Promise<Result> {
     const privacy = deps.privacy;
-    return privacy ? this.routeMasked(method, params, ctx, deps, privacy) : this.routeClear(method, params, ctx, deps);
-  }
-
-  /**
-   * A request of a session under the privacy filter: placeholders in a non-tool request go back where
-   * every upstream resolves them (`always`; a tool call resolves its own in the pipeline), and whatever
-   * comes back (result, error, progress) is masked in this session's placeholders.
-   * @throws WireError with a masked message; InternalError when placeholders cannot be stored (the answer is withheld).
-   */
-  private async routeMasked(
-    method: string,
-    params: Record<string, unknown> | undefined,
-    ctx: RouteContext,
-    deps: PipelineDeps,
-    privacy: PrivacySession,
-  ): Promise<Result> {
-    const relay = ctx.progress;
-    const progress = relay && ((p: Record<string, unknown>) => void privacy.mask('notifications/progress', p).then(relay, () => {}));
-    let result: Result;
-    try {
-      const sent = method === 'tools/call' ? params : await this.resolveForwarded(privacy, params);
-      result = await this.routeClear(method, sent, { ...ctx, progress }, deps);
-    } catch (err) {
-      const wire = toWireError(err);
-      const message = await privacy
-        .maskText(wire.message)
-        .catch((e: unknown) => `the upstream answered with an error (its text was withheld: ${withheldWhy(e)})`);
-      const data = wire.data === undefined ? undefined : await privacy.mask(method, wire.data).catch(() => undefined);
-      throw new WireError(wire.code, message, data);
-    }
-    try {
-      return await privacy.mask(method, result);
-    } catch (err) {
-      const ran = method === 'tools/call' ? ' If it was a write, it may have run: check the approval page or the audit log before calling again.' : '';
-      throw new WireError(
-        ErrorCode.InternalError,
-        `lookfirst withheld the answer: ${withheldWhy(err)}.${ran}`,
-      );
-    }
-  }
-
-  /**
-   * Placeholders in a non-tool request (a resource URI, prompt or completion arguments) are put back only
-   * when every upstream it may reach resolves them (`always`): such requests have no person to ask.
-   * @throws WireError InvalidParams when they are unknown to this session (nothing is forwarded).
-   */
-  private async resolveForwarded(privacy: PrivacySession, params: Record<string, unknown> | undefined): Promise<Record<string, unknown> | undefined> {
-    if (!params) return params;
-    const mode = this.upstreams.every((u) => (u.config.resolve ?? 'always') === 'always') ? 'always' : 'never';
-    const r = await privacy.resolve(params, mode);
-    if (r.kind === 'refused') throw new WireError(ErrorCode.InvalidParams, r.reason);
-    return r.kind === 'resolved' ? (r.args as Record<string, unknown>) : params;
+    if (!privacy) return this.routeClear(method, params, ctx, deps);
+    const resolveAll = this.upstreams.every((u) => (u.config.resolve ?? 'always') === 'always');
+    return routeMasked(privacy, method, params, ctx, resolveAll, (m, p, c) => this.routeClear(m, p, c, deps));
   }
 
   private async routeClear(method: string, params: Record<string, unknown> | undefined, ctx: RouteContext, deps: PipelineDeps): Promise<Result> {
