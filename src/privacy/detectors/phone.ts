@@ -46,6 +46,9 @@ const STUCK_BEFORE = new Set(['.', ',', ':', '/', '#', '-', '+', '@', '$', '€'
 
 /** The run in ASCII: digits, '+', and spaces for no-break spaces. */
 function normalise(s: string): string {
+  let ascii = true;
+  for (let i = 0; i < s.length && ascii; i++) ascii = s.charCodeAt(i) < 0x80;
+  if (ascii) return s; // the common case: nothing to change, no copy
   let out = '';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -63,20 +66,39 @@ function digitCount(s: string): number {
   return n;
 }
 
+/**
+ * libphonenumber's verdicts, by region and number: the same numbers recur in a large text (a signature,
+ * a hotline), and one verdict costs far more than a lookup. Bounded: started over when full.
+ */
+const verdicts = new Map<string, boolean>();
+const VERDICT_CACHE_SIZE = 4096;
+
+/** Whether libphonenumber holds `n` valid (international when `region` is undefined). */
+function isValidNumber(n: string, region: CountryCode | undefined): boolean {
+  const key = region === undefined ? n : `${region}\u0000${n}`;
+  let v = verdicts.get(key);
+  if (v === undefined) {
+    v = (region === undefined ? parsePhoneNumberFromString(n) : parsePhoneNumberFromString(n, region))?.isValid() === true;
+    if (verdicts.size >= VERDICT_CACHE_SIZE) verdicts.clear();
+    verdicts.set(key, v);
+  }
+  return v;
+}
+
 /** Whether the normalised run `n`, found at `start` in `text`, is a phone number. */
 function isPhone(n: string, text: string, start: number, regions: readonly CountryCode[]): boolean {
   const digits = digitCount(n);
   if (digits < 7 || digits > 15) return false;
-  if (n[0] === '+') return parsePhoneNumberFromString(n)?.isValid() === true;
+  if (n[0] === '+') return isValidNumber(n, undefined);
+  if (n.startsWith('(00')) return false;
   const before = text.slice(Math.max(0, start - 32), start).toLowerCase();
   const wordy = WORDY_RE.test(before); // no letter or '#' before: neither a phone word nor an id word
   const context = wordy && PHONE_WORD.test(before);
   // `00` is the international prefix (`0033 1 42 68 53 00`): read as `+`, unless an id word is nearer.
-  if (n.startsWith('00'))
-    return n[2] !== '0' && !(!context && wordy && ID_WORD.test(before)) && parsePhoneNumberFromString(`+${n.slice(2)}`)?.isValid() === true;
-  if (n.startsWith('(00')) return false;
-  if (!context && ((wordy && ID_WORD.test(before)) || !GROUPINGS.some((g) => g.test(n)))) return false;
-  return regions.some((r) => parsePhoneNumberFromString(n, r)?.isValid() === true);
+  if (n.startsWith('00')) return n[2] !== '0' && !(!context && wordy && ID_WORD.test(before)) && isValidNumber(`+${n.slice(2)}`, undefined);
+  // Without a phone word, a phone grouping and no id word before it (the grouping first: the cheaper test).
+  if (!context && (!GROUPINGS.some((g) => g.test(n)) || (wordy && ID_WORD.test(before)))) return false;
+  return regions.some((r) => isValidNumber(n, r));
 }
 
 /** Pushes every phone number in text[from, to) onto `out` (offsets into the whole `text`), national forms tried against `regions`. */
