@@ -133,6 +133,20 @@ describe('PrivacyFilter', () => {
     });
   });
 
+  describe('when a tool list is masked', () => {
+    it('keeps schema structure under property names that name secrets, and masks values found in it', async () => {
+      const s = (await filterOn()).session('stdio');
+      const schema = { type: 'object', properties: { password: { type: 'string', description: `ask ${EMAIL}` }, token: { type: 'number' } } };
+      const out = await s.mask('tools/list', { tools: [{ name: 'login', description: `by ${EMAIL}`, inputSchema: schema }] });
+      const tool = out.tools[0] as { name: string; description: string; inputSchema: typeof schema };
+      assert.equal(tool.name, 'login');
+      assert.match(tool.description, /^by \[\[EMAIL_[0-9a-f]{32}\]\]$/);
+      assert.equal(tool.inputSchema.properties.password.type, 'string');
+      assert.equal(tool.inputSchema.properties.token.type, 'number');
+      assert.match(tool.inputSchema.properties.password.description, /^ask \[\[EMAIL_/);
+    });
+  });
+
   describe('forLog', () => {
     it('masks with the label alone, no id', async () => {
       const filter = await filterOn();

@@ -115,6 +115,8 @@ export class PrivacySession {
    * by shape). One pass: a recalled value that overlaps a detector's finding gives way to it.
    */
   private readonly detector: Detector;
+  /** The same, without the secret-key rule: for JSON Schemas, whose keys name properties. */
+  private readonly schemaDetector: Detector;
 
   constructor(
     private readonly filter: PrivacyFilter,
@@ -129,6 +131,7 @@ export class PrivacySession {
       },
       isSecretKey: (key) => base.isSecretKey(key),
     };
+    this.schemaDetector = { find: this.detector.find, isSecretKey: () => false };
   }
 
   /**
@@ -141,12 +144,40 @@ export class PrivacySession {
     const run = this.tail.then(async () => {
       const shown = method === 'tools/list' ? relaxToolSchemas(value) : value;
       const readable = this.filter.config.allowBinary ? shown : withholdBinary(shown);
-      const masked = maskJson(readable, this.detector, this.vault, unmaskedPaths(method));
+      const masked = method === 'tools/list' ? this.maskToolList(readable) : maskJson(readable, this.detector, this.vault, unmaskedPaths(method));
       const swaps = await this.vault.flush();
       return (swaps ? restoreJson(masked, swaps) : masked) as T;
     });
     this.tail = run.catch(() => {});
     return run;
+  }
+
+  /**
+   * A `tools/list` result: its schemas are masked by detection alone, since a key there (under
+   * `properties`) names a property (`password: { type: string }`), it does not hold a secret.
+   */
+  private maskToolList(list: unknown): unknown {
+    const skip = unmaskedPaths('tools/list');
+    const inSchema = (p: readonly (string | number)[]) => p.length >= 3 && p[0] === 'tools' && (p[2] === 'inputSchema' || p[2] === 'outputSchema');
+    const masked = maskJson(list, this.detector, this.vault, (p) => skip(p) || inSchema(p)) as { tools?: unknown };
+    if (!Array.isArray(masked.tools)) return masked;
+    let tools: unknown[] | undefined;
+    for (let i = 0; i < masked.tools.length; i++) {
+      const t = masked.tools[i] as Record<string, unknown> | null;
+      if (typeof t !== 'object' || t === null) continue;
+      let out: Record<string, unknown> | undefined;
+      for (const k of ['inputSchema', 'outputSchema'] as const) {
+        if (t[k] === undefined) continue;
+        const m = maskJson(t[k], this.schemaDetector, this.vault, skip);
+        if (m === t[k]) continue;
+        out ??= { ...t };
+        out[k] = m;
+      }
+      if (!out) continue;
+      tools ??= masked.tools.slice();
+      tools[i] = out;
+    }
+    return tools ? { ...masked, tools } : masked;
   }
 
   /** Masks one text (an error message). @throws StoreError as `mask`. */

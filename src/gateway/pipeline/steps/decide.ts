@@ -23,7 +23,11 @@ async function maskTaint(s: CallState): Promise<Outcome | undefined> {
     s.decision = { ...d, taint: await s.deps.privacy.maskText(d.taint), reason: await s.deps.privacy.maskText(d.reason) };
     return undefined;
   } catch (err) {
-    return denied({ call_id: randomUUID(), args_sha256: '', reason: `the privacy filter could not store its placeholders (${(err as Error).message}); nothing was run` });
+    return denied({
+      call_id: randomUUID(),
+      args_sha256: '',
+      reason: `the privacy filter could not store its placeholders (${(err as Error).message}); nothing was run`,
+    });
   }
 }
 

@@ -9,8 +9,8 @@
 import { callTool } from '../../tool-result.js';
 import { describeUpstreamError } from '../../wire-error.js';
 import type { FixedState, PipelineDeps, Step } from '../context.js';
-import { resolvedEntry } from './placeholders.js';
 import { denied, type Outcome, unknownOutcomeText } from '../outcome.js';
+import { resolvedEntry } from './placeholders.js';
 
 export const execute: Step<FixedState> = async (s): Promise<Outcome | undefined> => {
   const { deps, tool, call, ctx } = s;
