@@ -39,7 +39,7 @@ function mixedText(): string {
   const parts: string[] = [];
   let size = 0;
   for (let i = 0; size < SIZE; i++) {
-    const line = i % 22 === 21 ? `${secrets[(i / 22) % secrets.length | 0]} on line ${i}\n` : (filler[i % filler.length] as string);
+    const line = i % 22 === 21 ? `${secrets[((i / 22) % secrets.length) | 0]} on line ${i}\n` : (filler[i % filler.length] as string);
     parts.push(line);
     size += line.length;
   }
@@ -63,7 +63,14 @@ for (const [name, extra] of [
 
 async function connect(args: string[]): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1' }, { capabilities: {} });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: process.env.BENCH_DEBUG ? 'inherit' : 'ignore', maxBufferSize: 64 * 1024 * 1024 } as never));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args,
+      stderr: process.env.BENCH_DEBUG ? 'inherit' : 'ignore',
+      maxBufferSize: 64 * 1024 * 1024,
+    } as never),
+  );
   return client;
 }
 

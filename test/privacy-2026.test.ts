@@ -49,7 +49,8 @@ describe('privacy filter for 2026-07-28 clients across replicas', () => {
     const [one, two] = served as [ServedHttp, ServedHttp];
     const onOne = await connect('agent', one);
     const onTwo = await connect('agent', two);
-    const read = async (c: Client) => textOf((await c.callTool({ name: 'read_text_file', arguments: { path: join(data, 'payment.txt') } })) as Record<string, unknown>);
+    const read = async (c: Client) =>
+      textOf((await c.callTool({ name: 'read_text_file', arguments: { path: join(data, 'payment.txt') } })) as Record<string, unknown>);
     const first = await read(onOne);
     assert.ok(!first.includes(IBAN) && !first.includes(EMAIL), first);
     assert.match(first, /\[\[IBAN_[0-9a-f]{32}\]\]/);

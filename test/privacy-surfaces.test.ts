@@ -10,11 +10,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { type Agent, approve, nodeUpstream, ROOT, ResultSchema, startAgent, textOf, tmp, verdictOf, writeConfig } from './helpers.js';
+import { type Agent, approve, nodeUpstream, ResultSchema, ROOT, startAgent, textOf, tmp, verdictOf, writeConfig } from './helpers.js';
 
 const UPSTREAM = join(ROOT, 'test/fixtures/private-upstream.mjs');
 /** What the fixture hides everywhere (test/fixtures/private-upstream.mjs). */
-const VALUES = ['GB82 WEST 1234 5698 7654 32', '5555 5555 5555 4444', 'ops.lead@corp.example', '+33 1 42 68 53 00', 'AKIAIOSFODNN7EXAMPLE', 'correct-horse-battery'];
+const VALUES = [
+  'GB82 WEST 1234 5698 7654 32',
+  '5555 5555 5555 4444',
+  'ops.lead@corp.example',
+  '+33 1 42 68 53 00',
+  'AKIAIOSFODNN7EXAMPLE',
+  'correct-horse-battery',
+];
 const PLACEHOLDER = /\[\[[A-Z][A-Z0-9_]*_[0-9a-f]{32}\]\]/;
 
 function setup(privacyExtra = '') {
@@ -104,9 +111,9 @@ describe('privacy filter on every surface a client reads', () => {
         .split('\n')
         .map((l) => JSON.parse(l) as { method: string; params?: Record<string, unknown> });
       const payment = received.find((e) => e.method === 'tools/call' && (e.params as { name?: string }).name === 'send_payment');
-      assert.deepEqual((payment?.params as { arguments?: unknown }).arguments, { to: VALUES[0], amount: 10 });
+      assert.deepEqual((payment?.params as { arguments?: unknown } | undefined)?.arguments, { to: VALUES[0], amount: 10 });
       const prompt = received.filter((e) => e.method === 'prompts/get').at(-1);
-      assert.deepEqual((prompt?.params as { arguments?: unknown }).arguments, { iban: VALUES[0] });
+      assert.deepEqual((prompt?.params as { arguments?: unknown } | undefined)?.arguments, { iban: VALUES[0] });
     } finally {
       await agent.close();
     }

@@ -10,8 +10,8 @@
  */
 import type { KeyObject } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
-import { startWorker } from '../core/worker.js';
 import type { Clock } from '../clock.js';
+import { startWorker } from '../core/worker.js';
 import { type ErrorCode, LookfirstError } from '../errors.js';
 import type { AuditFields } from './entry.js';
 import type { NoteSigner } from './note.js';

@@ -38,7 +38,10 @@ describe('config', () => {
   describe('privacy and redact', () => {
     const base = 'upstreams:\n  files:\n    command: npx\n  mail:\n    url: https://mail.example/mcp\n    external: true\n';
     it('turns the filter on with a privacy section, and makes an external upstream ask by default', () => {
-      const c = parseConfig(`${base}privacy:\n  names: [Jane Doe]\n  patterns:\n    - { label: EMPLOYEE_ID, pattern: 'EMP-\\d{6}' }\n`, '/etc/lf/lookfirst.yaml');
+      const c = parseConfig(
+        `${base}privacy:\n  names: [Jane Doe]\n  patterns:\n    - { label: EMPLOYEE_ID, pattern: 'EMP-\\d{6}' }\n`,
+        '/etc/lf/lookfirst.yaml',
+      );
       assert.deepEqual(c.privacy, {
         ttlMs: 86_400_000,
         names: ['Jane Doe'],
