@@ -129,7 +129,7 @@ function findNumbers(text: string, out: Candidate[], regions: readonly CountryCo
     const glued = isWordCode(text.charCodeAt(end)) || (start > 0 && isWordCode(text.charCodeAt(start - 1)));
     if (!glued || hasSpace(text, start, end)) {
       if (digits >= MIN_CARD_DIGITS) findCards(text, out, start, end);
-      findPhones(text, out, regions, start, end);
+      if (!gluedNumber(text, start, end)) findPhones(text, out, regions, start, end);
     }
     if (start > 0 && isLetterCode(text.charCodeAt(start - 1))) {
       ibanFrom = Math.max(ibanFrom, start - IBAN_LEAD);
@@ -139,8 +139,35 @@ function findNumbers(text: string, out: Candidate[], regions: readonly CountryCo
   });
 }
 
+/** Characters a phone's digit run (phone.ts) is read across, but for spaces; a longer run is read in parts. */
+const MAX_PHONE_RUN = 25;
+
+/**
+ * True when the run, but for spaces and line breaks at its edges, is one short stretch of digits and
+ * `-().\/` glued by a digit to a word character (`\n2026-11-30T12…`, `\nid_12345678`): the phone detector
+ * would read it as one candidate and drop it as glued, so it is not called.
+ */
+function gluedNumber(text: string, start: number, end: number): boolean {
+  let s = start;
+  let e = end;
+  while (s < e && isSpaceCode(text.charCodeAt(s))) s++;
+  while (e > s && isSpaceCode(text.charCodeAt(e - 1))) e--;
+  if (e - s > MAX_PHONE_RUN) return false;
+  for (let i = s; i < e; i++) {
+    const c = text.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || c === 45 || c === 40 || c === 41 || c === 46 || c === 47)) return false;
+  }
+  const first = text.charCodeAt(s);
+  const last = text.charCodeAt(e - 1);
+  return (first >= 48 && first <= 57 && s > 0 && isWordCode(text.charCodeAt(s - 1))) || (last >= 48 && last <= 57 && isWordCode(text.charCodeAt(e)));
+}
+
+function isSpaceCode(c: number): boolean {
+  return c <= 32 || c === 0xa0;
+}
+
 function hasSpace(text: string, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) if (text.charCodeAt(i) <= 32 || text.charCodeAt(i) === 0xa0) return true;
+  for (let i = start; i < end; i++) if (isSpaceCode(text.charCodeAt(i))) return true;
   return false;
 }
 

@@ -45,23 +45,24 @@ export const TOKENISH = table('A-Za-z0-9+/_\\-');
 
 /**
  * Calls `visit(start, end)` for every maximal run of `members` at least `min` code units long, in order.
- * Sub-linear on text with few long runs: it looks at one code unit in `min` until one is a member, then
- * reads that run only (a run of `min` or more cannot fit between two looked-at non-members).
+ * Sub-linear on text with few long runs: it reads each window of `min` code units from its right end back,
+ * and the first non-member it meets moves the window past it (no run of `min` can hold it); a window of
+ * members only is the start of a run, read to its end. A code unit is read again only inside a run found.
  */
 export function forEachRun(text: string, members: Uint8Array, min: number, visit: (start: number, end: number) => void): void {
   const n = text.length;
-  let i = min - 1;
-  while (i < n) {
-    if (members[text.charCodeAt(i)] === 0) {
-      i += min;
+  let w = 0; // the window's start: 0 or right after a non-member, so a run found starts there
+  while (w + min <= n) {
+    let j = w + min - 1;
+    while (j >= w && members[text.charCodeAt(j)] === 1) j--;
+    if (j >= w) {
+      w = j + 1;
       continue;
     }
-    let s = i;
-    while (s > 0 && members[text.charCodeAt(s - 1)] === 1) s--;
-    let e = i + 1;
+    let e = w + min;
     while (e < n && members[text.charCodeAt(e)] === 1) e++;
-    if (e - s >= min) visit(s, e);
-    i = e + min;
+    visit(w, e);
+    w = e + 1;
   }
 }
 
