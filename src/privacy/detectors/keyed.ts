@@ -92,7 +92,34 @@ function stripInvisible(s: string): string {
 
 /** A key word, the rest of its key, an optional closing quote and `:` or `=`: one pass finds every keyed value. */
 /** A key holding one of these can name a secret (cheap test before {@link isSecretKey}). */
-const KEY_WORD_RE = /pass|pwd|secret|token|auth|cookie|credential|key|session/i;
+const KEY_WORDS = ['pass', 'pwd', 'secret', 'token', 'auth', 'cookie', 'credential', 'key', 'session'];
+/** The key words by their first letter's code. */
+const KEY_WORDS_BY_FIRST = ((): (readonly string[] | undefined)[] => {
+  const t: string[][] = [];
+  for (const w of KEY_WORDS) {
+    const c = w.charCodeAt(0);
+    t[c] = [...(t[c] ?? []), w];
+  }
+  return t;
+})();
+
+/**
+ * True when the key text[ks, ke) (ASCII key characters) holds a key word, in any case: the cheap test
+ * before {@link isSecretKey}. `c | 32` lower-cases a letter and maps no other key character to one.
+ */
+function hasKeyWord(text: string, ks: number, ke: number): boolean {
+  for (let i = ks; i + 3 <= ke; i++) {
+    const words = KEY_WORDS_BY_FIRST[text.charCodeAt(i) | 32];
+    if (words === undefined) continue;
+    for (const w of words) {
+      if (i + w.length > ke) continue;
+      let k = 1;
+      while (k < w.length && (text.charCodeAt(i + k) | 32) === w.charCodeAt(k)) k++;
+      if (k === w.length) return true;
+    }
+  }
+  return false;
+}
 const NOT_A_VALUE =
   /^(?:null|nil|none|true|false|undefined|string|number|boolean|any|unknown|\*+|x{3,}|\[?redacted\]?|<[^>]*>|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{[^}]*\}\}|%[sd]|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+[;,]?|.*\(.*)$/i;
 const SCHEME_RE = /^(?:Bearer|Basic|Token|Digest|Bot|ApiKey|token)\s+/;
@@ -206,8 +233,10 @@ export function findKeyedValues(text: string, out: Candidate[], isSecret: (key: 
     let ks = ke;
     while (ks > 0 && ke - ks < 128 && isKeyCode(text.charCodeAt(ks - 1))) ks--;
     if (ks === ke) continue;
+    // No slice and no regex for the many keys that hold no key word (`id`, `status`, `12` of `12:00`).
+    if (!hasKeyWord(text, ks, ke)) continue;
     const key = text.slice(ks, ke);
-    if (!KEY_WORD_RE.test(key) || !isSecret(key)) continue;
+    if (!isSecret(key)) continue;
     let i = sepAt;
     const sep = text[i];
     if (text[i + 1] === '=' || text[i + 1] === '>' || text[i + 1] === ':' || (sep === ':' && text[i + 1] === '/')) continue;
