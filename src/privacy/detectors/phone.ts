@@ -85,19 +85,68 @@ function isValidNumber(n: string, region: CountryCode | undefined): boolean {
   return v;
 }
 
+/** The words {@link PHONE_WORD} can end with (a phone word, or the `no`/`nr`/`number`/`num` after one). */
+const PHONE_WORD_ENDS = [
+  ...'tel callto tele telephone phone ph mobile mob cell cellphone call fax sms whatsapp telefon telefono tél téléphone handy hotline dial'.split(' '),
+  ...'no nr number num'.split(' '),
+];
+
+/** What {@link PHONE_WORD} allows between its word and the number: \s, quotes, `:`, `=`, `.`. */
+function isWordTail(c: number): boolean {
+  return (
+    c === 34 ||
+    c === 39 ||
+    c === 58 ||
+    c === 61 ||
+    c === 46 ||
+    (c >= 9 && c <= 13) ||
+    c === 32 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+/**
+ * False when {@link PHONE_WORD} cannot match before `start` (a necessary test, no slice of the text): the
+ * letters before the trailing spaces, quotes, `:`, `=` and `.` must end with one of {@link PHONE_WORD_ENDS}.
+ */
+function mayFollowPhoneWord(text: string, start: number): boolean {
+  let e = start;
+  while (e > 0 && start - e < 32 && isWordTail(text.charCodeAt(e - 1))) e--;
+  let s = e;
+  while (s > 0 && e - s < 12 && (isLetter(text.charCodeAt(s - 1)) || text.charCodeAt(s - 1) >= 0x80)) s--;
+  if (s === e) return false;
+  const word = text.slice(s, e).toLowerCase();
+  return PHONE_WORD_ENDS.some((w) => word.endsWith(w));
+}
+
+function isLetter(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
 /** Whether the normalised run `n`, found at `start` in `text`, is a phone number. */
 function isPhone(n: string, text: string, start: number, regions: readonly CountryCode[]): boolean {
   const digits = digitCount(n);
   if (digits < 7 || digits > 15) return false;
   if (n[0] === '+') return isValidNumber(n, undefined);
   if (n.startsWith('(00')) return false;
+  const grouped = GROUPINGS.some((g) => g.test(n));
+  // A national form with no phone grouping needs a phone word: most runs (ids, amounts) end here, unread.
+  if (!grouped && !n.startsWith('00') && !mayFollowPhoneWord(text, start)) return false;
   const before = text.slice(Math.max(0, start - 32), start).toLowerCase();
   const wordy = WORDY_RE.test(before); // no letter or '#' before: neither a phone word nor an id word
   const context = wordy && PHONE_WORD.test(before);
   // `00` is the international prefix (`0033 1 42 68 53 00`): read as `+`, unless an id word is nearer.
   if (n.startsWith('00')) return n[2] !== '0' && !(!context && wordy && ID_WORD.test(before)) && isValidNumber(`+${n.slice(2)}`, undefined);
   // Without a phone word, a phone grouping and no id word before it (the grouping first: the cheaper test).
-  if (!context && (!GROUPINGS.some((g) => g.test(n)) || (wordy && ID_WORD.test(before)))) return false;
+  if (!context && (!grouped || (wordy && ID_WORD.test(before)))) return false;
   return regions.some((r) => isValidNumber(n, r));
 }
 
