@@ -73,7 +73,7 @@ describe('audit entry format v1', () => {
 });
 
 /** SHA-256 of the example entries below, one per kind: a change here is a format change. */
-const PINNED_EVENTS_SHA256 = '336087703bd0d10445b5c26315d7f4bb4de23986e43427c46dc1eaadf0c22673';
+const PINNED_EVENTS_SHA256 = '163e8adb72a6b1afa695900a5d3b36d98a1e029a6d6fbbabc97df1e22cca8471';
 
 describe('exit codes', () => {
   it('are 0 intact, 1 no verdict, 2 tampered', () => {
@@ -147,7 +147,7 @@ describe('every audit event kind (audit/events.ts)', () => {
     execution_unblocked: { event: 'execution_unblocked', ...call, blocked_call: 'c', actor: 'web:alice' },
     cancelled: { event: 'cancelled', ...call, stage: 'before_execution' },
     web_refused: { event: 'web_refused', reason: 'r' },
-    placeholder_refused: { event: 'placeholder_refused', tool: 't', upstream: 'u', unknown: 1, locked: false, reason: 'r' },
+    placeholder_refused: { event: 'placeholder_refused', call_id: 'c', tool: 't', upstream: 'u', args_sha256: 'h', unknown: 1, locked: false, reason: 'r' },
     placeholders_resolved: { event: 'placeholders_resolved', call_id: 'c', tool: 't', upstream: 'u', placeholders: 'IBAN_00' },
   };
 

@@ -124,6 +124,26 @@ describe('privacy filter in front of server-filesystem', () => {
     });
   });
 
+  describe('when a person approves an edit', () => {
+    it('shows the values the agent wrote in clear in the diff, and what the file held as placeholders', async () => {
+      const env = setup();
+      const agent = await startAgent(env.config, approve);
+      try {
+        const path = join(env.data, 'customer.txt');
+        const text = textOf(await agent.call('read_text_file', { path }));
+        const mail = /Mail: (\[\[EMAIL_[0-9a-f]{32}\]\])/.exec(text)?.[1] ?? '';
+        const edited = await agent.call('edit_file', { path, edits: [{ oldText: `Mail: ${mail}`, newText: 'Mail: new.owner@example.com' }] });
+        assert.equal(verdictOf(edited)?.outcome, 'executed', JSON.stringify(edited));
+        const asked = agent.asked.at(-1) ?? '';
+        assert.match(asked, /\+Mail: new\.owner@example\.com/, 'the agent’s own new value is readable in the diff');
+        assertNoValues(asked, 'the question');
+        assert.match(readFileSync(path, 'utf8'), /Mail: new\.owner@example\.com/);
+      } finally {
+        await agent.close();
+      }
+    });
+  });
+
   describe('when two client sessions share one gate over HTTP', () => {
     const env = setup();
     const clients: Client[] = [];

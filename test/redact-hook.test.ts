@@ -109,5 +109,15 @@ describe('redaction hook', () => {
     const r = runCli(['serve', '--config', env.config]);
     assert.notEqual(r.status, 0);
     assert.match(r.stderr, /redact\.hook: .*hooks\.mjs has no exported function "notAFunction"/);
+    assert.doesNotMatch(r.stderr, /a bug/, 'a config problem, not a bug');
+  });
+
+  it('says a missing hook file is a path to fix, not a bug', () => {
+    const env = setup('redact');
+    writeFileSync(env.config, readFileSync(env.config, 'utf8').replace('./hooks.mjs', './nowhere.mjs'));
+    const r = runCli(['serve', '--config', env.config]);
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /redact\.hook: cannot load .*nowhere\.mjs.*no such file: fix the path/);
+    assert.doesNotMatch(r.stderr, /a bug/);
   });
 });

@@ -64,7 +64,7 @@ export interface AuditEventFields {
   cancelled: Call & { stage: 'before_execution' | 'waiting'; reason?: Text };
   web_refused: { reason: string; suppressed?: number };
   /** A call refused for placeholders this session was not given (privacy filter): nothing ran. */
-  placeholder_refused: { tool: string; upstream: string; unknown: number; locked: boolean; reason: string };
+  placeholder_refused: { call_id: string; tool: string; upstream: string; args_sha256?: Text; unknown: number; locked: boolean; reason: string };
   /** Which placeholders' real values a call sends (ids and kinds, never values); no call_id for a read. */
   placeholders_resolved: { call_id?: Text; tool: string; upstream: string; placeholders: string };
 }

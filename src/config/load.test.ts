@@ -75,6 +75,16 @@ describe('config', () => {
       assert.match(byPath['privacy.phone_regions.0'] ?? '', /two upper-case letters/);
     });
 
+    it('takes a bare privacy: as on, and refuses built-in labels, unknown regions and says why a double-quoted pattern fails', () => {
+      assert.equal(parseConfig(`${base}privacy:\n`, '/etc/lf/lookfirst.yaml').privacy?.ttlMs, 86_400_000);
+      const p = problems(`${base}privacy:\n  phone_regions: [XX]\n  patterns:\n    - { label: IBAN, pattern: 'FOO\\d+' }\n`);
+      const byPath = Object.fromEntries(p.map((x) => [x.path, x.message]));
+      assert.match(byPath['privacy.patterns.0.label'] ?? '', /built-in kind/);
+      assert.match(byPath['privacy.phone_regions.0'] ?? '', /not a region/);
+      const quoted = problems(`${base}privacy:\n  patterns:\n    - { label: EMP, pattern: "EMP-\\d{6}" }\n`);
+      assert.match(quoted[0]?.message ?? '', /single quotes/);
+    });
+
     it('resolves the redaction hook against the config folder, with redact as the default export', () => {
       const c = parseConfig(`${base}redact:\n  hook: ./hooks/redact.js\n`, '/etc/lf/lookfirst.yaml');
       assert.deepEqual(c.redact, { module: '/etc/lf/hooks/redact.js', exportName: 'redact', timeoutMs: 1000 });

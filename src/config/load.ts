@@ -174,7 +174,9 @@ export function parseConfig(text: string, file: string): Config {
       doc.errors.map((e) => ({
         path: '',
         line: e.linePos?.[0]?.line ?? lineOf(e.pos[0]),
-        message: `YAML syntax: ${e.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`,
+        message: `YAML syntax: ${e.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}${
+          /escape sequence/i.test(e.message) ? ' (inside "double quotes" a backslash starts an escape: write regular expressions in \'single quotes\')' : ''
+        }`,
       })),
     );
   }

@@ -2,6 +2,7 @@
  * The lookfirst.yaml schema (zod). Unknown keys are errors everywhere (strict objects), so a typo never
  * silently weakens the gate. Defaults are the safe ones: confirmation on, web page off, reads logged.
  */
+import { isSupportedCountry } from 'libphonenumber-js';
 import { z } from 'zod';
 
 // No leading, trailing or doubled separator: with several upstreams, tools become `<upstream>__<tool>`,
@@ -164,8 +165,17 @@ const placeholderLabel = z
   .regex(/^[A-Z][A-Z0-9_]{0,31}$/, 'a label is an upper-case letter, then up to 31 upper-case letters, digits or _ (e.g. EMPLOYEE_ID)');
 
 /** One custom pattern: a JavaScript regular expression; what it matches (its first group, if it has one) is masked. */
+/** Labels the built-in detectors use: a custom pattern under one would pass for what it is not. */
+const BUILT_IN_LABELS = new Set(['IBAN', 'IBAN_INVALID', 'CARD', 'EMAIL', 'PHONE', 'SECRET', 'NAME']);
+
 const privacyPattern = z
-  .object({ label: placeholderLabel, pattern: z.string().min(1, 'pattern must not be empty') })
+  .object({
+    label: placeholderLabel.refine(
+      (l) => !BUILT_IN_LABELS.has(l),
+      'this label is a built-in kind (IBAN, CARD, EMAIL, PHONE, SECRET, NAME): give your pattern its own, e.g. EMPLOYEE_ID',
+    ),
+    pattern: z.string().min(1, 'pattern must not be empty'),
+  })
   .strict()
   .superRefine((p, ctx) => {
     let re: RegExp;
@@ -196,7 +206,14 @@ const privacySchema = z
     names: z.array(z.string().trim().min(2, 'a name needs at least 2 characters')).default([]),
     patterns: z.array(privacyPattern).default([]),
     /** Regions (ISO 3166-1 alpha-2) whose national phone forms are recognised, besides +E.164. */
-    phone_regions: z.array(z.string().regex(/^[A-Z]{2}$/, 'a region is two upper-case letters (ISO 3166-1 alpha-2), e.g. DE')).optional(),
+    phone_regions: z
+      .array(
+        z
+          .string()
+          .regex(/^[A-Z]{2}$/, 'a region is two upper-case letters (ISO 3166-1 alpha-2), e.g. DE')
+          .refine((r) => !/^[A-Z]{2}$/.test(r) || isSupportedCountry(r), 'not a region libphonenumber knows (ISO 3166-1 alpha-2, e.g. DE, US, GB)'),
+      )
+      .optional(),
     /** Let images, audio and blobs through (they cannot be scanned): off by default. */
     allow_binary: z.boolean().default(false),
   })
@@ -270,7 +287,8 @@ export const configSchema = z
       .strict()
       .default({ log: 'audit.jsonl', key: 'audit.key', reads: true }),
     store: storeSchema.prefault({}),
-    privacy: privacySchema.optional(),
+    // A bare `privacy:` (null) turns it on with the defaults, as `privacy: {}` does.
+    privacy: z.preprocess((v) => (v === null ? {} : v), privacySchema.optional()),
     redact: redactSchema.optional(),
   })
   .strict();

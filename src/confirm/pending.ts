@@ -14,7 +14,7 @@
  */
 import { type Clock, systemClock } from '../clock.js';
 import { createMemoryStore } from '../store/memory/memory.js';
-import type { Store, StoreRecord } from '../store/store.js';
+import { MAX_KEY_LENGTH, type Store, type StoreRecord } from '../store/store.js';
 import type { Decider } from '../types.js';
 import type { ApprovalRequest, ChannelAnswer } from './channel.js';
 import { answerOf, isWellFormed, type PendingRecord } from './pending-record.js';
@@ -132,6 +132,9 @@ export class PendingApprovals {
    */
   async decide(callId: string, argsSha256: string, approve: boolean, who: Decider): Promise<DecideResult> {
     const gone: DecideResult = { ok: false, status: 'gone', reason: 'this call is no longer waiting (decided, timed out, or withdrawn by the client)' };
+    // No call named (or not one a store key can be): nothing waits under it; the store is not to blame.
+    if (callId.length === 0 || callId.length > MAX_KEY_LENGTH || callId.includes('\u0000'))
+      return { ...gone, reason: 'the decision names no call (call_id missing or malformed); reload the page and decide again' };
     await this.written.get(callId)?.catch(() => {});
     let r: StoreRecord<PendingRecord> | undefined;
     try {

@@ -14,7 +14,14 @@ async function main(): Promise<void> {
     const mod = (await import(module)) as Record<string, unknown>;
     fn = mod[exportName] ?? (exportName === 'default' ? undefined : (mod.default as Record<string, unknown> | undefined)?.[exportName]);
   } catch (err) {
-    port.postMessage({ loadError: `redact.hook: cannot load ${module} (${(err as Error).message}); fix the path in lookfirst.yaml` });
+    const message = (err as Error).message;
+    // ES module syntax in a file Node reads as CommonJS (a .js file with no "type": "module" beside it).
+    const hint = /Unexpected token 'export'|Cannot use import statement outside a module/.test(message)
+      ? 'the file uses export/import but Node reads it as CommonJS: name it .mjs, or add "type": "module" to the package.json beside it'
+      : (err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND'
+        ? 'no such file: fix the path in lookfirst.yaml (it is relative to the config file)'
+        : 'fix the module or the path in lookfirst.yaml';
+    port.postMessage({ loadError: `redact.hook: cannot load ${module} (${message.split('\n')[0]}): ${hint}` });
     return;
   }
   if (typeof fn !== 'function') {

@@ -13,6 +13,7 @@
 import { pathToFileURL } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { startWorker as startThread } from '../core/worker.js';
+import { LookfirstError } from '../errors.js';
 import type { ApprovalRequest } from './channel.js';
 
 /** Where the hook is and how long it may take (config/load.ts `RedactConfig` has this shape). */
@@ -50,7 +51,8 @@ type FromWorker = { id: number; ok: true; preview: unknown } | { id: number; ok:
 
 /**
  * Loads the hook module in a worker and checks that it exports the function.
- * @throws Error naming the module and export when it cannot be loaded, or the export is not a function.
+ * @throws LookfirstError `CONFIG_INVALID` naming the module and export when it cannot be loaded, or the
+ *   export is not a function.
  */
 export async function loadRedactHook(config: RedactOptions): Promise<{ hook: RedactHook; close: () => Promise<void> }> {
   let worker = await startWorker(config);
@@ -176,7 +178,8 @@ async function startWorker(config: RedactOptions): Promise<Worker> {
   });
   if ('loadError' in first) {
     await worker.terminate();
-    throw new Error(first.loadError);
+    // A config problem (a path, an export, a module format), not a bug: the CLI says so and what to do.
+    throw new LookfirstError('CONFIG_INVALID', first.loadError);
   }
   return worker;
 }

@@ -13,7 +13,7 @@
 import { type Clock, systemClock } from '../clock.js';
 import type { Store } from '../store/store.js';
 import { compileDetector, type Detector, type Finding } from './detect.js';
-import { findPlaceholders, maskJson, maskText, placeholderIdsIn, restoreJson } from './mask.js';
+import { findPlaceholders, type Issuer, maskJson, maskText, placeholderIdsIn, restoreJson } from './mask.js';
 import { relaxToolSchemas, unmaskedPaths, withholdBinary } from './mcp.js';
 import { indexKeyOf, PlaceholderVault, type ResolvedPlaceholder } from './vault.js';
 
@@ -140,11 +140,12 @@ export class PrivacySession {
    * @returns the message with placeholders; the same instance when nothing was found.
    * @throws StoreError when the new placeholders cannot be stored: the message must not be sent.
    */
-  mask<T>(method: string, value: T): Promise<T> {
+  mask<T>(method: string, value: T, keep?: (value: string) => boolean): Promise<T> {
     const run = this.tail.then(async () => {
       const shown = method === 'tools/list' ? relaxToolSchemas(value) : value;
       const readable = this.filter.config.allowBinary ? shown : withholdBinary(shown);
-      const masked = method === 'tools/list' ? this.maskToolList(readable) : maskJson(readable, this.detector, this.vault, unmaskedPaths(method));
+      const issuer: Issuer = keep ? { issue: (v, f) => (keep(v) ? v : this.vault.issue(v, f)) } : this.vault;
+      const masked = method === 'tools/list' ? this.maskToolList(readable) : maskJson(readable, this.detector, issuer, unmaskedPaths(method));
       const swaps = await this.vault.flush();
       return (swaps ? restoreJson(masked, swaps) : masked) as T;
     });
@@ -180,9 +181,13 @@ export class PrivacySession {
     return tools ? { ...masked, tools } : masked;
   }
 
-  /** Masks one text (an error message). @throws StoreError as `mask`. */
-  async maskText(text: string): Promise<string> {
-    return this.mask('text', text);
+  /**
+   * Masks one text (an error message, a preview).
+   * @param keep values left as they are (a preview keeps what the agent itself wrote in the arguments).
+   * @throws StoreError as `mask`.
+   */
+  async maskText(text: string, keep?: (value: string) => boolean): Promise<string> {
+    return this.mask('text', text, keep);
   }
 
   /**

@@ -126,6 +126,12 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
       logLine(
         `DRY RUN: reads run for real; every other call is recorded in ${config.audit.logPath} and answered as not executed. When the session is over, stop the gate, then review and replay the recorded calls with: ${cliName()} promote ${config.audit.logPath} --config ${config.file} --dry-run (then without --dry-run)`,
       );
+    if (config.privacy) {
+      const where = config.upstreams.map((u) => `${u.name}: ${u.resolve ?? 'always'}`).join(', ');
+      logLine(
+        `privacy filter on: private values reach the client as placeholders (kept ${config.privacy.ttlMs / 1000} s in the state store, which holds the real values: keep it private); real values go back per upstream (${where})${config.redact ? '; redaction hook loaded' : ''}`,
+      );
+    } else if (config.redact) logLine('redaction hook loaded: every preview passes through it before anyone sees it');
     const tools = gateway.catalogue.all().length;
     logLine(
       `serving ${tools} tool${tools === 1 ? '' : 's'} from ${config.upstreams.length} upstream${config.upstreams.length === 1 ? '' : 's'}; audit log ${config.audit.logPath}; state in ${storeWords(config)}`,

@@ -47,9 +47,11 @@ export async function preparePreview(deps: PipelineDeps, req: ApprovalRequest): 
       // the summary of a definition or unlock question (a definition's text, an upstream's error). The
       // summary of a call is the agent's own arguments, which the person must see as they are.
       const mask = (t: string | undefined) => (t === undefined ? Promise.resolve(undefined) : privacy.maskText(t));
+      // What the agent itself wrote in the arguments stays readable in the diff (the person approves it).
+      const own = stringsOf(out.call.args).join('\u0000');
       out = {
         ...out,
-        diff: await mask(out.diff),
+        diff: out.diff === undefined ? undefined : await privacy.maskText(out.diff, (v) => own.includes(v)),
         riskReason: await mask(out.riskReason),
         summary: out.purpose === 'definition' || out.purpose === 'unlock' ? await privacy.maskText(out.summary) : out.summary,
       };
@@ -119,4 +121,11 @@ export async function awaitApproval(deps: PipelineDeps, ctx: CallContext, req: A
   if (claim === 'elsewhere') return { kind: 'elsewhere' };
   if (claim === 'lapsed') return approval.kind === 'approved' ? { kind: 'lapsed' } : { kind: 'decided', approval };
   return { kind: 'decided', approval };
+}
+
+/** Every string in JSON-like data (values, not keys), depth-first. */
+function stringsOf(v: unknown, out: string[] = [], depth = 0): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (depth < 64 && typeof v === 'object' && v !== null) for (const x of Object.values(v)) stringsOf(x, out, depth + 1);
+  return out;
 }

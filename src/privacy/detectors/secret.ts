@@ -77,6 +77,7 @@ export function findShapes(text: string, out: Candidate[]): void {
  */
 export function findTokensInRun(text: string, out: Candidate[], from: number, to: number): number {
   let last = from;
+  if (!mayHoldToken(text, from, to)) return last;
   const run = text.slice(from, to);
   TOKEN_RE.lastIndex = 0;
   for (let m = TOKEN_RE.exec(run); m !== null; m = TOKEN_RE.exec(run)) {
@@ -97,6 +98,22 @@ export function findTokensInRun(text: string, out: Candidate[], from: number, to
     TOKEN_RE.lastIndex = Math.max(TOKEN_RE.lastIndex, end - from);
   }
   return last;
+}
+
+/**
+ * False when text[from, to) holds no token start: every shape of {@link TOKEN_RE} has a `_` or a `-` or
+ * starts with `AI`, `AK`, `AS` or `eyJ`. Most runs (ids, hashes, tracking numbers) end here, unsliced.
+ */
+function mayHoldToken(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 95 || c === 45) return true;
+    if (c === 65) {
+      const n = text.charCodeAt(i + 1);
+      if (n === 73 || n === 75 || n === 83) return true;
+    } else if (c === 101 && text.charCodeAt(i + 1) === 121 && text.charCodeAt(i + 2) === 74) return true;
+  }
+  return false;
 }
 
 /** Pushes every PEM private key block and Slack webhook URL in `text` onto `out`. */

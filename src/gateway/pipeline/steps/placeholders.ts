@@ -10,6 +10,7 @@
  * call, and nothing runs; after three, the session can resolve none (privacy/filter.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { canonicalJson, sha256Hex } from '../../../audit/canonical.js';
 import type { AuditFieldsOf } from '../../../audit/events.js';
 import { placeholderIdsIn } from '../../../privacy/mask.js';
 import type { CallState, Step } from '../context.js';
@@ -21,12 +22,20 @@ export const placeholders: Step = async (s: CallState) => {
   if (!privacy || !tool) return undefined;
   const mode = tool.upstream.config.resolve ?? 'always';
   const refuse = (reason: string, unknown = 0, locked = false) => {
-    s.deps.audit.appendLater({ event: 'placeholder_refused', tool: tool.exposed, upstream: tool.upstream.name, unknown, locked, reason });
-    return denied({
-      call_id: s.input.kind === 'replay' ? s.input.callId : randomUUID(),
-      args_sha256: s.input.kind === 'replay' ? s.input.argsSha256 : '',
+    // Named like any call, so that the answer and its log entry can be matched.
+    const callId = s.input.kind === 'replay' ? s.input.callId : randomUUID();
+    const argsSha256 = s.input.kind === 'replay' ? s.input.argsSha256 : shaOf(s.input.params.arguments ?? {});
+    s.deps.audit.appendLater({
+      event: 'placeholder_refused',
+      call_id: callId,
+      tool: tool.exposed,
+      upstream: tool.upstream.name,
+      args_sha256: argsSha256 || undefined,
+      unknown,
+      locked,
       reason,
     });
+    return denied({ call_id: callId, args_sha256: argsSha256, reason });
   };
   if (s.input.kind === 'replay') {
     // The dry run's placeholders were bound to its session, which is gone: its values cannot come back.
@@ -77,4 +86,13 @@ export function resolvedEntry(s: CallState, callId: string | undefined): Promise
     return undefined;
   }
   return s.deps.audit.appendDurable(fields);
+}
+
+/** SHA-256 of the arguments' canonical JSON, or '' when they have none (they are refused either way). */
+function shaOf(args: unknown): string {
+  try {
+    return sha256Hex(canonicalJson(args));
+  } catch {
+    return '';
+  }
 }
