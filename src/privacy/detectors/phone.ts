@@ -120,15 +120,39 @@ function isWordTail(c: number): boolean {
 function mayFollowPhoneWord(text: string, start: number): boolean {
   let e = start;
   while (e > 0 && start - e < 32 && isWordTail(text.charCodeAt(e - 1))) e--;
-  let s = e;
-  while (s > 0 && e - s < 12 && (isLetter(text.charCodeAt(s - 1)) || text.charCodeAt(s - 1) >= 0x80)) s--;
-  if (s === e) return false;
-  const word = text.slice(s, e).toLowerCase();
-  return PHONE_WORD_ENDS.some((w) => word.endsWith(w));
+  if (e === 0) return false;
+  const words = ENDS_BY_LAST[lower(text.charCodeAt(e - 1))];
+  if (words === undefined) return false;
+  for (const w of words) {
+    let k = 1;
+    while (k < w.length && e - 1 - k >= 0 && lower(text.charCodeAt(e - 1 - k)) === w.charCodeAt(w.length - 1 - k)) k++;
+    if (k === w.length) return true;
+  }
+  return false;
 }
 
-function isLetter(c: number): boolean {
-  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+/** {@link PHONE_WORD_ENDS} by the code of their last letter. */
+const ENDS_BY_LAST = ((): (readonly string[] | undefined)[] => {
+  const t: string[][] = [];
+  for (const w of PHONE_WORD_ENDS) {
+    const c = w.charCodeAt(w.length - 1);
+    t[c] = [...(t[c] ?? []), w];
+  }
+  return t;
+})();
+
+/** The lower-case code of an ASCII letter or `É`; other codes as they are. */
+function lower(c: number): number {
+  return (c >= 65 && c <= 90) || c === 0xc9 ? c + 32 : c;
+}
+
+/** Whether the run `n` is printed in one of {@link GROUPINGS} (its first characters pick the ones to try). */
+function isGrouped(n: string): boolean {
+  const c = n.charCodeAt(0);
+  if (c === 40) return GROUPINGS[0]!.test(n);
+  if (c === 48) return GROUPINGS[1]!.test(n) || GROUPINGS[3]!.test(n);
+  const sep = n.charCodeAt(3);
+  return c >= 50 && c <= 57 && (sep === 45 || sep === 46 || sep === 32) && GROUPINGS[2]!.test(n);
 }
 
 /** Whether the normalised run `n`, found at `start` in `text`, is a phone number. */
@@ -137,7 +161,7 @@ function isPhone(n: string, text: string, start: number, regions: readonly Count
   if (digits < 7 || digits > 15) return false;
   if (n[0] === '+') return isValidNumber(n, undefined);
   if (n.startsWith('(00')) return false;
-  const grouped = GROUPINGS.some((g) => g.test(n));
+  const grouped = isGrouped(n);
   // A national form with no phone grouping needs a phone word: most runs (ids, amounts) end here, unread.
   if (!grouped && !n.startsWith('00') && !mayFollowPhoneWord(text, start)) return false;
   const before = text.slice(Math.max(0, start - 32), start).toLowerCase();
