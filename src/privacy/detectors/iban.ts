@@ -13,10 +13,9 @@
  * @see ISO 13616-1:2020; https://github.com/Simplify/ibantools
  */
 import { countrySpecs, isValidIBAN, ValidationErrorsIBAN, validateIBAN } from 'ibantools';
-import { asciiDigit, DIGIT_CLASS, isDigitCode, isLetterCode, isWordCode } from './chars.js';
+import { asciiDigit, isDigitCode, isLetterCode, isWordCode } from './chars.js';
 import { type Candidate, RANK } from './types.js';
 
-const START_RE = new RegExp(`[A-Za-z]{2}[${DIGIT_CLASS}]{2}`, 'g');
 /** Most separators in a row inside an IBAN (a line break and an indent). */
 const MAX_SEPS = 8;
 /** Separators a person sees; the others (line breaks, zero-width, soft hyphen) may fall anywhere. */
@@ -60,13 +59,18 @@ const SEP_CLASS_SET = new Set([' ', '\t', '\r', '\n', '\u00A0', '\u202F', '\u200
  * in text[from, to) onto `out` (offsets into the whole `text`; the value may run past `to`).
  */
 export function findIbans(text: string, out: Candidate[], from = 0, to = text.length): void {
-  const window = from === 0 && to === text.length ? text : text.slice(from, to);
-  START_RE.lastIndex = 0;
-  for (let m = START_RE.exec(window); m !== null; m = START_RE.exec(window)) {
-    const start = from + m.index;
-    START_RE.lastIndex = m.index + 1;
+  // Two letters and two digits start an IBAN: looked for by char codes, no copy of the window.
+  for (let i = from; i + 4 <= to; i++) {
+    if (
+      !isLetterCode(text.charCodeAt(i)) ||
+      !isLetterCode(text.charCodeAt(i + 1)) ||
+      !isDigitCode(text.charCodeAt(i + 2)) ||
+      !isDigitCode(text.charCodeAt(i + 3))
+    )
+      continue;
+    const start = i;
     if (start > 0 && isWordCode(text.charCodeAt(start - 1))) continue;
-    const country = m[0].slice(0, 2).toUpperCase();
+    const country = text.slice(start, start + 2).toUpperCase();
     const spec = countrySpecs[country];
     if (!spec?.chars || !spec.bban_regexp) continue;
     const r = read(text, start, spec.chars);
@@ -76,6 +80,6 @@ export function findIbans(text: string, out: Candidate[], from = 0, to = text.le
     } else if (r.strict && validateIBAN(r.electronic).errorCodes.every((e) => BAD_CHECKSUM_ONLY.has(e))) {
       out.push({ start, end: r.end, label: 'IBAN_INVALID', detail: 'IBAN with a bad checksum', rank: RANK.iban });
     } else continue;
-    START_RE.lastIndex = Math.max(START_RE.lastIndex, r.end - from);
+    i = Math.max(i, r.end - 1);
   }
 }
