@@ -1,6 +1,6 @@
 /**
  * Phone numbers, validated with libphonenumber-js (its default metadata: a number is valid when its length
- * and leading digits fit a numbering plan; no number rules are written here). A cheap regex finds runs of
+ * and leading digits fit a numbering plan; no number rules are written here). A char-code scan finds runs of
  * digits and phone punctuation; only runs that pass the rules below reach libphonenumber (its own text
  * scanner is far too slow for megabytes).
  *
@@ -23,13 +23,31 @@
  * @see ITU-T E.164; https://gitlab.com/catamphetamine/libphonenumber-js
  */
 import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js';
-import { asciiDigit, DIGIT_CLASS, isDigitCode, isWordCode } from './chars.js';
+import { asciiDigit, isDigitCode, isWordCode } from './chars.js';
 import { type Candidate, RANK } from './types.js';
 
 /** Regions tried for national forms when none are configured: North America, the UK and the larger EU markets. */
 export const DEFAULT_PHONE_REGIONS: readonly string[] = ['US', 'GB', 'DE', 'FR', 'IT', 'ES', 'NL', 'AT', 'CH'];
 
-const RUN_RE = new RegExp(`[+\\uFF0B(]?[${DIGIT_CLASS}][${DIGIT_CLASS} \\u00A0().\\/-]{5,24}`, 'g');
+/**
+ * Where the match of `[+＋(]?[digit][digit, space, no-break space, ().\/-]{5,24}` (greedy) starting at
+ * `p` in text[p, to) ends, or -1: the candidate run of a phone number.
+ */
+function runAt(text: string, p: number, to: number): number {
+  let d = p;
+  const c = text.charCodeAt(p);
+  if (c === 43 || c === 0xff0b || c === 40) d++;
+  if (d >= to || !isDigitCode(text.charCodeAt(d))) return -1;
+  let e = d + 1;
+  const limit = Math.min(to, d + 25);
+  while (e < limit && isRunCode(text.charCodeAt(e))) e++;
+  return e - d - 1 >= 5 ? e : -1;
+}
+
+/** A digit or what may sit between the digits of a printed phone number. */
+function isRunCode(c: number): boolean {
+  return isDigitCode(c) || c === 32 || c === 0xa0 || c === 40 || c === 41 || c === 46 || c === 47 || c === 45;
+}
 const GROUPINGS = [
   /^\(0?\d{2,5}\) ?\d{3,4}[ -]?\d{2,5}$/,
   /^0[1-9]\d{1,4}[ /-]\d{3,4}(?:[ -]?\d{2,5})?$/,
@@ -176,28 +194,35 @@ function isPhone(n: string, text: string, start: number, regions: readonly Count
 
 /** Pushes every phone number in text[from, to) onto `out` (offsets into the whole `text`), national forms tried against `regions`. */
 export function findPhones(text: string, out: Candidate[], regions: readonly CountryCode[], from = 0, to = text.length): void {
-  const window = from === 0 && to === text.length ? text : text.slice(from, to);
-  RUN_RE.lastIndex = 0;
-  for (let m = RUN_RE.exec(window); m !== null; m = RUN_RE.exec(window)) {
-    const start = from + m.index;
-    let run = m[0];
+  // The candidate runs ({@link runAt}) in text[from, to), in order, found by char codes (no copy of the window).
+  let next = from;
+  while (next < to) {
+    let start = next;
+    let runEnd = -1;
+    for (; start < to && runEnd === -1; start++) runEnd = runAt(text, start, to);
+    if (runEnd === -1) break;
+    start--;
+    next = runEnd;
+    // Glued to a word character: not a phone (the cheapest rejection, before any copy).
+    if (start > 0 && isWordCode(text.charCodeAt(start - 1))) continue;
+    let run = text.slice(start, runEnd);
     const prev = text[start - 1] ?? ' ';
     // `tel:+44…`, `callto:`, `sms:`, `phone:+1…`: a colon right before `+` or after a phone word is a URI or a label.
     const uri = prev === ':' && (run[0] === '+' || run[0] === '\uFF0B' || PHONE_WORD.test(text.slice(Math.max(0, start - 32), start).toLowerCase()));
-    if (isWordCode(prev.charCodeAt(0)) || (STUCK_BEFORE.has(prev) && !uri)) continue;
+    if (STUCK_BEFORE.has(prev) && !uri) continue;
     // A national form right after another number (`12 030 1234567`, a table of numbers) is not read.
     if (run[0] !== '+' && run[0] !== '\uFF0B' && isDigitCode(text.charCodeAt(start - 2)) && (prev === ' ' || prev === '\t' || prev === '\u00A0')) continue;
     for (let tries = 0; tries < MAX_TRIES && run.length > 0; tries++) {
       while (run.length > 0 && !isDigitCode(run.charCodeAt(run.length - 1))) run = run.slice(0, -1);
       const end = start + run.length;
-      const next = text[end] ?? ' ';
+      const after = text[end] ?? ' ';
       const glued =
-        isWordCode(next.charCodeAt(0)) ||
-        ((next === '.' || next === ',' || next === ':' || next === '-' || next === '/') && isDigitCode(text.charCodeAt(end + 1)));
+        isWordCode(after.charCodeAt(0)) ||
+        ((after === '.' || after === ',' || after === ':' || after === '-' || after === '/') && isDigitCode(text.charCodeAt(end + 1)));
       const digits = digitCount(run);
       if (!glued && digits >= 7 && digits <= 15 && isPhone(normalise(run), text, start, regions)) {
         out.push({ start, end, label: 'PHONE', detail: 'phone number', rank: RANK.phone });
-        RUN_RE.lastIndex = end - from;
+        next = end;
         break;
       }
       const cut = Math.max(run.lastIndexOf(' '), run.lastIndexOf('\u00A0'));
