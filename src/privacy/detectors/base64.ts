@@ -24,6 +24,20 @@ function printable(s: string): boolean {
   return true;
 }
 
+/** True when text[start, end) has an upper-case letter, a lower-case one, and a digit, `+` or `/` (hashes and words have not). */
+function mixed(text: string, start: number, end: number): boolean {
+  let upper = false;
+  let lower = false;
+  let other = false;
+  for (let i = start; i < end && !(upper && lower && other); i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 65 && c <= 90) upper = true;
+    else if (c >= 97 && c <= 122) lower = true;
+    else if ((c >= 48 && c <= 57) || c === 43 || c === 47) other = true;
+  }
+  return upper && lower && other;
+}
+
 /** "a GitHub token", "an AWS access key". */
 function withArticle(detail: string): string {
   return /^[AEIOU]/.test(detail) ? `an ${detail}` : `a ${detail}`;
@@ -36,7 +50,7 @@ export function findBase64Secrets(text: string, out: Candidate[]): void {
 
 /** Pushes the run of token characters text[start, runEnd) (and its `=` padding) when it is the Base64 of a credential. */
 export function findBase64InRun(text: string, out: Candidate[], start: number, runEnd: number): void {
-  if (runEnd - start < MIN_BASE64_RUN) return;
+  if (runEnd - start < MIN_BASE64_RUN || !mixed(text, start, runEnd)) return;
   let end = runEnd;
   while (end < text.length && end - runEnd < 2 && text[end] === '=') end++;
   const run = text.slice(start, end);

@@ -101,14 +101,22 @@ export function findTokensInRun(text: string, out: Candidate[], from: number, to
 }
 
 /**
- * False when text[from, to) holds no token start: every shape of {@link TOKEN_RE} has a `_` or a `-` or
- * starts with `AI`, `AK`, `AS` or `eyJ`. Most runs (ids, hashes, tracking numbers) end here, unsliced.
+ * False when text[from, to) holds no token start: every shape of {@link TOKEN_RE} starts with `AI`, `AK`,
+ * `AS` or `eyJ`, or has a `_` right after `gh[pousr]`, `github`, `[rps]k` or `hf`, or a `-` right after `sk`
+ * or `xox[abprs]`. Most runs (ids, hashes, UUIDs, paths) end here, unsliced.
  */
 function mayHoldToken(text: string, from: number, to: number): boolean {
+  const at = (i: number, s: string) => i >= from && text.startsWith(s, i);
   for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
-    if (c === 95 || c === 45) return true;
-    if (c === 65) {
+    if (c === 95) {
+      const p = text.charCodeAt(i - 1);
+      if (at(i - 3, 'gh') && (p === 112 || p === 111 || p === 117 || p === 115 || p === 114)) return true;
+      if (at(i - 6, 'github') || at(i - 2, 'hf')) return true;
+      if (p === 107 && i - 2 >= from && 'rps'.includes(text[i - 2]!)) return true;
+    } else if (c === 45) {
+      if (at(i - 2, 'sk') || (at(i - 4, 'xox') && 'abprs'.includes(text[i - 1]!))) return true;
+    } else if (c === 65) {
       const n = text.charCodeAt(i + 1);
       if (n === 73 || n === 75 || n === 83) return true;
     } else if (c === 101 && text.charCodeAt(i + 1) === 121 && text.charCodeAt(i + 2) === 74) return true;
