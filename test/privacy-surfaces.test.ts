@@ -144,6 +144,36 @@ describe('privacy filter on every surface a client reads', () => {
     assert.doesNotMatch(log, /GB29 NWBK/);
   });
 
+  it('sends a read-back the real values only when its upstream may get them', async () => {
+    const dir = tmp('lf-privacy-readback-');
+    const intEvents = join(dir, 'int.jsonl');
+    const extEvents = join(dir, 'ext.jsonl');
+    const config = writeConfig(
+      dir,
+      `upstreams:\n${nodeUpstream('int', UPSTREAM, ['--events', intEvents])}${nodeUpstream('ext', UPSTREAM, ['--events', extEvents], '    external: true\n    privacy: { resolve: never }\n')}privacy: {}\nrules:\n  tools:\n    int__send_payment:\n      action: allow\n      readback: { tool: ext__lookup_customer, args: { iban: "$args.to" }, expect: { "content[0].type": "text" } }\n`,
+    );
+    const agent = await startAgent(config, approve);
+    try {
+      const found = await agent.call('int__lookup_customer');
+      const iban = (found.structuredContent as { iban: string }).iban;
+      assert.match(iban, /^\[\[IBAN_[0-9a-f]{32}\]\]$/);
+      const paid = await agent.call('int__send_payment', { to: iban });
+      assert.equal(verdictOf(paid)?.outcome, 'executed', JSON.stringify(paid));
+    } finally {
+      await agent.close();
+    }
+    const calls = (file: string) =>
+      readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { method: string; params?: { name?: string; arguments?: Record<string, unknown> } })
+        .filter((e) => e.method === 'tools/call');
+    assert.deepEqual(calls(intEvents).find((e) => e.params?.name === 'send_payment')?.params?.arguments, { to: VALUES[0] });
+    const readBack = calls(extEvents).find((e) => e.params?.name === 'lookup_customer');
+    assert.ok(readBack, 'the read-back ran');
+    assert.match(String(readBack.params?.arguments?.iban), /^\[\[IBAN_[0-9a-f]{32}\]\]$/, 'a never upstream gets the placeholder, not the IBAN');
+  });
+
   it('lets images and blobs through with privacy.allow_binary', async () => {
     const env = setup('  allow_binary: true\n');
     const agent = await startAgent(env.config, approve);

@@ -133,6 +133,18 @@ export class AuditLog {
 
   private textFilter: ((text: string) => string) | undefined;
 
+  /**
+   * A view of this log for one client session: its entries' free text passes `filter` first (the
+   * session's own hidden values, which the gate-wide filter cannot know), then the log's own filter.
+   * Everything else is this log.
+   */
+  withTextFilter(filter: (text: string) => string): AuditLog {
+    const view = Object.create(this) as AuditLog;
+    view.appendLater = (fields, hashArgs) => this.appendLater(filterFields(fields, filter), hashArgs);
+    view.appendDurable = (fields) => this.appendDurable(filterFields(fields, filter));
+    return view;
+  }
+
   private filtered(fields: AuditFields): AuditFields {
     const filter = this.textFilter;
     let out: Record<string, unknown> | undefined;
@@ -229,4 +241,19 @@ export class AuditLog {
 /** An entry with its arguments replaced by the mark that they could not be hashed. */
 function withoutArgs(e: PostedEntry): PostedEntry {
   return e.hashArgs === undefined ? e : { ts: e.ts, fields: { ...e.fields, args_sha256: 'unhashable' } };
+}
+
+/** The fields with `filter` applied to their free text (a copy when anything changed). */
+function filterFields(fields: AuditFields, filter: (text: string) => string): AuditFields {
+  let out: Record<string, unknown> | undefined;
+  const f = fields as unknown as Record<string, unknown>;
+  for (const k of FREE_TEXT_FIELDS) {
+    const v = f[k];
+    if (typeof v !== 'string') continue;
+    const masked = filter(v);
+    if (masked === v) continue;
+    out ??= { ...f };
+    out[k] = masked;
+  }
+  return (out ?? fields) as AuditFields;
 }

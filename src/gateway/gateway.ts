@@ -401,11 +401,13 @@ export class Gateway {
     const store = this.opts.store;
     for (const u of this.upstreams) if (u.instructions) this.taint.relayed([taint], u, 'instructions', u.instructions);
     const broker = new ConfirmBroker({ inClient, outOfBand: this.opts.outOfBand ?? [], pending: this.opts.pending });
+    const privacy = this.opts.privacy?.session(principal ?? 'stdio', sessionKey);
     return {
       catalogue: this.catalogue,
       policy: this.policy,
       broker,
-      audit: this.opts.audit,
+      // The session's entries see what it hides too (a value known only by its context, or one a call sent).
+      audit: privacy ? this.opts.audit.withTextFilter((t) => privacy.forLog(t)) : this.opts.audit,
       clock: this.opts.clock,
       confirmTimeoutMs: this.opts.config.confirm.timeoutMs,
       executionTimeoutMs: this.opts.config.execution.timeoutMs,
@@ -431,7 +433,7 @@ export class Gateway {
       untrusted: this.untrusted,
       dryRun: this.opts.config.dryRun,
       dryRunBudget: this.dryRunBudget,
-      privacy: this.opts.privacy?.session(principal ?? 'stdio', sessionKey),
+      privacy,
       redact: this.opts.redact,
     };
   }

@@ -7,7 +7,7 @@
 import { decide, matchRule, type Policy } from '../policy/evaluate.js';
 import { checkExpectations, type FieldMismatch, fillReferences } from '../readback/evaluate.js';
 import type { ToolCall } from '../types.js';
-import { type Catalogue, classifyTool } from './catalogue.js';
+import { type Catalogue, type CatalogueTool, classifyTool } from './catalogue.js';
 import { plainMessage } from './wire-error.js';
 
 /** A read-back's result as the verdict and the audit log carry it. */
@@ -26,16 +26,24 @@ export interface ReadbackDeps {
 
 /**
  * Reads the target back after `call` returned `result`. Never throws.
+ * @param sendable the arguments the read tool may be sent, given its upstream (privacy filter: the real
+ *   values only toward an upstream that may receive them, else the agent's placeholders); default
+ *   `call.args`. Expected values are always filled from `call.args`: they are compared here, never sent.
  * @returns `none` when no rule asks for a read-back.
  */
-export async function runReadback(deps: ReadbackDeps, call: ToolCall, result: Record<string, unknown>): Promise<ReadbackReport> {
+export async function runReadback(
+  deps: ReadbackDeps,
+  call: ToolCall,
+  result: Record<string, unknown>,
+  sendable: (reader: CatalogueTool) => Record<string, unknown> = () => call.args,
+): Promise<ReadbackReport> {
   const rule = matchRule(deps.policy, call.tool)?.readback;
   if (!rule) return { readback: 'none' };
   const unclear = (detail: string): ReadbackReport => ({ readback: 'unclear', detail });
   const reader = deps.catalogue.get(rule.tool);
   if (!reader) return unclear(`the read tool "${rule.tool}" is not among the upstream tools`);
   const sources = { args: call.args, result };
-  const args = fillReferences(rule.args, sources);
+  const args = fillReferences(rule.args, { args: sendable(reader), result });
   if (!args.ok) return unclear(`${args.missing} has no value`);
   // Judged with the arguments it will get: a read-back must itself be an allowed read.
   const decision = decide(deps.policy, reader.exposed, classifyTool(reader, args.value));

@@ -147,6 +147,55 @@ describe('PrivacyFilter', () => {
     });
   });
 
+  describe('when a message hides a value found only by its context', () => {
+    it('hides it everywhere in that message, and in later ones', async () => {
+      const s = (await filterOn()).session('stdio');
+      const masked = await s.mask('tools/call', { content: [{ type: 'text', text: 'backup copy: Hunter2Secret99\npassword=Hunter2Secret99' }] });
+      const text = masked.content[0]?.text ?? '';
+      assert.ok(!text.includes('Hunter2Secret99'), text);
+      assert.equal(text.match(/\[\[SECRET_[0-9a-f]{32}\]\]/g)?.length, 2);
+      assert.ok(!(await s.maskText('later: Hunter2Secret99')).includes('Hunter2Secret99'));
+      assert.equal(s.forLog('log: xHunter2Secret99y'), 'log: x[[SECRET]]y', 'the log sees what the session hides');
+    });
+
+    it('masks thousands of new values in separate strings in one message (one recall pattern per pass)', async () => {
+      const s = (await filterOn()).session('stdio');
+      const contacts = Array.from({ length: 2000 }, (_, i) => ({ email: `person${i}@example.org` }));
+      const masked = await s.mask('tools/call', { structuredContent: { contacts } });
+      const text = JSON.stringify(masked);
+      assert.doesNotMatch(text, /@example\.org/);
+      assert.equal(text.match(/\[\[EMAIL_/g)?.length, 2000);
+    });
+  });
+
+  describe('when an elicitation asks for a password', () => {
+    it('keeps its requested schema intact', async () => {
+      const s = (await filterOn()).session('stdio');
+      const q = { message: `Log in as ${EMAIL}`, requestedSchema: { type: 'object', properties: { password: { type: 'string', title: 'Password' } } } };
+      const out = await s.mask('elicitation/create', q);
+      assert.deepEqual(out.requestedSchema, q.requestedSchema);
+      assert.match(out.message, /\[\[EMAIL_/);
+    });
+  });
+
+  describe('when the store fails while a message is masked', () => {
+    it('withholds it and forgets its placeholders, so the next message gets stored ones', async () => {
+      const store = createMemoryStore();
+      let failPuts = 1;
+      const flaky: Store = {
+        ...store,
+        put: (kind, key, value, opts) => {
+          if (kind === 'placeholder' && failPuts-- > 0) return Promise.reject(new Error('disk full'));
+          return store.put(kind, key, value, opts);
+        },
+      };
+      const s = (await PrivacyFilter.open(OPTIONS, flaky)).session('stdio');
+      await assert.rejects(s.mask('text', IBAN), /disk full/);
+      const p = await s.mask('text', IBAN);
+      assert.equal((await s.resolve({ to: p }, 'always')).kind, 'resolved');
+    });
+  });
+
   describe('forLog', () => {
     it('masks with the label alone, no id', async () => {
       const filter = await filterOn();

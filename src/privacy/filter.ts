@@ -14,7 +14,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { Store } from '../store/store.js';
 import { compileDetector, type Detector, type Finding } from './detect.js';
 import { findPlaceholders, type Issuer, maskJson, maskText, placeholderIdsIn, restoreJson } from './mask.js';
-import { relaxToolSchemas, unmaskedPaths, withholdBinary } from './mcp.js';
+import { getIn, relaxToolSchemas, schemaRoots, setIn, unmaskedPaths, withholdBinary } from './mcp.js';
 import { indexKeyOf, PlaceholderVault, type ResolvedPlaceholder } from './vault.js';
 
 /**
@@ -36,6 +36,9 @@ export interface PrivacyOptions {
   /** Let images, audio and blobs through unscanned. */
   allowBinary: boolean;
 }
+
+/** An issuer that gives each value its label alone: for the log and for messages to every client. */
+const LABELS_ONLY: Issuer = { issue: (_v: string, f: Finding) => `[[${f.label}]]` };
 
 /** Unknown placeholders a session may send before its resolution is locked. */
 export const MAX_MISSES = 3;
@@ -95,12 +98,12 @@ export class PrivacyFilter {
    * since no one session's placeholders fit all.
    */
   forAll<T>(value: T): T {
-    return maskJson(value, this.detector, { issue: (_v: string, f: Finding) => `[[${f.label}]]` }, unmaskedPaths('notification')) as T;
+    return maskJson(value, this.detector, LABELS_ONLY, unmaskedPaths('notification')) as T;
   }
 
   /** Masks text for the audit log: each private value becomes its label alone (`[[IBAN]]`), with no id. */
   forLog(text: string): string {
-    return maskText(text, this.detector, { issue: (_v: string, f: Finding) => `[[${f.label}]]` });
+    return maskText(text, this.detector, LABELS_ONLY);
   }
 }
 
@@ -117,6 +120,8 @@ export class PrivacySession {
   private readonly detector: Detector;
   /** The same, without the secret-key rule: for JSON Schemas, whose keys name properties. */
   private readonly schemaDetector: Detector;
+  /** Only the values this session hides (the second look at a message that hid new ones). */
+  private readonly recallOnly: Detector;
 
   constructor(
     private readonly filter: PrivacyFilter,
@@ -132,6 +137,10 @@ export class PrivacySession {
       isSecretKey: (key) => base.isSecretKey(key),
     };
     this.schemaDetector = { find: this.detector.find, isSecretKey: () => false };
+    this.recallOnly = {
+      find: (text) => vault.findRecalled(text, () => (text.includes('[[') ? findPlaceholders(text) : [])),
+      isSecretKey: () => false,
+    };
   }
 
   /**
@@ -145,7 +154,11 @@ export class PrivacySession {
       const shown = method === 'tools/list' ? relaxToolSchemas(value) : value;
       const readable = this.filter.config.allowBinary ? shown : withholdBinary(shown);
       const issuer: Issuer = keep ? { issue: (v, f) => (keep(v) ? v : this.vault.issue(v, f)) } : this.vault;
-      const masked = method === 'tools/list' ? this.maskToolList(readable) : maskJson(readable, this.detector, issuer, unmaskedPaths(method));
+      this.vault.refreshRecall();
+      let masked = this.maskWithSchemas(readable, method, issuer);
+      // A value hidden anywhere in this message is hidden everywhere in it: one found only by its context
+      // (`password=X`) may stand bare elsewhere in the same message.
+      if (this.vault.refreshRecall()) masked = maskJson(masked, this.recallOnly, issuer, unmaskedPaths(method));
       const swaps = await this.vault.flush();
       return (swaps ? restoreJson(masked, swaps) : masked) as T;
     });
@@ -154,31 +167,36 @@ export class PrivacySession {
   }
 
   /**
-   * A `tools/list` result: its schemas are masked by detection alone, since a key there (under
-   * `properties`) names a property (`password: { type: string }`), it does not hold a secret.
+   * Masks a message that holds JSON Schemas (a tool list's input and output schemas, an elicitation's
+   * requested schema) by detection alone inside them: a key there (under `properties`) names a property
+   * (`password: { type: string }`), it does not hold a secret.
    */
-  private maskToolList(list: unknown): unknown {
-    const skip = unmaskedPaths('tools/list');
-    const inSchema = (p: readonly (string | number)[]) => p.length >= 3 && p[0] === 'tools' && (p[2] === 'inputSchema' || p[2] === 'outputSchema');
-    const masked = maskJson(list, this.detector, this.vault, (p) => skip(p) || inSchema(p)) as { tools?: unknown };
-    if (!Array.isArray(masked.tools)) return masked;
-    let tools: unknown[] | undefined;
-    for (let i = 0; i < masked.tools.length; i++) {
-      const t = masked.tools[i] as Record<string, unknown> | null;
-      if (typeof t !== 'object' || t === null) continue;
-      let out: Record<string, unknown> | undefined;
-      for (const k of ['inputSchema', 'outputSchema'] as const) {
-        if (t[k] === undefined) continue;
-        const m = maskJson(t[k], this.schemaDetector, this.vault, skip);
-        if (m === t[k]) continue;
-        out ??= { ...t };
-        out[k] = m;
-      }
-      if (!out) continue;
-      tools ??= masked.tools.slice();
-      tools[i] = out;
+  private maskWithSchemas(value: unknown, method: string, issuer: Issuer): unknown {
+    const skip = unmaskedPaths(method);
+    const isRoot = schemaRoots(method);
+    const roots = new Map<string, readonly (string | number)[]>();
+    const outside = maskJson(value, this.detector, issuer, (p) => {
+      if (skip(p)) return true;
+      if (!isRoot(p)) return false;
+      roots.set(JSON.stringify(p), [...p]);
+      return true;
+    });
+    let out = outside;
+    for (const path of roots.values()) {
+      const schema = getIn(out, path);
+      const masked = maskJson(schema, this.schemaDetector, issuer, (p) => skip([...path, ...p]));
+      if (masked !== schema) out = setIn(out, path, masked);
     }
-    return tools ? { ...masked, tools } : masked;
+    return out;
+  }
+
+  /**
+   * Masks text for the audit log with labels alone (`[[SECRET]]`), seeing what this session hides too
+   * (a value the detectors know only by its context, or one a call sent). Synchronous; stores nothing.
+   */
+  forLog(text: string): string {
+    this.vault.refreshRecall();
+    return maskText(text, this.detector, LABELS_ONLY);
   }
 
   /**

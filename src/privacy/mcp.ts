@@ -118,3 +118,36 @@ function relaxSchema(schema: unknown, depth = 0): unknown {
   }
   return out ?? schema;
 }
+
+/**
+ * Where a message holds JSON Schemas, whose keys name properties rather than hold values: a tool list's
+ * input and output schemas, an elicitation's requested schema.
+ * @returns a test of a path: true at a schema's root.
+ */
+export function schemaRoots(method: string): (path: readonly (string | number)[]) => boolean {
+  if (method === 'tools/list') return (p) => p.length === 3 && p[0] === 'tools' && (p[2] === 'inputSchema' || p[2] === 'outputSchema');
+  if (method === 'elicitation/create') return (p) => p.length === 1 && p[0] === 'requestedSchema';
+  return () => false;
+}
+
+/** The value at a path of JSON-like data, or undefined. */
+export function getIn(value: unknown, path: readonly (string | number)[]): unknown {
+  let v = value;
+  for (const k of path) v = typeof v === 'object' && v !== null ? (v as Record<string | number, unknown>)[k] : undefined;
+  return v;
+}
+
+/** A copy of JSON-like data with the value at `path` replaced, copying only along the path (never mutates). */
+export function setIn(value: unknown, path: readonly (string | number)[], next: unknown): unknown {
+  if (path.length === 0) return next;
+  const [k, ...rest] = path as [string | number, ...(string | number)[]];
+  if (Array.isArray(value)) {
+    const copy = value.slice();
+    copy[k as number] = setIn(value[k as number], rest, next);
+    return copy;
+  }
+  const o = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  const copy: Record<string, unknown> = { ...o };
+  Object.defineProperty(copy, String(k), { value: setIn(o[String(k)], rest, next), enumerable: true, writable: true, configurable: true });
+  return copy;
+}

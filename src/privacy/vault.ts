@@ -87,8 +87,14 @@ export class PlaceholderVault implements Issuer {
   private readonly byValue = new Map<string, { placeholder: string; period: number }>();
   /** Values masked wherever they appear (what the detectors found, and what calls sent), oldest first. */
   private readonly recalled = new Map<string, { label: string; detail: string }>();
-  /** The recall set as one pattern, built when first needed after a change. */
-  private recallPattern: RegExp | null | undefined;
+  /**
+   * The recall set as one pattern. Rebuilt only by {@link refreshRecall} (once per masked message, and
+   * once more when the message hid new values), never per string: a list of 2,000 new e-mails in
+   * separate strings would otherwise rebuild it 2,000 times.
+   */
+  private recallPattern: RegExp | null = null;
+  /** The recall set changed since the pattern was built. */
+  private recallChanged = false;
 
   /** Issued since the last flush, by batch: value part → hidden value (with its placeholder, for the reverse index). */
   private batches: { id: string; values: Map<string, Hidden & { placeholder: string }> }[] = [];
@@ -126,7 +132,13 @@ export class PlaceholderVault implements Issuer {
     const batches = this.batches;
     this.batches = [];
     let swaps: Map<string, string> | undefined;
-    for (const batch of batches) swaps = await this.write(batch, swaps);
+    try {
+      for (const batch of batches) swaps = await this.write(batch, swaps);
+    } catch (err) {
+      // Never stored, so never resolvable: forget them, or the next message would reuse them.
+      for (const batch of batches) for (const h of batch.values.values()) if (this.byValue.get(h.v)?.placeholder === h.placeholder) this.byValue.delete(h.v);
+      throw err;
+    }
     return swaps;
   }
 
@@ -199,10 +211,6 @@ export class PlaceholderVault implements Issuer {
    * placeholder (`placeholders` is asked only once a value is found); an empty list when none is there.
    */
   findRecalled(text: string, placeholders: () => readonly { start: number; end: number }[]): Finding[] {
-    if (this.recallPattern === undefined) {
-      const values = [...this.recalled.keys()].sort((a, b) => b.length - a.length);
-      this.recallPattern = values.length === 0 ? null : new RegExp(values.map(escapeRegExp).join('|'), 'g');
-    }
     const re = this.recallPattern;
     if (!re) return [];
     const out: Finding[] = [];
@@ -253,13 +261,25 @@ export class PlaceholderVault implements Issuer {
     return b as Batch;
   }
 
+  /**
+   * Rebuilds the recall pattern when the set changed.
+   * @returns whether it changed (the caller then scans what it masked once more, for values it just hid).
+   */
+  refreshRecall(): boolean {
+    if (!this.recallChanged) return false;
+    this.recallChanged = false;
+    const values = [...this.recalled.keys()].sort((a, b) => b.length - a.length);
+    this.recallPattern = values.length === 0 ? null : new RegExp(values.map(escapeRegExp).join('|'), 'g');
+    return true;
+  }
+
   private recall(value: string, label: string, detail: string): void {
     if (this.recalled.has(value)) this.recalled.delete(value);
-    else this.recallPattern = undefined;
+    else this.recallChanged = true;
     this.recalled.set(value, { label, detail });
     if (this.recalled.size > MAX_RECALLED) {
       this.recalled.delete(this.recalled.keys().next().value as string);
-      this.recallPattern = undefined;
+      this.recallChanged = true;
     }
   }
 

@@ -29,8 +29,12 @@ export const readback: Step<FixedState> = async (s): Promise<Outcome> => {
   }
   const readOpts = { catalogue: deps.catalogue, policy: deps.policy, timeoutMs: deps.executionTimeoutMs };
   let check: Check | undefined;
-  // Read back against what was sent: the real values, where placeholders were resolved.
-  if (!upstreamError) check = await runReadback(readOpts, s.resolved ? { ...call, args: s.resolved.args } : call, result);
+  // Compared against what was sent (the real values, where placeholders were resolved); the read tool
+  // gets them only when its upstream may (its own upstream, or one that resolves `always`).
+  const resolved = s.resolved;
+  const sendable = (reader: { upstream: { name: string; config: { resolve?: string } } }) =>
+    resolved && (reader.upstream.name === tool.upstream.name || (reader.upstream.config.resolve ?? 'always') === 'always') ? resolved.args : call.args;
+  if (!upstreamError) check = await runReadback(readOpts, resolved ? { ...call, args: resolved.args } : call, result, sendable);
   else if (!s.byRule) check = { readback: 'unclear', detail: 'the upstream answered with an error: whether the call took effect is unknown' };
   if (check && (check.readback !== 'none' || !s.byRule)) {
     try {
