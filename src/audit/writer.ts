@@ -145,20 +145,13 @@ export class AuditLog {
     return view;
   }
 
+  /** The log's own filter (the gate's privacy filter, when on), then the length limit. */
   private filtered(fields: AuditFields): AuditFields {
     const filter = this.textFilter;
-    let out: Record<string, unknown> | undefined;
-    const f = fields as unknown as Record<string, unknown>;
-    for (const k of FREE_TEXT_FIELDS) {
-      const v = f[k];
-      if (typeof v !== 'string') continue;
+    return filterFields(fields, (v) => {
       const shown = filter ? filter(v) : v;
-      const masked = shown.length > MAX_FREE_TEXT ? `${shown.slice(0, MAX_FREE_TEXT - 1)}…` : shown;
-      if (masked === v) continue;
-      out ??= { ...f };
-      out[k] = masked;
-    }
-    return (out ?? fields) as AuditFields;
+      return shown.length > MAX_FREE_TEXT ? `${shown.slice(0, MAX_FREE_TEXT - 1)}…` : shown;
+    });
   }
 
   /** Flushes everything, writes the final head, releases the lock, stops the worker. Idempotent. */
