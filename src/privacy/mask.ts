@@ -84,6 +84,40 @@ export function maskJson(value: unknown, detector: Detector, issuer: Issuer, ski
     }
     return m;
   };
+  /**
+   * Maps the items of an array or the values of an object (keys masked too) with `f`, at their path;
+   * copies only when something changed. Anything else comes back as it is.
+   */
+  const children = (v: unknown, f: (item: unknown, key: string | number) => unknown): unknown => {
+    if (Array.isArray(v)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < v.length; i++) {
+        path.push(i);
+        const m = f(v[i], i);
+        path.pop();
+        if (m !== v[i] && copy === undefined) copy = v.slice(0, i);
+        copy?.push(m);
+      }
+      return copy ?? v;
+    }
+    if (!isRecord(v)) return v;
+    let copy: Record<string, unknown> | undefined;
+    const keys = Object.keys(v);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as string;
+      const item = v[k];
+      path.push(k);
+      const m = f(item, k);
+      path.pop();
+      const mk = maskKey(k);
+      if ((m !== item || mk !== k) && copy === undefined) {
+        copy = emptyLike(v);
+        for (let j = 0; j < i; j++) setOwn(copy, keys[j] as string, v[keys[j] as string]);
+      }
+      if (copy) setOwn(copy, mk, m);
+    }
+    return copy ?? v;
+  };
   // The whole subtree under a secret-naming key: every string whole, numbers as placeholder strings.
   const secret = (v: unknown, key: string): unknown => {
     if (skip?.(path)) return v;
@@ -95,34 +129,7 @@ export function maskJson(value: unknown, detector: Detector, issuer: Issuer, ski
       const s = String(v);
       return issuer.issue(s, { start: 0, end: s.length, label: 'SECRET', detail: `value of "${key}"` });
     }
-    if (Array.isArray(v)) {
-      let copy: unknown[] | undefined;
-      for (let i = 0; i < v.length; i++) {
-        path.push(i);
-        const m = secret(v[i], key);
-        path.pop();
-        if (m !== v[i] && copy === undefined) copy = v.slice(0, i);
-        copy?.push(m);
-      }
-      return copy ?? v;
-    }
-    if (!isRecord(v)) return v;
-    let copy: Record<string, unknown> | undefined;
-    const keys = Object.keys(v);
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i]!;
-      const item = v[k];
-      path.push(k);
-      const m = secret(item, key);
-      path.pop();
-      const mk = maskKey(k);
-      if ((m !== item || mk !== k) && copy === undefined) {
-        copy = emptyLike(v);
-        for (let j = 0; j < i; j++) setOwn(copy, keys[j]!, v[keys[j]!]);
-      }
-      if (copy) setOwn(copy, mk, m);
-    }
-    return copy ?? v;
+    return children(v, (item) => secret(item, key));
   };
   // Values repeat too (dates, enums, tags): a short string found clean once is not read again in this call.
   const clean = new Set<string>();
@@ -139,34 +146,7 @@ export function maskJson(value: unknown, detector: Detector, issuer: Issuer, ski
   const walk = (v: unknown): unknown => {
     if (skip?.(path)) return v;
     if (typeof v === 'string') return maskValue(v);
-    if (Array.isArray(v)) {
-      let copy: unknown[] | undefined;
-      for (let i = 0; i < v.length; i++) {
-        path.push(i);
-        const m = walk(v[i]);
-        path.pop();
-        if (m !== v[i] && copy === undefined) copy = v.slice(0, i);
-        copy?.push(m);
-      }
-      return copy ?? v;
-    }
-    if (!isRecord(v)) return v;
-    let copy: Record<string, unknown> | undefined;
-    const keys = Object.keys(v);
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i]!;
-      const item = v[k];
-      path.push(k);
-      const m = detector.isSecretKey(k) ? secret(item, k) : walk(item);
-      path.pop();
-      const mk = maskKey(k);
-      if ((m !== item || mk !== k) && copy === undefined) {
-        copy = emptyLike(v);
-        for (let j = 0; j < i; j++) setOwn(copy, keys[j]!, v[keys[j]!]);
-      }
-      if (copy) setOwn(copy, mk, m);
-    }
-    return copy ?? v;
+    return children(v, (item, k) => (typeof k === 'string' && detector.isSecretKey(k) ? secret(item, k) : walk(item)));
   };
   return walk(value);
 }
