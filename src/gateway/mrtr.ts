@@ -10,7 +10,7 @@
 import type { Result } from '@modelcontextprotocol/sdk/types.js';
 import { inputRequired } from '@modelcontextprotocol/server';
 import type { ApprovalRequest } from '../confirm/channel.js';
-import { APPROVE_SCHEMA, ELICITATION_MAX_ARGS_CHARS, elicitationMessage } from '../confirm/channels/elicitation.js';
+import { approveSchemaFor, ELICITATION_MAX_ARGS_CHARS, elicitationMessage } from '../confirm/channels/elicitation.js';
 import { oneLine } from '../confirm/visible.js';
 import type { Approval } from '../types.js';
 import { isPlainObject } from './raw.js';
@@ -61,7 +61,7 @@ export async function askInClient(round: InClientRound, req: ApprovalRequest): P
     expiresMs: req.deadlineMs,
   });
   return inputRequired({
-    inputRequests: { [APPROVE_KEY]: inputRequired.elicit({ message: elicitationMessage(req), requestedSchema: APPROVE_SCHEMA as never }) },
+    inputRequests: { [APPROVE_KEY]: inputRequired.elicit({ message: elicitationMessage(req), requestedSchema: approveSchemaFor(req.purpose) as never }) },
     requestState,
   }) as unknown as Result;
 }

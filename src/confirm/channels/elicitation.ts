@@ -14,12 +14,29 @@ import { oneLine, showHidden, showHiddenInJson } from '../visible.js';
 /** Longest argument JSON shown in an elicitation message (characters). */
 export const ELICITATION_MAX_ARGS_CHARS = 800;
 
-/** The form lookfirst asks for: the flat primitive subset every client renders. */
-export const APPROVE_SCHEMA = {
-  type: 'object',
-  properties: { approve: { type: 'boolean', title: 'Approve this call?', description: 'Only an explicit yes executes it.' } },
-  required: ['approve'],
-} as const;
+/** The form lookfirst asks for: one required boolean `approve`, the flat primitive subset every client renders. */
+export interface ApproveSchema {
+  type: 'object';
+  properties: { approve: { type: 'boolean'; title: string; description: string } };
+  required: ['approve'];
+}
+
+/** The form of a call's question. */
+export const APPROVE_SCHEMA: ApproveSchema = approveSchemaFor('execute');
+
+/**
+ * The form of a question, worded for what a yes does: runs the call, only unlocks its tool (the call
+ * itself does not run), or accepts a tool's new definition (the call is then decided as usual).
+ */
+export function approveSchemaFor(purpose: ApprovalRequest['purpose']): ApproveSchema {
+  const [title, description] =
+    purpose === 'unlock'
+      ? ['Unlock this tool?', 'Only an explicit yes unlocks it. This call itself does not run.']
+      : purpose === 'definition'
+        ? ['Accept this definition?', 'Only an explicit yes accepts it; the call is then decided as usual.']
+        : ['Approve this call?', 'Only an explicit yes executes it.'];
+  return { type: 'object', properties: { approve: { type: 'boolean', title, description } }, required: ['approve'] };
+}
 
 /** What the gateway lends this channel: the client connection. */
 export interface ElicitationPort {
@@ -28,11 +45,7 @@ export interface ElicitationPort {
   /** Client name from `initialize` (for `approved_by`). */
   clientName(): string;
   /** Sends `elicitation/create` and returns the raw result. */
-  elicit(
-    params: { message: string; requestedSchema: typeof APPROVE_SCHEMA },
-    signal: AbortSignal,
-    timeoutMs: number,
-  ): Promise<{ action?: unknown; content?: unknown }>;
+  elicit(params: { message: string; requestedSchema: ApproveSchema }, signal: AbortSignal, timeoutMs: number): Promise<{ action?: unknown; content?: unknown }>;
 }
 
 /** Builds the message a person reads in the client. */
@@ -69,7 +82,7 @@ export function createElicitationChannel(port: ElicitationPort, enabled: boolean
       try {
         // The broker's signal enforces the deadline; the request's own timeout is only a backstop behind it.
         result = await port.elicit(
-          { message: elicitationMessage(req), requestedSchema: APPROVE_SCHEMA },
+          { message: elicitationMessage(req), requestedSchema: approveSchemaFor(req.purpose) },
           signal,
           Math.max(1, req.deadlineMs - clock.nowMs()) + 1000,
         );
