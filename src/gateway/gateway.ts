@@ -6,7 +6,8 @@
  * never decides on a definition older than what the client was told about.
  * Over 400 lines: serving a session (with its read fast path and its held questions' owner), routing its
  * requests and relaying upstream notifications share the sessions, the catalogue, the store and the taint
- * memories; the call itself is gateway/pipeline/, taint gateway/taint-principals.ts.
+ * memories; the call itself is gateway/pipeline/, taint gateway/taint-principals.ts, a request under the
+ * privacy filter gateway/privacy-route.ts.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';

@@ -84,40 +84,18 @@ export function maskJson(value: unknown, detector: Detector, issuer: Issuer, ski
     }
     return m;
   };
-  /**
-   * Maps the items of an array or the values of an object (keys masked too) with `f`, at their path;
-   * copies only when something changed. Anything else comes back as it is.
-   */
-  const children = (v: unknown, f: (item: unknown, key: string | number) => unknown): unknown => {
-    if (Array.isArray(v)) {
-      let copy: unknown[] | undefined;
-      for (let i = 0; i < v.length; i++) {
-        path.push(i);
-        const m = f(v[i], i);
+  /** Maps the children of an array or object at their path (keys masked too); see {@link mapChildren}. */
+  const children = (v: unknown, f: (item: unknown, key: string | number) => unknown): unknown =>
+    mapChildren(
+      v,
+      (item, key) => {
+        path.push(key);
+        const m = f(item, key);
         path.pop();
-        if (m !== v[i] && copy === undefined) copy = v.slice(0, i);
-        copy?.push(m);
-      }
-      return copy ?? v;
-    }
-    if (!isRecord(v)) return v;
-    let copy: Record<string, unknown> | undefined;
-    const keys = Object.keys(v);
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i] as string;
-      const item = v[k];
-      path.push(k);
-      const m = f(item, k);
-      path.pop();
-      const mk = maskKey(k);
-      if ((m !== item || mk !== k) && copy === undefined) {
-        copy = emptyLike(v);
-        for (let j = 0; j < i; j++) setOwn(copy, keys[j] as string, v[keys[j] as string]);
-      }
-      if (copy) setOwn(copy, mk, m);
-    }
-    return copy ?? v;
-  };
+        return m;
+      },
+      maskKey,
+    );
   // The whole subtree under a secret-naming key: every string whole, numbers as placeholder strings.
   const secret = (v: unknown, key: string): unknown => {
     if (skip?.(path)) return v;
@@ -172,29 +150,38 @@ export function restoreText(text: string, values: ReadonlyMap<string, string>): 
 /** Applies `f` to every string value and object key of JSON-like data; same instance when `f` changed nothing. */
 function mapStrings(value: unknown, f: (s: string) => string): unknown {
   if (typeof value === 'string') return f(value);
-  if (Array.isArray(value)) {
+  return mapChildren(value, (item) => mapStrings(item, f), f);
+}
+
+/**
+ * Maps the items of an array, or the values and keys of an object, copying only when something changed
+ * (the same instance back otherwise; never mutates). Anything else comes back as it is.
+ */
+function mapChildren(v: unknown, f: (item: unknown, key: string | number) => unknown, mapKey: (k: string) => string): unknown {
+  if (Array.isArray(v)) {
     let copy: unknown[] | undefined;
-    for (let i = 0; i < value.length; i++) {
-      const m = mapStrings(value[i], f);
-      if (m !== value[i] && copy === undefined) copy = value.slice(0, i);
+    for (let i = 0; i < v.length; i++) {
+      const m = f(v[i], i);
+      if (m !== v[i] && copy === undefined) copy = v.slice(0, i);
       copy?.push(m);
     }
-    return copy ?? value;
+    return copy ?? v;
   }
-  if (!isRecord(value)) return value;
+  if (!isRecord(v)) return v;
   let copy: Record<string, unknown> | undefined;
-  const keys = Object.keys(value);
+  const keys = Object.keys(v);
   for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!;
-    const m = mapStrings(value[k], f);
-    const mk = f(k);
-    if ((m !== value[k] || mk !== k) && copy === undefined) {
-      copy = emptyLike(value);
-      for (let j = 0; j < i; j++) setOwn(copy, keys[j]!, value[keys[j]!]);
+    const k = keys[i] as string;
+    const item = v[k];
+    const m = f(item, k);
+    const mk = mapKey(k);
+    if ((m !== item || mk !== k) && copy === undefined) {
+      copy = emptyLike(v);
+      for (let j = 0; j < i; j++) setOwn(copy, keys[j] as string, v[keys[j] as string]);
     }
     if (copy) setOwn(copy, mk, m);
   }
-  return copy ?? value;
+  return copy ?? v;
 }
 
 /** {@link restoreText} over every string value and object key of JSON-like data; same instance when unchanged. */
