@@ -59,9 +59,55 @@ export interface ToolCall {
  * `shared-secret` (webhook: the receiver proved it holds the secret; the actor is as it reports),
  * `local-terminal` (someone at the gate's controlling terminal; the actor is the OS user running the gate),
  * `self-declared` (web page without a proxy: the name was typed on the page),
- * `client` (MCP elicitation: the client answered, and an autonomous client can answer itself).
+ * `client` (MCP elicitation: the client answered, and an autonomous client can answer itself),
+ * `device-key` (a paired device signed the decision with its device key and the card's one-time nonce),
+ * `operator` (the operator's blanket yes: `lookfirst promote --yes`), `rule` (a rule allowed it; nobody was asked).
  */
-export type Trust = 'authenticated' | 'shared-secret' | 'local-terminal' | 'self-declared' | 'client';
+export type Trust = 'authenticated' | 'shared-secret' | 'local-terminal' | 'self-declared' | 'client' | 'device-key' | 'operator' | 'rule';
+
+/**
+ * One named check of a confirmation, recorded by name in the receipt (audit/receipts.ts) and the log.
+ * The device checks (docs/device-api.md): `evidence_exists`, `evidence_for_card_set`, `device_paired`,
+ * `card_set_open`, `not_expired`, `evidence_unused`, `words_choose_card`, `action_unchanged`,
+ * `nonce_consumed_once`. Other channels record the checks that apply to them (e.g. `page_access_key`,
+ * `csrf_token`, `shared_secret`, `controlling_terminal`, `action_unchanged`, `call_open`).
+ */
+export interface CheckResult {
+  /** snake_case name, stable across versions: receipts are verified against it. */
+  name: string;
+  ok: boolean;
+  /** Why it failed, or what it compared (never a secret, nonce or key). */
+  detail?: string;
+}
+
+/**
+ * How a decision was made and what was checked, carried with the decision (Decider.evidence) from the
+ * channel that took it to the receipt of the executed call.
+ */
+export interface Evidence {
+  /** The evidence record's reference (`ev_…`), when the decision left one in the store (device decisions). */
+  ref?: string;
+  /** How the person answered: a tap or voice on a paired device, the page, the webhook receiver, the terminal, the client's own dialog (elicitation), the operator's --yes, or no person (a rule). */
+  method: 'tap' | 'voice' | 'page' | 'webhook' | 'terminal' | 'elicitation' | 'operator' | 'rule';
+  /** The user the device or the page named. */
+  user?: string;
+  /** The paired device's id. */
+  device?: string;
+  /** The card set the decision was taken from (device decisions). */
+  cardSet?: string;
+  /** What the recogniser heard (voice): the words the decision came from. */
+  transcript?: string;
+  /** SHA-256 (hex) of the recording's audio samples: a recording is accepted once. */
+  audioSha256?: string;
+  /** The card text the person was shown (its summary). */
+  cardText?: string;
+  /** When the card or question was first shown (ms since epoch). */
+  shownAtMs?: number;
+  /** When the decision was taken (ms since epoch). */
+  decidedAtMs: number;
+  /** Every check, by name, in the order run. A decision only counts when all passed. */
+  checks: CheckResult[];
+}
 
 /** Coarse risk of a held call, shown to the approver: `high` when the upstream declares it destructive. */
 export type Risk = 'low' | 'medium' | 'high';
@@ -75,12 +121,14 @@ export interface Decider {
   comment?: string;
   /** The gate replica whose page or webhook took the decision, when replicas share a store. */
   replica?: string;
+  /** How it was decided and what was checked (for the receipt). */
+  evidence?: Evidence;
 }
 
 /** Outcome of asking a human. `actor` says who, e.g. `elicitation:claude-code` or `web:alice`. */
 export type Approval =
   | ({ kind: 'approved' } & Decider)
-  | { kind: 'denied'; channel: string; actor?: string; trust?: Trust; comment?: string; reason: string; replica?: string };
+  | { kind: 'denied'; channel: string; actor?: string; trust?: Trust; comment?: string; reason: string; replica?: string; evidence?: Evidence };
 
 /**
  * The gate's verdict on a gated call, returned in `structuredContent.lookfirst` and `_meta.lookfirst`.

@@ -100,6 +100,31 @@ export interface WebhookConfig {
   timeoutMs: number;
 }
 
+/** `confirm.device.voice`, with absolute paths and milliseconds. */
+export interface VoiceConfig {
+  /** The argv run per recording (`{file}` → a 16 kHz mono WAV file), or an OpenAI-compatible endpoint. */
+  recogniser: { kind: 'command'; argv: string[] } | { kind: 'http'; url: string; model: string; apiKeyFile?: string };
+  /** Consent word lists to understand (`en`, `hi`). */
+  languages: string[];
+  /** Longest recording accepted (ms). */
+  maxMs: number;
+  /** Bound of one transcription (ms). */
+  timeoutMs: number;
+}
+
+/** `confirm.device`, with absolute paths. */
+export interface DeviceConfig {
+  host: string;
+  port: number;
+  /** The address phones open (a TLS proxy), without a trailing slash. */
+  publicUrl?: string;
+  tls?: { certFile: string; keyFile: string };
+  /** Principal → user; a principal not named belongs to `defaultUser`. */
+  users: Record<string, string>;
+  defaultUser: string;
+  voice?: VoiceConfig;
+}
+
 /** The validated config with absolute paths and millisecond units. */
 export interface Config {
   /** Absolute path of the file this came from. */
@@ -126,8 +151,13 @@ export interface Config {
     holdMs: number;
     web: { enabled: boolean; host: string; port: number; identityHeader?: string; publicUrl?: string };
     webhook?: WebhookConfig;
+    /** `wait`: a held call waits for its decision; `pending`: it answers at once, `lookfirst_confirm` runs it. */
+    mode: 'wait' | 'pending';
+    /** Paired devices (absent = off). */
+    device?: DeviceConfig;
   };
-  audit: { logPath: string; keyPath: string; pubPath: string; reads: boolean };
+  /** `receiptsDir`: where signed receipts of executed writes are written (absolute). */
+  audit: { logPath: string; keyPath: string; pubPath: string; reads: boolean; receiptsDir: string };
   /** Where state lives (src/store/open.ts): sqlite's path absolute, by default `lookfirst-state.db` beside the audit log. */
   store: StoreConfig;
   /** `serve --transport http` settings, token file absolute. */
@@ -219,7 +249,7 @@ export function parseConfig(text: string, file: string): Config {
       tokenFile: raw.http.token_file === undefined ? undefined : resolve(base, raw.http.token_file),
       publicUrl: raw.http.public_url,
     },
-    audit: { logPath, keyPath, pubPath: keyPath.replace(/(\.key)?$/, '.pub'), reads: raw.audit.reads },
+    audit: { logPath, keyPath, pubPath: keyPath.replace(/(\.key)?$/, '.pub'), reads: raw.audit.reads, receiptsDir: resolve(base, raw.audit.receipts) },
     store: storeOf(raw.store, base, logPath),
     privacy: privacyOf(raw.privacy),
     redact: raw.redact && redactOf(raw.redact, base),
@@ -243,9 +273,32 @@ function storeOf(s: RawConfig['store'], base: string, logPath: string): StoreCon
   return { kind: 'sqlite', path: s.path === undefined ? resolve(dirname(logPath), 'lookfirst-state.db') : resolve(base, s.path) };
 }
 
+function deviceOf(d: RawConfig['confirm']['device'], base: string): DeviceConfig | undefined {
+  if (!d?.enabled) return undefined;
+  const v = d.voice;
+  return {
+    host: d.host,
+    port: d.port,
+    publicUrl: d.public_url?.replace(/\/+$/, ''),
+    tls: d.tls && { certFile: resolve(base, d.tls.cert_file), keyFile: resolve(base, d.tls.key_file) },
+    users: d.users,
+    defaultUser: d.default_user,
+    voice: v && {
+      recogniser: v.command
+        ? { kind: 'command', argv: v.command }
+        : { kind: 'http', url: v.url ?? '', model: v.model, apiKeyFile: v.api_key_file === undefined ? undefined : resolve(base, v.api_key_file) },
+      languages: v.languages,
+      maxMs: v.max_seconds * 1000,
+      timeoutMs: v.timeout_seconds * 1000,
+    },
+  };
+}
+
 function confirmOf(c: RawConfig['confirm'], base: string): Config['confirm'] {
   const w = c.webhook;
   return {
+    mode: c.mode,
+    device: deviceOf(c.device, base),
     timeoutMs: c.timeout_seconds * 1000,
     elicitation: c.elicitation,
     terminal: c.terminal,
@@ -353,6 +406,19 @@ const KNOWN_KEYS = [
   'label',
   'pattern',
   'path',
+  'mode',
+  'device',
+  'tls',
+  'cert_file',
+  'key_file',
+  'users',
+  'default_user',
+  'voice',
+  'model',
+  'api_key_file',
+  'languages',
+  'max_seconds',
+  'receipts',
 ];
 
 function valueAt(data: unknown, path: string[]): unknown {

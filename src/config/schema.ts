@@ -126,6 +126,78 @@ const webhookSchema = z
       });
   });
 
+/** A user name devices are paired to and calls belong to: letters, digits, . _ - (shown on every card). */
+const userName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a user name is a letter or digit, then up to 63 letters, digits, ".", "_" or "-" (e.g. alice)');
+
+/**
+ * `confirm.device.voice`: answering a card by voice. The gate transcribes the device's recording itself
+ * (the words come from the recording, never from the model's account of it): with a local command, or
+ * an OpenAI-compatible transcription endpoint (`POST <url>` multipart, as whisper.cpp's server speaks).
+ */
+const voiceSchema = z
+  .object({
+    /**
+     * A command run per recording; `{file}` in an argument is replaced by a 16 kHz mono 16-bit WAV file,
+     * and what it prints on stdout is the transcript. E.g. `[pocketsphinx_continuous, -infile, "{file}", -logfn, /dev/null]`.
+     */
+    command: z.array(z.string().min(1)).min(1, 'command needs at least the program').optional(),
+    /** An OpenAI-compatible transcription endpoint, e.g. `http://127.0.0.1:8080/v1/audio/transcriptions`. */
+    url: z.url({ protocol: /^https?$/, error: 'voice.url must be an http:// or https:// address' }).optional(),
+    /** The `model` field sent to the endpoint. */
+    model: z.string().min(1).default('whisper-1'),
+    /** File holding the endpoint's API key (sent as a bearer token); none when absent. */
+    api_key_file: z.string().min(1).optional(),
+    /** Languages whose consent words are understood (confirm/devices/consent-words/). */
+    languages: z.array(z.enum(['en', 'hi'])).min(1).default(['en']),
+    /** Longest recording accepted (seconds). */
+    max_seconds: z.number().positive().max(60).default(15),
+    /** Bound of one transcription (seconds); past it, the answer is refused. */
+    timeout_seconds: timeoutSeconds.default(20),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if ((v.command === undefined) === (v.url === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'voice needs exactly one recogniser: command (a local program such as pocketsphinx_continuous) or url (an OpenAI-compatible transcription endpoint)',
+      });
+  });
+
+/**
+ * `confirm.device`: paired phones. The gate serves the device page and its API (docs/device-api.md) on
+ * its own listener; every request but pairing is signed with a device key. Browsers give a page the
+ * crypto it needs to sign only in a secure context: off loopback, serve it over TLS (`tls`) or behind a
+ * TLS proxy (`public_url: https://…`).
+ */
+const deviceSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).default(8473),
+    /** The address phones open, when a TLS proxy is in front, e.g. `https://phone.example.com`. */
+    public_url: z.url({ protocol: /^https?$/, error: 'public_url must be an http:// or https:// address' }).optional(),
+    /** Serve the device page over HTTPS with this certificate and key (PEM files). */
+    tls: z.object({ cert_file: z.string().min(1), key_file: z.string().min(1) }).strict().optional(),
+    /** Whose calls are whose: principal (`stdio`, `loopback`, `token:<digest>`) → user. Others: `default_user`. */
+    users: z.record(z.string().min(1), userName).default({}),
+    /** The user of every call whose principal `users` does not name. */
+    default_user: userName.default('owner'),
+    voice: voiceSchema.optional(),
+  })
+  .strict()
+  .superRefine((d, ctx) => {
+    if (LOOPBACK.has(d.host) || d.tls !== undefined || d.public_url?.startsWith('https:')) return;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['host'],
+      message:
+        'device.host off loopback needs HTTPS: set device.tls (cert_file, key_file), or put a TLS proxy in front and set device.public_url to its https:// address (phones sign requests only on a secure page)',
+    });
+  });
+
 /**
  * `store`: where the gate keeps state it must act on next (pending approvals, holds, locks, nonces).
  * `sqlite` (the default) is one file, beside the audit log unless `path` says otherwise; `postgres` needs
@@ -249,6 +321,13 @@ export const configSchema = z
         progress_seconds: z.number().positive().max(3600).default(10),
         web: webSchema.prefault({}),
         webhook: webhookSchema.optional(),
+        /**
+         * `wait` (default): a held call waits for its decision (answering `pending` after hold_seconds);
+         * `pending`: it returns at once `pending_user_confirmation`, and `lookfirst_confirm` runs it once
+         * a person confirmed and every named check passes.
+         */
+        mode: z.enum(['wait', 'pending']).default('wait'),
+        device: deviceSchema.optional(),
       })
       .strict()
       .prefault({}),
@@ -283,9 +362,11 @@ export const configSchema = z
         log: z.string().min(1).default('audit.jsonl'),
         key: z.string().min(1).default('audit.key'),
         reads: z.boolean().default(true),
+        /** Folder of the signed receipts of executed writes (relative to the config's folder). */
+        receipts: z.string().min(1).default('receipts'),
       })
       .strict()
-      .default({ log: 'audit.jsonl', key: 'audit.key', reads: true }),
+      .default({ log: 'audit.jsonl', key: 'audit.key', reads: true, receipts: 'receipts' }),
     store: storeSchema.prefault({}),
     // A bare `privacy:` (null) turns it on with the defaults, as `privacy: {}` does.
     privacy: z.preprocess((v) => (v === null ? {} : v), privacySchema.optional()),

@@ -18,6 +18,8 @@ export interface ApprovalRequest {
   purpose?: 'execute' | 'unlock' | 'definition';
   /** The client's name from `initialize` (who asked); shown, never trusted. */
   client?: string;
+  /** Whose call it is (confirm.device.users by principal, else default_user): its cards go to this user's paired devices only. */
+  user?: string;
   risk?: Risk;
   riskReason?: string;
   /** Words in the tool name or arguments that mix scripts; every channel shows them as a warning. */

@@ -15,6 +15,8 @@ export interface PendingView {
   argsCanonical: string;
   argsSha256: string;
   client: string;
+  /** Whose call it is: only this user's paired devices show it as a card and may decide it. */
+  user?: string;
   risk: Risk;
   riskReason: string;
   lookalikes: Lookalike[];

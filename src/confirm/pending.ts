@@ -232,6 +232,7 @@ export class PendingApprovals {
       argsCanonical: call.argsCanonical,
       argsSha256: call.argsSha256,
       client: req.client ?? 'client',
+      user: req.user,
       risk: req.risk ?? 'medium',
       riskReason: req.riskReason ?? '',
       lookalikes: req.lookalikes ?? [],

@@ -13,7 +13,7 @@ import type { CallDecision } from '../../policy/decide.js';
 import type { Policy } from '../../policy/evaluate.js';
 import type { PrivacySession } from '../../privacy/filter.js';
 import type { ResolvedPlaceholder } from '../../privacy/vault.js';
-import type { Approval, Decider, ToolCall, Verdict } from '../../types.js';
+import type { Approval, CheckResult, Decider, ToolCall, Verdict } from '../../types.js';
 import type { Catalogue, CatalogueTool } from '../catalogue.js';
 import type { DryRunBudget } from '../dry-run-budget.js';
 import type { Hold, Holds } from '../hold.js';
@@ -103,6 +103,8 @@ export interface CallState {
   byRule?: string;
   /** placeholders: the arguments with real values put back, and which placeholders were (ids and kinds). */
   resolved?: { args: Record<string, unknown>; placeholders: ResolvedPlaceholder[]; ask: boolean };
+  /** evidence (before execute): the named checks run on the evidence of the approval, for the receipt. */
+  checks?: CheckResult[];
   /** execute: the upstream's answer. */
   result?: Result;
 }
