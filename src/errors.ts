@@ -23,6 +23,8 @@ export type ErrorCode =
   | 'STORE_UNAVAILABLE'
   | 'STORE_CORRUPT'
   | 'STORE_INVALID'
+  | 'VOICE_AUDIO_INVALID'
+  | 'VOICE_RECOGNISER_FAILED'
   | 'USAGE';
 
 /** Base class: a known failure with a stable code (pinned by tests; change on purpose only). */
