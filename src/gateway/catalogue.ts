@@ -7,6 +7,7 @@
 import { type Classification, classifyArgs, combine, judgeTool, type NameVerdict, namespacePrefixes, type ToolCodeHints } from '../policy/classify.js';
 import { toolCodeHints } from '../policy/code/index.js';
 import type { ToolAnnotations } from '../types.js';
+import { type DeclaredTool, declaredClassification } from './declared.js';
 import { definitionSha, type PinStatus, type ToolPins } from './pins.js';
 import { isPlainObject } from './raw.js';
 import type { Upstream } from './upstream.js';
@@ -32,6 +33,11 @@ export interface CatalogueTool {
   /** The upstream's own definition (its name) and the SHA-256 of its pinned part (gateway/pins.ts). */
   upstreamDefinition: Record<string, unknown>;
   definitionSha: string;
+  /**
+   * The server author's own declaration (the library's in-process upstream only, never from the wire):
+   * it replaces the classifier's verdict and gives the card text and the read-back (gateway/declared.ts).
+   */
+  declared?: DeclaredTool;
 }
 
 /** Which fields of a tool hold code, computed once per definition object (a new listing makes new ones). */
@@ -48,6 +54,8 @@ const RECENT_MAX_KEY = 64 * 1024;
 
 /** The classifier's verdict on one call of a catalogued tool (name and code fields cached, arguments read once). */
 export function classifyTool(tool: CatalogueTool, args: unknown): Classification {
+  // The author's declaration is the verdict: it is their own server (not cached: risk(args) may read state).
+  if (tool.declared) return declaredClassification(tool.declared, args);
   let hints = codeHints.get(tool.upstreamDefinition);
   if (!hints) {
     hints = toolCodeHints(tool.upstreamDefinition, tool.upstream.name);
@@ -125,6 +133,8 @@ export class Catalogue {
 
   /** Where a tool stands against its pin (`pinned` when the gate keeps no pins). */
   pinStatus(tool: CatalogueTool): PinStatus {
+    // The author's own tools change with their code, not behind their back: nothing to pin.
+    if (tool.upstream.inProcess) return { kind: 'pinned' };
     return this.pins ? this.pins.status(tool.upstream.name, tool.upstreamTool, tool.definitionSha) : { kind: 'pinned' };
   }
 
@@ -180,7 +190,7 @@ export class Catalogue {
     const prefixes = namespacePrefixes(found.map((t) => t.upstreamTool));
     const tools: CatalogueTool[] = found.map((t) => ({ ...t, toolVerdict: judgeTool(t.upstreamDefinition as { name: string }, prefixes) }));
     // The first successful listing pins, even an empty one; a failed one pins nothing.
-    if (this.pins && listed) {
+    if (this.pins && listed && !upstream.inProcess) {
       let seen: { changed: string[]; added: string[] };
       try {
         seen = await this.pins.observe(
@@ -234,6 +244,7 @@ export class Catalogue {
       hasOutputSchema: def.outputSchema !== undefined,
       upstreamDefinition: def,
       definitionSha: definitionSha(def),
+      declared: upstream.inProcess?.declared.get(upstreamTool),
     };
   }
 

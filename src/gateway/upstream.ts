@@ -28,6 +28,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, JSONRPCMessageSchema, type Notification, type Result, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { UpstreamConfig } from '../config/load.js';
+import type { DeclaredTool } from './declared.js';
 import { isPlainObject, RAW_RESULT } from './raw.js';
 import { HttpPoster, RedirectedError } from './transport/http-post.js';
 import { countSends, isSessionEnded, mayResend, SessionEndedError, SessionGuard } from './transport/http-session.js';
@@ -74,6 +75,18 @@ export interface UpstreamEvents {
   reconnected?: (upstream: Upstream) => void;
 }
 
+/**
+ * An upstream that lives in the gate's own process (the library's `createGatedServer`): the server
+ * author's tools on an SDK server, reached through an in-memory transport instead of a child process or
+ * a URL. Everything else (the catalogue, the pipeline, the audit) treats it as any upstream.
+ */
+export interface InProcessUpstream {
+  /** Opens a fresh connection: the client end of a linked pair whose server end the author's tools serve. */
+  connect: () => Promise<Transport>;
+  /** The author's declarations, by the tool's own name (trusted: gateway/declared.ts). */
+  declared: ReadonlyMap<string, DeclaredTool>;
+}
+
 /** A connection to one upstream server. */
 export class Upstream {
   private client: Client | undefined;
@@ -102,6 +115,8 @@ export class Upstream {
     readonly config: UpstreamConfig,
     private readonly events: UpstreamEvents,
     private readonly clock: Clock = systemClock,
+    /** Set for the library's in-process upstream: its transport and its trusted declarations. */
+    readonly inProcess?: InProcessUpstream,
   ) {
     if (config.kind === 'http') {
       this.sessions = new SessionGuard();
@@ -151,7 +166,13 @@ export class Upstream {
     // Elicitation and sampling are declared so that an upstream may ask the client during a call; the
     // gateway relays such a question to the one client that has a call in flight here, or refuses it.
     const client = new Client({ name: 'lookfirst', version: '0.1.0' }, { capabilities: { elicitation: { form: {} }, sampling: {} } });
-    const transport = this.transport();
+    let transport: Transport;
+    try {
+      transport = this.inProcess ? await this.inProcess.connect() : this.transport();
+    } catch (err) {
+      this.lastError = plainMessage(err);
+      throw this.unavailable(this.lastError);
+    }
     client.fallbackNotificationHandler = async (n) => this.events.notification(this, n);
     client.fallbackRequestHandler = async (req, extra) => {
       if (!this.events.request) throw new WireError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`);

@@ -9,6 +9,7 @@ import { summarizeCall } from '../../confirm/summary.js';
 import { oneLine } from '../../confirm/visible.js';
 import { effectOf } from '../../policy/effect.js';
 import type { Approval, Classification, ToolCall } from '../../types.js';
+import { declaredOf, declaredPreviewText } from '../declared.js';
 import type { Hold } from '../hold.js';
 import { withKeepalive } from '../keepalive.js';
 import type { CallContext, PipelineDeps } from './context.js';
@@ -28,8 +29,15 @@ export function describeRisk(classification: Classification | undefined, call: T
  * leads with the taint warning when untrusted data flows into it.
  */
 export function summaryOf(call: ToolCall, taint?: string): { plain: string; summary: string } {
-  const effect = effectOf(call.upstreamTool, call.args);
-  const plain = effect ? oneLine(`${call.tool}: ${effect}`) : summarizeCall(call.tool, call.args);
+  // A write of the library's in-process upstream: the author's own preview, or the generic summary with
+  // why it is missing (gateway/declared.ts); the question is asked either way.
+  const declared = declaredOf(call);
+  const own = declared && declaredPreviewText(declared, call.args);
+  const generic = () => {
+    const effect = effectOf(call.upstreamTool, call.args);
+    return effect ? oneLine(`${call.tool}: ${effect}`) : summarizeCall(call.tool, call.args);
+  };
+  const plain = !own ? generic() : 'text' in own ? oneLine(`${call.tool}: ${own.text}`) : oneLine(`${generic()} (${own.note})`);
   return { plain, summary: taint ? oneLine(`${taint} · ${plain}`) : plain };
 }
 

@@ -6,6 +6,7 @@
  * is there to look at an unclear one: the verdict says `retry_safe: false`). The call ends here.
  */
 import type { Verdict } from '../../../types.js';
+import { runDeclaredReadback } from '../../declared.js';
 import { runReadback } from '../../readback.js';
 import type { FixedState, Step } from '../context.js';
 import { type Outcome, unknownOutcomeText } from '../outcome.js';
@@ -34,7 +35,10 @@ export const readback: Step<FixedState> = async (s): Promise<Outcome> => {
   const resolved = s.resolved;
   const sendable = (reader: { upstream: { name: string; config: { resolve?: string } } }) =>
     resolved && (reader.upstream.name === tool.upstream.name || (reader.upstream.config.resolve ?? 'always') === 'always') ? resolved.args : call.args;
-  if (!upstreamError) check = await runReadback(readOpts, resolved ? { ...call, args: resolved.args } : call, result, sendable);
+  // A tool its server author declared (the library) is read back by the author's own function.
+  const declared = tool.declared?.readback ? tool.declared : undefined;
+  if (!upstreamError && declared) check = await runDeclaredReadback(declared, resolved?.args ?? call.args, result, deps.executionTimeoutMs);
+  else if (!upstreamError) check = await runReadback(readOpts, resolved ? { ...call, args: resolved.args } : call, result, sendable);
   else if (!s.byRule) check = { readback: 'unclear', detail: 'the upstream answered with an error: whether the call took effect is unknown' };
   if (check && (check.readback !== 'none' || !s.byRule)) {
     try {

@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ToolCall } from '../types.js';
+import { declaredClassification, declaredPreviewText, MAX_PREVIEW_CHARS, registerDeclared, runDeclaredReadback } from './declared.js';
+import { summaryOf } from './pipeline/ask.js';
+
+const result = { content: [{ type: 'text', text: 'done' }] };
+const write = (extra: object = {}) => ({ kind: 'write' as const, risk: () => 'low', ...extra });
+
+describe('a declared tool', () => {
+  describe('when it is a read', () => {
+    it('is read-only and low, whatever its arguments', () => {
+      assert.deepEqual(declaredClassification({ kind: 'read' }, { x: 1 }), { kind: 'read-only', risk: 'low', reasons: ['declared a read by the server'] });
+    });
+  });
+
+  describe('when it is a write', () => {
+    it('is a mutation at the risk its function gives', () => {
+      const c = declaredClassification(write({ risk: (a: Record<string, unknown>) => ((a.amount as number) > 100 ? 'high' : 'medium') }), { amount: 5 });
+      assert.equal(c.kind, 'mutation');
+      assert.equal(c.risk, 'medium');
+    });
+    it('is high when the risk function throws (fail closed)', () => {
+      const c = declaredClassification(
+        write({
+          risk: () => {
+            throw new Error('db down');
+          },
+        }),
+        {},
+      );
+      assert.equal(c.risk, 'high');
+      assert.match(c.reasons[0] ?? '', /risk function failed \(db down\)/);
+    });
+    for (const bad of [undefined, 'urgent', 3, { risk: 'low' }]) {
+      it(`is high when the risk function answers ${JSON.stringify(bad)}`, () => {
+        assert.equal(declaredClassification(write({ risk: () => bad }), {}).risk, 'high');
+      });
+    }
+    it('is high without a risk function', () => {
+      assert.equal(declaredClassification({ kind: 'write' }, {}).risk, 'high');
+    });
+    it('is high when the arguments do not fit its schema, and the risk function is not asked', () => {
+      let asked = false;
+      const c = declaredClassification(
+        write({
+          validate: () => 'amount: expected number',
+          risk: () => {
+            asked = true;
+            return 'low';
+          },
+        }),
+        { amount: 'x' },
+      );
+      assert.equal(c.risk, 'high');
+      assert.equal(asked, false);
+    });
+  });
+
+  describe('its preview', () => {
+    it('is the function’s text, cut to MAX_PREVIEW_CHARS', () => {
+      assert.deepEqual(declaredPreviewText(write({ preview: () => 'Send 5 EUR' }), {}), { text: 'Send 5 EUR' });
+      const long = declaredPreviewText(write({ preview: () => 'x'.repeat(2000) }), {});
+      assert.ok(long && 'text' in long && long.text.length === MAX_PREVIEW_CHARS);
+    });
+    it('is a note when the function throws or gives no text', () => {
+      const threw = declaredPreviewText(
+        write({
+          preview: () => {
+            throw new Error('boom');
+          },
+        }),
+        {},
+      );
+      assert.deepEqual(threw, { note: "the server's preview failed (boom)" });
+      assert.deepEqual(declaredPreviewText(write({ preview: () => 42 }), {}), { note: "the server's preview gave no text" });
+    });
+  });
+
+  describe('in the card summary (summaryOf)', () => {
+    const call = (upstream: string): ToolCall => ({
+      callId: 'c1',
+      tool: 'transfer',
+      upstream,
+      upstreamTool: 'transfer',
+      args: { amount: 5 },
+      argsCanonical: '{"amount":5}',
+      argsSha256: '0'.repeat(64),
+    });
+    it('shows the author’s preview', () => {
+      const off = registerDeclared('unit-bank-a', new Map([['transfer', write({ preview: () => 'Send 5.00 EUR to Alice' })]]));
+      try {
+        assert.equal(summaryOf(call('unit-bank-a')).plain, 'transfer: Send 5.00 EUR to Alice');
+      } finally {
+        off();
+      }
+    });
+    it('shows the generic summary with a note when the preview throws (the question is still asked)', () => {
+      const off = registerDeclared(
+        'unit-bank-b',
+        new Map([
+          [
+            'transfer',
+            write({
+              preview: () => {
+                throw new Error('no');
+              },
+            }),
+          ],
+        ]),
+      );
+      try {
+        const plain = summaryOf(call('unit-bank-b')).plain;
+        assert.match(plain, /^transfer.*5.*\(the server's preview failed \(no\)\)$/);
+      } finally {
+        off();
+      }
+    });
+    it('refuses a second open upstream of the same name', () => {
+      const off = registerDeclared('unit-bank-c', new Map());
+      try {
+        assert.throws(() => registerDeclared('unit-bank-c', new Map()), /already open/);
+      } finally {
+        off();
+      }
+    });
+  });
+
+  describe('its read-back', () => {
+    it('gives the author’s outcome and detail', async () => {
+      assert.deepEqual(await runDeclaredReadback(write({ readback: async () => 'ok' }), {}, result, 1000), { readback: 'ok', detail: undefined });
+      assert.deepEqual(await runDeclaredReadback(write({ readback: () => ({ outcome: 'failed', detail: 'balance unchanged' }) }), {}, result, 1000), {
+        readback: 'failed',
+        detail: 'balance unchanged',
+      });
+    });
+    it('is unclear when the function throws, answers something else, or does not answer in time', async () => {
+      const threw = await runDeclaredReadback(
+        write({
+          readback: async () => {
+            throw new Error('ledger down');
+          },
+        }),
+        {},
+        result,
+        1000,
+      );
+      assert.equal(threw?.readback, 'unclear');
+      assert.match(threw?.detail ?? '', /ledger down/);
+      assert.equal((await runDeclaredReadback(write({ readback: () => 'yes' }), {}, result, 1000))?.readback, 'unclear');
+      const slow = await runDeclaredReadback(write({ readback: () => new Promise(() => {}) }), {}, result, 20);
+      assert.equal(slow?.readback, 'unclear');
+      assert.match(slow?.detail ?? '', /within 20 ms/);
+    });
+    it('is not run for a tool without one', async () => {
+      assert.equal(await runDeclaredReadback(write(), {}, result, 1000), undefined);
+    });
+  });
+});

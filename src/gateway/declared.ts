@@ -1,0 +1,166 @@
+/**
+ * Tools a server author declared through the library (`createGatedServer`, src/library/): the author's
+ * own server, so its declarations are trusted where an upstream's annotations are only hints. A `read`
+ * is read-only (allowed, the fast path); a `write` is always a mutation whose risk is the author's
+ * `risk(args)`, whose card text is `preview(args)`, and whose read-back is the author's function.
+ *
+ * Fail closed, said once here: a risk function that throws, answers something that is not a risk, or
+ * gets arguments its schema refuses gives `high`; a preview that throws gives the generic summary plus a
+ * note (the question is never skipped); a read-back that throws, times out or answers something else is
+ * `unclear` (the tool is blocked until a person looks).
+ *
+ * The declarations travel on the in-process upstream (gateway/upstream.ts `InProcessUpstream`) into the
+ * catalogue (`CatalogueTool.declared`); previews are also registered by upstream name here, because the
+ * card's summary is built from the fixed call alone (pipeline/ask.ts `summaryOf`).
+ */
+import type { Result } from '@modelcontextprotocol/sdk/types.js';
+import type { Classification, Risk, ToolCall } from '../types.js';
+
+/** A read-back's outcome as the author's function may give it. */
+export type DeclaredReadbackOutcome = 'ok' | 'failed' | 'unclear';
+
+/** One tool as its author declared it. Arguments are the call's JSON object, exactly as approved. */
+export interface DeclaredTool {
+  kind: 'read' | 'write';
+  /** Checks the arguments against the tool's schema: a problem in words, or undefined when they fit. */
+  validate?: (args: Record<string, unknown>) => string | undefined;
+  /** Writes: the risk of this call. */
+  risk?: (args: Record<string, unknown>) => unknown;
+  /** Writes: what a person reads on the card, e.g. `Send 120.00 EUR to DE89… (Alice)`. */
+  preview?: (args: Record<string, unknown>) => unknown;
+  /** Writes: after execution, whether the effect is there (the result is the tool's result as the gate got it). */
+  readback?: (args: Record<string, unknown>, result: Result) => unknown;
+}
+
+/** Longest preview shown (characters); a longer one is cut with an ellipsis. */
+export const MAX_PREVIEW_CHARS = 500;
+
+const RISKS: ReadonlySet<string> = new Set(['low', 'medium', 'high']);
+
+function errorText(err: unknown): string {
+  const m = err instanceof Error ? err.message : String(err);
+  return m.length > 120 ? `${m.slice(0, 119)}…` : m;
+}
+
+/**
+ * The classification of one call of a declared tool: reads are read-only and low; writes are mutations
+ * at the risk `risk(args)` gives.
+ * @returns high risk, with the reason, when the arguments do not fit the schema or the risk function
+ *   throws or answers something other than `low`, `medium` or `high`.
+ */
+export function declaredClassification(declared: DeclaredTool, args: unknown): Classification {
+  const obj = (typeof args === 'object' && args !== null && !Array.isArray(args) ? args : {}) as Record<string, unknown>;
+  if (declared.kind === 'read') return { kind: 'read-only', risk: 'low', reasons: ['declared a read by the server'] };
+  const problem = safeValidate(declared, obj);
+  if (problem)
+    return { kind: 'mutation', risk: 'high', reasons: [`the arguments do not fit the tool's schema (${problem})`, 'declared a write by the server'] };
+  if (!declared.risk) return { kind: 'mutation', risk: 'high', reasons: ['declared a write by the server, without a risk function'] };
+  let risk: unknown;
+  try {
+    risk = declared.risk(obj);
+  } catch (err) {
+    return { kind: 'mutation', risk: 'high', reasons: [`the server's risk function failed (${errorText(err)}): high`, 'declared a write by the server'] };
+  }
+  if (typeof risk !== 'string' || !RISKS.has(risk))
+    return {
+      kind: 'mutation',
+      risk: 'high',
+      reasons: ["the server's risk function did not answer low, medium or high: high", 'declared a write by the server'],
+    };
+  return { kind: 'mutation', risk: risk as Risk, reasons: [`the server rates this call ${risk}`, 'declared a write by the server'] };
+}
+
+function safeValidate(declared: DeclaredTool, args: Record<string, unknown>): string | undefined {
+  if (!declared.validate) return undefined;
+  try {
+    return declared.validate(args);
+  } catch (err) {
+    return `the check failed: ${errorText(err)}`;
+  }
+}
+
+/**
+ * The card text of a declared write: the author's preview, on one line and at most
+ * `MAX_PREVIEW_CHARS`, or a note saying why there is none.
+ * @returns `{ text }` with the preview, or `{ note }` when the preview threw or answered no text (the
+ *   caller shows its generic summary with the note).
+ */
+export function declaredPreviewText(declared: DeclaredTool, args: Record<string, unknown>): { text: string } | { note: string } | undefined {
+  if (declared.kind !== 'write' || !declared.preview) return undefined;
+  let text: unknown;
+  try {
+    text = declared.preview(args);
+  } catch (err) {
+    return { note: `the server's preview failed (${errorText(err)})` };
+  }
+  if (typeof text !== 'string' || text.trim() === '') return { note: "the server's preview gave no text" };
+  return { text: text.length > MAX_PREVIEW_CHARS ? `${text.slice(0, MAX_PREVIEW_CHARS - 1)}…` : text };
+}
+
+/** A declared read-back's verdict, as the readback step records it. */
+export interface DeclaredReadbackCheck {
+  readback: DeclaredReadbackOutcome;
+  detail?: string;
+}
+
+/**
+ * Runs the author's read-back after the write executed, bounded by `timeoutMs`.
+ * @returns the author's outcome (and detail); `unclear` when it throws, times out or answers anything
+ *   but `ok`, `failed`, `unclear` or `{ outcome, detail? }`; undefined when the tool declares none.
+ */
+export async function runDeclaredReadback(
+  declared: DeclaredTool,
+  args: Record<string, unknown>,
+  result: Result,
+  timeoutMs: number,
+): Promise<DeclaredReadbackCheck | undefined> {
+  const fn = declared.readback;
+  if (declared.kind !== 'write' || !fn) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((r) => {
+    timer = setTimeout(() => r('timeout'), timeoutMs);
+  });
+  let answer: unknown;
+  try {
+    answer = await Promise.race([Promise.resolve().then(() => fn(args, result)), timedOut]);
+  } catch (err) {
+    return { readback: 'unclear', detail: `the server's read-back failed (${errorText(err)})` };
+  } finally {
+    clearTimeout(timer);
+  }
+  if (answer === 'timeout') return { readback: 'unclear', detail: `the server's read-back did not answer within ${timeoutMs} ms` };
+  const outcome = typeof answer === 'string' ? answer : typeof answer === 'object' && answer !== null ? (answer as { outcome?: unknown }).outcome : undefined;
+  const detail = typeof answer === 'object' && answer !== null ? (answer as { detail?: unknown }).detail : undefined;
+  if (outcome !== 'ok' && outcome !== 'failed' && outcome !== 'unclear')
+    return { readback: 'unclear', detail: "the server's read-back did not answer ok, failed or unclear" };
+  return { readback: outcome, detail: typeof detail === 'string' ? detail.slice(0, MAX_PREVIEW_CHARS) : undefined };
+}
+
+/**
+ * Declared tools by upstream name, for what sees only the fixed call (the card's summary). An in-process
+ * upstream registers its tools under a name no other open one uses in this process.
+ */
+const byUpstream = new Map<string, ReadonlyMap<string, DeclaredTool>>();
+
+/**
+ * Registers the declared tools of an in-process upstream.
+ * @returns a function that removes them again (when its gate closes).
+ * @throws Error when another open upstream in this process registered under the same name.
+ */
+export function registerDeclared(upstream: string, tools: ReadonlyMap<string, DeclaredTool>): () => void {
+  if (byUpstream.has(upstream)) throw new Error(`an in-process upstream named "${upstream}" is already open in this process`);
+  byUpstream.set(upstream, tools);
+  return () => {
+    if (byUpstream.get(upstream) === tools) byUpstream.delete(upstream);
+  };
+}
+
+/** Whether an in-process upstream of this name is open in this process. */
+export function isDeclaredUpstream(upstream: string): boolean {
+  return byUpstream.has(upstream);
+}
+
+/** The declared tool a fixed call goes to, if its upstream is in-process. */
+export function declaredOf(call: Pick<ToolCall, 'upstream' | 'upstreamTool'>): DeclaredTool | undefined {
+  return byUpstream.get(call.upstream)?.get(call.upstreamTool);
+}
