@@ -144,7 +144,9 @@ async function runWriter(mode: Mode, logPath: string, keyPath: string, writer: n
   let close: () => Promise<void> | void;
   if (mode === 'own') {
     const log = await AuditLog.open({ logPath, signer, clock: systemClock, warn: (m) => process.stderr.write(`${m}\n`) });
-    append = (i) => log.appendDurable(fieldsFor(writer, i));
+    append = async (i) => {
+      await log.appendDurable(fieldsFor(writer, i));
+    };
     close = () => log.close();
   } else {
     const fd = openSync(logPath, 'a+', 0o600);

@@ -73,7 +73,7 @@ describe('audit entry format v1', () => {
 });
 
 /** SHA-256 of the example entries below, one per kind: a change here is a format change. */
-const PINNED_EVENTS_SHA256 = '163e8adb72a6b1afa695900a5d3b36d98a1e029a6d6fbbabc97df1e22cca8471';
+const PINNED_EVENTS_SHA256 = '0fc8065658a3e6c64a98841c1ba267351295d4ff81b5f592925d84d2ed1c7440';
 
 describe('exit codes', () => {
   it('are 0 intact, 1 no verdict, 2 tampered', () => {
@@ -149,6 +149,8 @@ describe('every audit event kind (audit/events.ts)', () => {
     web_refused: { event: 'web_refused', reason: 'r' },
     placeholder_refused: { event: 'placeholder_refused', call_id: 'c', tool: 't', upstream: 'u', args_sha256: 'h', unknown: 1, locked: false, reason: 'r' },
     placeholders_resolved: { event: 'placeholders_resolved', call_id: 'c', tool: 't', upstream: 'u', placeholders: 'IBAN_00' },
+    receipt_issued: { event: 'receipt_issued', ...call, receipt_sha256: 'c'.repeat(64) },
+    receipt_failed: { event: 'receipt_failed', ...call, reason: 'r' },
   };
 
   it('has a pinned example of every kind, encoded to these exact bytes', () => {

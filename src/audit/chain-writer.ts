@@ -42,6 +42,18 @@ export interface PendingEntry {
   fields: EntryFields;
 }
 
+/**
+ * Where an entry landed: its `seq` (0-based, as written in the entry) and `hash`, the SHA-256 (hex) of its
+ * line's bytes without the newline: the value the next entry's `prev` chains to, so verify-log recomputes it.
+ * A receipt (audit/receipt.ts) links to its call's entry by both.
+ */
+export interface AppendedEntry {
+  seq: number;
+  hash: string;
+  /** The entry's `ts` (ms since epoch). */
+  ts: number;
+}
+
 /** An open, locked audit log (single-threaded core). */
 export class ChainWriter {
   private fd: number;
@@ -109,14 +121,17 @@ export class ChainWriter {
 
   /**
    * Signs and writes a batch in one write; with `durable`, syncs it to disk before returning.
+   * @returns the batch's last entry (seq, line hash, ts), or undefined for an empty batch.
    * @throws LookfirstError `AUDIT_WRITE_FAILED`; after a failed write the writer refuses every later
    *   batch, since its chain state would run ahead of the file.
    */
-  append(batch: PendingEntry[], durable: boolean): void {
+  append(batch: PendingEntry[], durable: boolean): AppendedEntry | undefined {
     if (this.closed) throw new LookfirstError('AUDIT_WRITE_FAILED', 'the audit log is closed');
     try {
       this.writeEntries(batch);
       if (durable) fdatasyncSync(this.fd);
+      const last = batch.at(-1);
+      return last ? { seq: this.seq - 1, hash: this.prev, ts: last.ts } : undefined;
     } catch (err) {
       this.closed = true;
       throw new LookfirstError('AUDIT_WRITE_FAILED', `cannot write the audit log ${this.opts.logPath}: ${(err as Error).message}`, { cause: err });

@@ -67,6 +67,10 @@ export interface AuditEventFields {
   placeholder_refused: { call_id: string; tool: string; upstream: string; args_sha256?: Text; unknown: number; locked: boolean; reason: string };
   /** Which placeholders' real values a call sends (ids and kinds, never values); no call_id for a read. */
   placeholders_resolved: { call_id?: Text; tool: string; upstream: string; placeholders: string };
+  /** A signed receipt of an executed call was written (audit/receipts.ts): SHA-256 (hex) of its file's bytes. */
+  receipt_issued: Call & { receipt_sha256: string };
+  /** An executed call's receipt could not be written (the call ran all the same). */
+  receipt_failed: Call & { reason: string };
 }
 
 /** Every event kind. */
@@ -108,4 +112,6 @@ export const AUDIT_EVENTS: readonly AuditEvent[] = [
   'web_refused',
   'placeholder_refused',
   'placeholders_resolved',
+  'receipt_issued',
+  'receipt_failed',
 ];

@@ -55,6 +55,8 @@ export const KEY_FIELDS: Record<AuditEvent, readonly string[]> = {
   web_refused: ['reason'],
   placeholder_refused: ['unknown', 'locked', 'reason'],
   placeholders_resolved: ['upstream', 'placeholders'],
+  receipt_issued: ['receipt_sha256'],
+  receipt_failed: ['reason'],
 };
 
 /**

@@ -15,5 +15,6 @@ export type ToWorker = { type: 'batch'; entries: PostedEntry[]; ackId?: number }
 export type FromWorker =
   | { type: 'opened'; size: number; blocked: [string, { sinceMs: number; reason: string; callId: string }][] }
   | { type: 'failed'; code: string; message: string }
-  | { type: 'ack'; id: number; error?: string }
+  /** `seq`/`hash`: the batch's last entry (chain-writer.ts AppendedEntry), on success. */
+  | { type: 'ack'; id: number; error?: string; seq?: number; hash?: string; ts?: number }
   | { type: 'warn'; message: string };

@@ -50,10 +50,10 @@ port.on('message', (m: ToWorker) => {
       fields: e.hashArgs === undefined ? e.fields : { ...e.fields, args_sha256: argsHash(e.hashArgs) },
     }));
     try {
-      writer.append(entries, m.ackId !== undefined);
+      const last = writer.append(entries, m.ackId !== undefined);
       // After an entry about a write, the head follows at once: a crash then leaves no signed gap.
       if (m.ackId !== undefined) writer.writeHead();
-      if (m.ackId !== undefined) send({ type: 'ack', id: m.ackId });
+      if (m.ackId !== undefined) send({ type: 'ack', id: m.ackId, seq: last?.seq, hash: last?.hash, ts: last?.ts });
     } catch (err) {
       if (m.ackId !== undefined) send({ type: 'ack', id: m.ackId, error: (err as Error).message });
       else send({ type: 'warn', message: `audit: could not write read entries: ${(err as Error).message}` });

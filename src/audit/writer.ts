@@ -8,16 +8,22 @@
  * batched message at most every 50 ms, and are signed and written there, behind the read. A crash can lose that
  * last batch of read entries, never a write's. The head is refreshed at most every 100 ms and at close.
  */
-import type { KeyObject } from 'node:crypto';
+import { type KeyObject, sign } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
 import type { Clock } from '../clock.js';
 import { startWorker } from '../core/worker.js';
 import { type ErrorCode, LookfirstError } from '../errors.js';
+import type { AppendedEntry } from './chain-writer.js';
 import type { AuditFields } from './entry.js';
 import type { NoteSigner } from './note.js';
 import type { FromWorker, PostedEntry, ToWorker } from './worker-protocol.js';
 
+export type { AppendedEntry } from './chain-writer.js';
+
 export { CHAIN_EXTENSION, sidecarPaths } from './chain-writer.js';
+
+/** The worker's answer to a durable batch: an error, or where its last entry landed. */
+type Ack = { error?: string; seq?: number; hash?: string; ts?: number };
 
 /** Longest the head may lag behind the log while the gate runs (ms). */
 export const HEAD_INTERVAL_MS = 100;
@@ -48,7 +54,7 @@ export class AuditLog {
   private queue: PostedEntry[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private nextAck = 1;
-  private readonly acks = new Map<number, (error?: string) => void>();
+  private readonly acks = new Map<number, (ack: Ack) => void>();
   private closed = false;
 
   private constructor(
@@ -61,7 +67,7 @@ export class AuditLog {
   ) {
     worker.on('message', (m: FromWorker) => {
       if (m.type === 'ack') {
-        this.acks.get(m.id)?.(m.error);
+        this.acks.get(m.id)?.(m);
         this.acks.delete(m.id);
       } else if (m.type === 'warn') opts.warn(m.message);
     });
@@ -114,12 +120,31 @@ export class AuditLog {
 
   /**
    * Writes an entry after everything queued before it; resolves once it is on disk.
+   * @returns where it landed: its seq, line hash and ts (what a receipt links to; callers may ignore it).
    * @throws LookfirstError `AUDIT_WRITE_FAILED` when it could not be written: the caller must not proceed.
    */
-  appendDurable(fields: AuditFields): Promise<void> {
-    if (this.closed) return Promise.reject(new LookfirstError('AUDIT_WRITE_FAILED', 'the audit log is closed'));
+  async appendDurable(fields: AuditFields): Promise<AppendedEntry> {
+    if (this.closed) throw new LookfirstError('AUDIT_WRITE_FAILED', 'the audit log is closed');
     const entries = [...this.take(), { ts: this.opts.clock.nowMs(), fields: this.filtered(fields) }];
-    return this.post((ackId) => ({ type: 'batch', entries, ackId }));
+    const ack = await this.post((ackId) => ({ type: 'batch', entries, ackId }));
+    // Its own entry is the batch's last, so the worker's answer names it.
+    if (ack.seq === undefined || ack.hash === undefined || ack.ts === undefined)
+      throw new LookfirstError('AUDIT_WRITE_FAILED', 'the audit worker did not say where the entry landed');
+    return { seq: ack.seq, hash: ack.hash, ts: ack.ts };
+  }
+
+  /**
+   * Signs bytes with the log's own Ed25519 key, for documents that link to the log and are checked against
+   * audit.pub (receipts: audit/receipt.ts). The key itself never leaves the log.
+   * @returns the signature (64 bytes) and the key's note name (`lookfirst/<8 hex>`).
+   */
+  signDetached(bytes: Uint8Array): { sig: Buffer; keyName: string } {
+    return { sig: sign(null, bytes, this.opts.signer.key), keyName: this.opts.signer.name };
+  }
+
+  /** Says a sentence to the operator (stderr in the CLI), as the log's own warnings are said. */
+  warn(message: string): void {
+    this.opts.warn(message);
   }
 
   /**
@@ -179,10 +204,10 @@ export class AuditLog {
     if (this.queue.length > 0 && !this.closed) this.send({ type: 'batch', entries: this.take() });
   }
 
-  private post(make: (ackId: number) => ToWorker): Promise<void> {
+  private post(make: (ackId: number) => ToWorker): Promise<Ack> {
     const id = this.nextAck++;
     return new Promise((resolve, reject) => {
-      this.acks.set(id, (error) => (error ? reject(new LookfirstError('AUDIT_WRITE_FAILED', error)) : resolve()));
+      this.acks.set(id, (ack) => (ack.error ? reject(new LookfirstError('AUDIT_WRITE_FAILED', ack.error)) : resolve(ack)));
       this.send(make(id));
     });
   }
@@ -220,13 +245,13 @@ export class AuditLog {
       this.worker.postMessage({ ...m, entries: m.entries.map(withoutArgs) });
     } catch (err) {
       this.opts.warn(`audit: could not hand ${m.entries.length} entries to the audit worker: ${(err as Error).message}`);
-      if (m.ackId !== undefined) this.acks.get(m.ackId)?.(`cannot hand the entry to the audit worker: ${(err as Error).message}`);
+      if (m.ackId !== undefined) this.acks.get(m.ackId)?.({ error: `cannot hand the entry to the audit worker: ${(err as Error).message}` });
     }
   }
 
   private failAll(reason: string): void {
     this.closed = true;
-    for (const ack of this.acks.values()) ack(reason);
+    for (const ack of this.acks.values()) ack({ error: reason });
     this.acks.clear();
   }
 }

@@ -342,7 +342,9 @@ export function auditedHolds(audit: AuditLog, pending: PendingApprovals, shared?
   return new Holds({
     shared,
     clock,
-    logApproval: (call, a) => audit.appendDurable(approvalEntry({ call_id: call.callId, tool: call.tool }, a)),
+    logApproval: async (call, a) => {
+      await audit.appendDurable(approvalEntry({ call_id: call.callId, tool: call.tool }, a));
+    },
     logLapse: async (call, a, reason) => {
       await audit.appendDurable({ event: 'approval_lapsed', call_id: call.callId, tool: call.tool, actor: a.actor, reason });
       pending.recordOutcome(call.callId, 'lapsed (approved, never claimed)');

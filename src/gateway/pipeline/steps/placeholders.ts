@@ -70,7 +70,7 @@ export function disclosureOf(s: CallState): string | undefined {
  * @param callId the gated call's id; undefined for a read (which has none).
  * @returns the promise of the durable write, or undefined for a read.
  */
-export function resolvedEntry(s: CallState, callId: string | undefined): Promise<void> | undefined {
+export function resolvedEntry(s: CallState, callId: string | undefined): Promise<unknown> | undefined {
   const r = s.resolved;
   const tool = s.tool;
   if (!r || !tool) return undefined;
