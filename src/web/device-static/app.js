@@ -1,0 +1,420 @@
+// lookfirst device page (docs/device-api.md). Pairs this phone with the gate (a 6-digit code, a key made
+// here with WebCrypto that never leaves this phone again), then shows the cards waiting for this phone's
+// user and answers them with requests signed by that key. Security posture as on the approval page: text
+// nodes only (textContent, never HTML), no inline script (CSP), nothing approves but a tap on Approve (or
+// the recorded words of the person, transcribed by the gate). A refusal is shown with the check that failed.
+
+(() => {
+  const STORE = 'lookfirst.device';
+  const POLL_MS = 2000;
+  const $ = (id) => document.getElementById(id);
+  const enc = new TextEncoder();
+  let device = load();
+  let cryptoKey;
+  let offset = 0; // gate time − phone time (ms), from the x-lookfirst-now header
+  let set;
+  let setKey = '';
+  let pollTimer;
+  let busy = false;
+  const shown = new Map();
+
+  function load() {
+    try {
+      const v = JSON.parse(localStorage.getItem(STORE) || 'null');
+      return v && typeof v.id === 'string' && typeof v.key === 'string' ? v : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === 'text') e.textContent = v;
+      else if (k === 'class') e.className = v;
+      else e.setAttribute(k, v);
+    }
+    for (const c of children) if (c) e.append(c);
+    return e;
+  }
+
+  function b64url(bytes) {
+    let s = '';
+    for (const b of new Uint8Array(bytes)) s += String.fromCharCode(b);
+    return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  }
+  function unb64url(text) {
+    const s = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+    return Uint8Array.from(s, (c) => c.charCodeAt(0));
+  }
+  function hex(bytes) {
+    return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  }
+
+  function status(text, cls) {
+    const s = $('status');
+    s.textContent = text;
+    s.className = cls || '';
+  }
+
+  function view(name) {
+    for (const id of ['pairing', 'device', 'revoked']) $(id).hidden = id !== name;
+  }
+
+  // ---- signing: "LOOKFIRST-DEVICE-1\n" + METHOD + "\n" + path?query + "\n" + timestamp + "\n" + hex(sha256(body))
+  async function hmacKey() {
+    if (!cryptoKey) cryptoKey = await crypto.subtle.importKey('raw', unb64url(device.key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    return cryptoKey;
+  }
+
+  async function signed(method, target, body, type) {
+    const bytes = body === undefined ? new Uint8Array(0) : typeof body === 'string' ? enc.encode(body) : new Uint8Array(body);
+    const ts = String(Math.round(Date.now() + offset));
+    const bodyHash = hex(await crypto.subtle.digest('SHA-256', bytes));
+    const text = `LOOKFIRST-DEVICE-1\n${method}\n${target}\n${ts}\n${bodyHash}`;
+    const sig = b64url(await crypto.subtle.sign('HMAC', await hmacKey(), enc.encode(text)));
+    const headers = { 'x-lookfirst-device': device.id, 'x-lookfirst-timestamp': ts, 'x-lookfirst-signature': sig };
+    if (type) headers['content-type'] = type;
+    const res = await fetch(target, { method, headers, body: method === 'GET' ? undefined : bytes, cache: 'no-store', credentials: 'omit' });
+    const now = Number(res.headers.get('x-lookfirst-now'));
+    if (now > 0) offset = now - Date.now();
+    const json = await res.json().catch(() => ({}));
+    if (res.status === 403 && /revoked/.test(json.error || '')) revoked(json.error);
+    return { status: res.status, body: json };
+  }
+
+  // ---- pairing
+  async function pair(event) {
+    event.preventDefault();
+    const code = $('pair-code').value.replace(/\s+/g, '');
+    const name = $('pair-name').value.trim();
+    const msg = $('pair-msg');
+    if (!/^\d{6}$/.test(code)) {
+      msg.textContent = 'The code has 6 digits: type it as the gate shows it.';
+      $('pair-code').focus();
+      return;
+    }
+    if (!name) {
+      msg.textContent = 'Give this phone a name: it goes into the audit log with each decision.';
+      return;
+    }
+    const key = crypto.getRandomValues(new Uint8Array(32));
+    const pairingId = new URLSearchParams(location.hash.slice(1)).get('pair') || undefined;
+    $('pair-submit').disabled = true;
+    msg.textContent = 'pairing…';
+    try {
+      const res = await fetch('/device/api/pair', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ pairing_id: pairingId, code, key: b64url(key), name }),
+        cache: 'no-store',
+        credentials: 'omit',
+      });
+      const body = await res.json().catch(() => ({}));
+      if (res.status !== 201) {
+        const left = typeof body.tries_left === 'number' ? ` (${body.tries_left} tries left)` : '';
+        msg.textContent = `Not paired: ${body.error || res.status}${left}`;
+        return;
+      }
+      device = { id: body.device_id, user: body.user, name, key: b64url(key) };
+      localStorage.setItem(STORE, JSON.stringify(device));
+      history.replaceState(null, '', '/device/');
+      msg.textContent = '';
+      start();
+    } catch (err) {
+      msg.textContent = `Not sent (${err.message}): is the gate running at this address?`;
+    } finally {
+      $('pair-submit').disabled = false;
+    }
+  }
+
+  function revoked(why) {
+    clearTimeout(pollTimer);
+    pollTimer = undefined;
+    if (why) $('revoked-why').textContent = `The gate refused this phone: ${why}. Nothing can be approved from it.`;
+    status('revoked', 'down');
+    view('revoked');
+  }
+
+  function forget() {
+    localStorage.removeItem(STORE);
+    device = undefined;
+    cryptoKey = undefined;
+    showPairing();
+  }
+
+  function showPairing() {
+    view('pairing');
+    status(new URLSearchParams(location.hash.slice(1)).get('pair') ? 'ready to pair' : 'not paired', '');
+    $('pair-code').focus();
+  }
+
+  // ---- cards
+  function ms(v) {
+    return typeof v === 'number' ? v : Date.parse(v);
+  }
+  function left(msLeft) {
+    const s = Math.max(0, Math.ceil(msLeft / 1000));
+    return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+  }
+
+  function diffBlock(diff) {
+    return el(
+      'pre',
+      { class: 'diff', tabindex: '0', 'aria-label': 'What the file would become (unified diff)' },
+      ...diff.split('\n').map((line) =>
+        el('span', {
+          class:
+            line.startsWith('+') && !line.startsWith('+++')
+              ? 'add'
+              : line.startsWith('-') && !line.startsWith('---')
+                ? 'del'
+                : line.startsWith('@@')
+                  ? 'hunk'
+                  : 'ctx',
+          text: `${line}\n`,
+        }),
+      ),
+    );
+  }
+
+  function card(c) {
+    const second = c.stage === 'second';
+    const approve = el('button', { class: 'approve', type: 'button', text: second ? 'Confirm again' : 'Approve' });
+    const deny = el('button', { class: 'deny', type: 'button', text: 'Deny' });
+    const countdown = el('p', { class: 'countdown' });
+    const msg = el('p', { class: 'msg', role: 'status' });
+    const looks = Array.isArray(c.lookalikes) && c.lookalikes.length;
+    const node = el(
+      'li',
+      { class: `card risk-${c.risk}${second ? ' second' : ''}`, 'data-call-id': c.call_id, 'data-position': String(c.position) },
+      el(
+        'div',
+        { class: 'head' },
+        el('span', { class: 'position', 'aria-label': `card ${c.position}`, text: String(c.position) }),
+        el('span', { class: 'tool', text: c.tool }),
+        el('span', { class: `risk risk-${c.risk}`, text: `${c.risk} risk` }),
+      ),
+      second ? el('p', { class: 'second-note', text: 'High risk: this needs a second yes. Read it once more, then confirm again.' }) : null,
+      c.risk_reason ? el('p', { class: 'risk-reason', text: `${c.risk} risk: ${c.risk_reason}` }) : null,
+      el('p', { class: 'summary', text: c.summary }),
+      looks
+        ? el(
+            'ul',
+            { class: 'warnings' },
+            ...c.lookalikes.map((w) => el('li', { text: `⚠ ${typeof w === 'string' ? w : w.word ? `"${w.word}" mixes scripts` : JSON.stringify(w)}` })),
+          )
+        : null,
+      c.diff ? diffBlock(c.diff) : null,
+      el('p', { class: 'meta', text: `asked by ${c.client} · call ${c.call_id} · sha256 ${String(c.args_sha256).slice(0, 16)}…` }),
+      countdown,
+      el('div', { class: 'actions' }, approve, deny),
+      msg,
+    );
+    const entry = { data: c, node, countdown, msg, buttons: [approve, deny] };
+    approve.addEventListener('click', () => decide(entry, true));
+    deny.addEventListener('click', () => decide(entry, false));
+    return entry;
+  }
+
+  function tick() {
+    const now = Date.now() + offset;
+    for (const [, c] of shown) {
+      const msLeft = ms(c.data.expires_at) - now;
+      c.countdown.textContent = msLeft > 0 ? `${left(msLeft)} left; then this card lapses (nothing runs)` : 'lapsed: nothing runs';
+      c.node.classList.toggle('late', msLeft <= 20000);
+    }
+  }
+
+  function render() {
+    const list = $('cards');
+    const cards = set ? set.cards : [];
+    const key = set ? `${set.set_id}:${cards.map((c) => `${c.call_id}/${c.stage}`).join(',')}` : '';
+    if (key !== setKey) {
+      setKey = key;
+      list.textContent = '';
+      shown.clear();
+      for (const c of cards) {
+        const e = card(c);
+        shown.set(c.call_id, e);
+        list.append(e.node);
+      }
+    }
+    $('empty').hidden = cards.length > 0;
+    $('voice-bar').hidden = cards.length === 0;
+    $('count').textContent = cards.length ? `· ${cards.length}` : '';
+    document.title = cards.length ? `(${cards.length}) lookfirst` : 'lookfirst';
+    tick();
+  }
+
+  async function poll() {
+    clearTimeout(pollTimer);
+    pollTimer = undefined;
+    if (!device) return;
+    try {
+      const r = await signed('GET', '/device/api/cards');
+      if (r.status === 403 && /revoked/.test(r.body.error || '')) return;
+      if (r.status === 200) {
+        set = r.body;
+        status('live: cards appear by themselves', 'ok');
+        render();
+      } else status(`the gate refused this phone: ${r.body.error || r.status}`, 'down');
+    } catch {
+      status('cannot reach the gate; retrying… (nothing is approved while it is down)', 'down');
+    }
+    if (device && !$('device').hidden) pollTimer = setTimeout(poll, POLL_MS);
+  }
+
+  function showResult(text, cls) {
+    const r = $('result');
+    r.textContent = text;
+    r.className = `result ${cls}`;
+    r.hidden = false;
+  }
+
+  function describe(status, body) {
+    if (status === 200 && body.outcome === 'second') return ['High risk: confirm again to approve', 'warn'];
+    if (status === 200 && body.outcome === 'approved') return ['Approved: executes now', 'ok'];
+    if (status === 200 && body.outcome === 'denied') return ['Denied', 'bad'];
+    if (body.failed_check) return [`Refused: ${body.failed_check}${body.error ? ` (${body.error})` : ''}`, 'bad'];
+    return [`Refused: ${body.error || `status ${status}`}`, 'bad'];
+  }
+
+  async function decide(c, approve) {
+    if (busy || !set) return;
+    busy = true;
+    for (const b of c.buttons) b.disabled = true;
+    c.msg.textContent = 'sending…';
+    try {
+      const r = await signed(
+        'POST',
+        '/device/api/decide',
+        JSON.stringify({ set_id: set.set_id, call_id: c.data.call_id, nonce: c.data.nonce, decision: approve ? 'approve' : 'deny' }),
+        'application/json',
+      );
+      const [text, cls] = describe(r.status, r.body);
+      c.msg.textContent = text;
+      showResult(text, cls);
+    } catch (err) {
+      c.msg.textContent = `Not sent (${err.message}); nothing was decided.`;
+      for (const b of c.buttons) b.disabled = false;
+    } finally {
+      busy = false;
+    }
+    await poll();
+  }
+
+  // ---- voice: record with getUserMedia + Web Audio, send a 16 kHz mono 16-bit PCM WAV
+  let rec;
+  async function startVoice(event) {
+    event.preventDefault();
+    if (rec || !set || set.cards.length === 0) return;
+    const msg = $('voice-msg');
+    try {
+      const stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
+      const ctx = new AudioContext();
+      const source = ctx.createMediaStreamSource(stream);
+      // ScriptProcessor needs no worklet module file; it is enough for a few seconds of speech.
+      const node = ctx.createScriptProcessor(4096, 1, 1);
+      const chunks = [];
+      node.onaudioprocess = (e) => chunks.push(new Float32Array(e.inputBuffer.getChannelData(0)));
+      source.connect(node);
+      node.connect(ctx.destination);
+      rec = { stream, ctx, node, source, chunks, setId: set.set_id };
+      $('voice').classList.add('recording');
+      $('voice').textContent = 'Listening… release to send';
+      msg.textContent = '';
+    } catch (err) {
+      msg.textContent = `No microphone (${err.message}): answer by tapping instead.`;
+    }
+  }
+
+  async function stopVoice() {
+    if (!rec) return;
+    const r = rec;
+    rec = undefined;
+    $('voice').classList.remove('recording');
+    $('voice').textContent = 'Hold to speak';
+    r.node.disconnect();
+    r.source.disconnect();
+    for (const t of r.stream.getTracks()) t.stop();
+    const rate = r.ctx.sampleRate;
+    await r.ctx.close();
+    const wav = toWav(r.chunks, rate);
+    const msg = $('voice-msg');
+    if (wav.byteLength < 44 + 16000 * 0.3 * 2) {
+      msg.textContent = 'Too short: hold the button while you speak.';
+      return;
+    }
+    msg.textContent = 'sending…';
+    try {
+      const res = await signed('POST', `/device/api/voice?set=${encodeURIComponent(r.setId)}`, wav, 'audio/wav');
+      const [text, cls] = describe(res.status, res.body);
+      msg.textContent = res.body.transcript ? `Heard "${res.body.transcript}".` : '';
+      showResult(text, cls);
+    } catch (err) {
+      msg.textContent = `Not sent (${err.message}); nothing was decided.`;
+    }
+    await poll();
+  }
+
+  /** Float32 chunks at `rate` Hz → 16 kHz mono signed 16-bit little-endian WAV (averaging down-sampler). */
+  function toWav(chunks, rate) {
+    let n = 0;
+    for (const c of chunks) n += c.length;
+    const all = new Float32Array(n);
+    let at = 0;
+    for (const c of chunks) {
+      all.set(c, at);
+      at += c.length;
+    }
+    const ratio = rate / 16000;
+    const out = new Int16Array(Math.floor(n / ratio));
+    for (let i = 0; i < out.length; i++) {
+      const from = Math.floor(i * ratio);
+      const to = Math.max(from + 1, Math.floor((i + 1) * ratio));
+      let sum = 0;
+      for (let j = from; j < to && j < n; j++) sum += all[j];
+      const v = Math.max(-1, Math.min(1, sum / (to - from)));
+      out[i] = v < 0 ? v * 0x8000 : v * 0x7fff;
+    }
+    const buf = new ArrayBuffer(44 + out.byteLength);
+    const dv = new DataView(buf);
+    const str = (o, s) => {
+      for (let i = 0; i < s.length; i++) dv.setUint8(o + i, s.charCodeAt(i));
+    };
+    str(0, 'RIFF');
+    dv.setUint32(4, 36 + out.byteLength, true);
+    str(8, 'WAVE');
+    str(12, 'fmt ');
+    dv.setUint32(16, 16, true);
+    dv.setUint16(20, 1, true); // PCM
+    dv.setUint16(22, 1, true); // mono
+    dv.setUint32(24, 16000, true);
+    dv.setUint32(28, 32000, true); // bytes per second
+    dv.setUint16(32, 2, true); // block align
+    dv.setUint16(34, 16, true); // bits per sample
+    str(36, 'data');
+    dv.setUint32(40, out.byteLength, true);
+    new Int16Array(buf, 44).set(out);
+    return buf;
+  }
+
+  function start() {
+    view('device');
+    $('who').textContent = `This phone: ${device.name} (${device.id}), for user ${device.user}.`;
+    status('connecting…', '');
+    void poll();
+  }
+
+  $('pair-form').addEventListener('submit', pair);
+  $('forget').addEventListener('click', forget);
+  const voice = $('voice');
+  voice.addEventListener('pointerdown', startVoice);
+  for (const ev of ['pointerup', 'pointercancel', 'pointerleave']) voice.addEventListener(ev, () => void stopVoice());
+  voice.addEventListener('contextmenu', (e) => e.preventDefault());
+  setInterval(tick, 1000);
+  if ('serviceWorker' in navigator) navigator.serviceWorker.register('/device/sw.js', { scope: '/device/' }).catch(() => {});
+  if (device) start();
+  else showPairing();
+})();
