@@ -7,8 +7,10 @@
 import { Command } from 'commander';
 import { ConfigError, LookfirstError } from '../errors.js';
 import { demoCommand } from './commands/demo.js';
+import { devicesListCommand, devicesRevokeCommand } from './commands/devices.js';
 import { ecosystemCommand } from './commands/ecosystem.js';
 import { keygenCommand } from './commands/keygen.js';
+import { pairCommand } from './commands/pair.js';
 import { planCommand } from './commands/plan.js';
 import { promoteCommand } from './commands/promote.js';
 import { serveCommand } from './commands/serve.js';
@@ -111,6 +113,31 @@ program
   .argument('[dirs...]', "folders of catalogue JSON files, each with labels/<slug>.tsv (default: every set in the clone's test/catalogues)")
   .option('--json', 'machine-readable output')
   .action((dirs: string[], o: { json?: boolean }) => run(() => ecosystemCommand(dirs, o))());
+
+program
+  .command('pair')
+  .description('pair a phone: prints a 6-digit code (10 minutes, works once) and a QR code of the pairing address')
+  .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
+  .option('--user <user>', 'whose calls the phone shows and decides (default confirm.device.default_user)')
+  .option('--name <name>', "the device's name, as decisions are logged (default: what the phone says)")
+  .option('--json', 'machine-readable output: { pairing_id, code, url, expires_at, user }')
+  .action((o: { config: string; user?: string; name?: string; json?: boolean }) => run(() => pairCommand(o))());
+
+const devices = program.command('devices').description('the paired devices: list them, revoke one');
+devices
+  .command('list')
+  .description('every paired device, revoked ones included (never prints a key)')
+  .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
+  .option('--user <user>', "only this user's devices")
+  .option('--json', 'machine-readable output: [{ id, user, name, paired_at, revoked_at, status }]')
+  .action((o: { config: string; user?: string; json?: boolean }) => run(() => devicesListCommand(o))());
+devices
+  .command('revoke')
+  .description('revoke a device: its next request is refused on every replica (exit 2 for an unknown id)')
+  .argument('<id>', 'the device id (dev_…), as devices list shows it')
+  .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
+  .option('--json', 'machine-readable output')
+  .action((id: string, o: { config: string; json?: boolean }) => run(() => devicesRevokeCommand(id, o))());
 
 // Output piped into a reader that stops early (`| head`): stop quietly, as Unix tools do.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
