@@ -1,0 +1,140 @@
+/**
+ * The phone page in real headless Chromium with a phone's viewport (390×844, touch), as the person uses
+ * it: pair by typing the code, see the cards (numbered, with risk, diff and countdown), tap Approve, give
+ * a high-risk call its second yes, and see a revoked phone told so. Against a real device endpoint on
+ * loopback, a real SQLite store and the real registry, pairing, pending queue and cards. Screenshots go
+ * to a temp folder, and to docs/screenshots when UPDATE_SCREENSHOTS=1.
+ */
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from './browser.js';
+import { type DeviceRig, startDeviceRig } from './device-rig.js';
+import { ROOT } from './helpers.js';
+
+const DIFF = '--- a/notes/plan.md\n+++ b/notes/plan.md\n@@ -1,3 +1,3 @@\n # Plan\n-ship on Friday\n+ship on Monday\n owner: dana\n';
+
+describe('device page in Chromium (phone viewport)', () => {
+  let browser: Browser;
+  let rig: DeviceRig;
+  let context: BrowserContext;
+  let tab: Page;
+  const out = mkdtempSync(join(tmpdir(), 'lf-device-shots-'));
+  // What the phone's screen shows (not the full page: the voice bar stays at the bottom of the screen).
+  const shot = async (name: string) => {
+    await tab.screenshot({ path: join(out, name) });
+    if (process.env.UPDATE_SCREENSHOTS === '1') {
+      mkdirSync(join(ROOT, 'docs/screenshots'), { recursive: true });
+      copyFileSync(join(out, name), join(ROOT, 'docs/screenshots', name));
+    }
+  };
+
+  before(async () => {
+    browser = await launchChromium();
+    rig = await startDeviceRig();
+    context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    tab = await context.newPage();
+  });
+  after(async () => {
+    await context?.close();
+    await browser?.close();
+    await rig?.close();
+    rmSync(out, { recursive: true, force: true });
+  });
+
+  it('pairs by the typed code: the key is made on the phone and the gate records the device', async () => {
+    const started = await rig.pairing.start('owner');
+    await tab.goto(`${rig.endpoint.url}/device/#pair=${started.pairingId}`);
+    await tab.locator('#pairing').waitFor();
+    assert.equal(await tab.locator('#status').innerText(), 'ready to pair');
+    // A wrong code first: refused, tries left said, nothing paired.
+    await tab.locator('#pair-code').fill(started.code === '000000' ? '111111' : '000000');
+    await tab.locator('#pair-submit').tap();
+    await tab.locator('#pair-msg', { hasText: 'tries left' }).waitFor();
+    assert.equal((await rig.registry.list()).length, 0);
+    await tab.locator('#pair-code').fill(started.code);
+    assert.equal(await tab.locator('#pair-msg').innerText(), '', 'typing again clears the refusal');
+    await tab.locator('#pair-name').fill('Dana’s phone');
+    await tab.locator('#pair-name').blur();
+    await shot('device-pairing.png');
+    await tab.locator('#pair-submit').tap();
+    await tab.locator('#device').waitFor();
+    await tab.locator('#status.ok').waitFor();
+    const [device] = await rig.registry.list();
+    assert.equal(device?.name, 'Dana’s phone');
+    assert.equal(device?.user, 'owner');
+    const stored = await tab.evaluate(() => JSON.parse(localStorage.getItem('lookfirst.device') ?? '{}'));
+    assert.equal(stored.id, device?.id);
+    assert.equal(stored.key, device?.key, 'the phone holds the key it registered');
+    assert.equal(await tab.evaluate(() => location.hash), '', 'the pairing id is dropped from the address');
+    assert.match(await tab.locator('#empty').innerText(), /Nothing is waiting/);
+  });
+
+  it('numbers two cards, shows risk, diff and countdown, and a tap on Approve decides the call with the device key', async () => {
+    const a = rig.hold('write_file', { path: 'notes/plan.md', content: '# Plan\nship on Monday\nowner: dana\n' }, { diff: DIFF, riskReason: 'changes a file' });
+    const b = rig.hold('send_email', { to: 'team@example.com', subject: 'Moved to Monday' }, { risk: 'low', riskReason: 'sends one e-mail' });
+    const cards = tab.locator('.card');
+    await tab.waitForFunction(() => document.querySelectorAll('.card').length === 2, undefined, { timeout: 10_000 });
+    assert.equal(await cards.nth(0).locator('.position').innerText(), '1');
+    assert.equal(await cards.nth(1).locator('.position').innerText(), '2');
+    const first = tab.locator(`.card[data-call-id="${a.callId}"]`);
+    assert.match(await first.locator('.tool').innerText(), /write_file/);
+    assert.match(await first.locator('.risk').innerText(), /medium risk/);
+    assert.match(await first.locator('.risk-reason').innerText(), /changes a file/);
+    assert.equal(await first.locator('pre.diff .del').innerText(), '-ship on Friday\n');
+    assert.equal(await first.locator('pre.diff .add').innerText(), '+ship on Monday\n');
+    assert.match(await first.locator('.countdown').innerText(), /\d:\d\d left/);
+    // Large touch targets: the buttons are at least 44 px tall.
+    const box = await first.locator('button.approve').boundingBox();
+    assert.ok(box && box.height >= 44, `approve button is ${box?.height}px tall`);
+    await shot('device-cards.png');
+    await first.locator('button.approve').tap();
+    const answer = await a.answer;
+    assert.equal(answer.kind, 'approved');
+    if (answer.kind === 'approved') {
+      assert.equal(answer.trust, 'device-key');
+      assert.equal(answer.actor, 'device:owner/Dana’s phone');
+      assert.equal(answer.evidence?.method, 'tap');
+      assert.ok(answer.evidence?.checks.length && answer.evidence.checks.every((c) => c.ok), JSON.stringify(answer.evidence?.checks));
+    }
+    await tab.locator('#result', { hasText: 'Approved: executes now' }).waitFor();
+    // The set closed with that decision: the other card is now card 1 of a fresh set.
+    await tab.waitForFunction(() => document.querySelectorAll('.card').length === 1, undefined, { timeout: 10_000 });
+    const rest = tab.locator(`.card[data-call-id="${b.callId}"]`);
+    assert.equal(await rest.locator('.position').innerText(), '1');
+    await rest.locator('button.deny').tap();
+    assert.equal((await b.answer).kind, 'denied');
+    await tab.locator('#result', { hasText: 'Denied' }).waitFor();
+  });
+
+  it('asks a high-risk call a second time before it decides', async () => {
+    const h = rig.hold('delete_file', { path: 'reports/2026.xlsx' }, { risk: 'high', riskReason: 'deletes a file' });
+    const card = tab.locator(`.card[data-call-id="${h.callId}"]`);
+    await card.waitFor({ timeout: 10_000 });
+    assert.equal(await card.locator('button.approve').innerText(), 'Approve');
+    await card.locator('button.approve').tap();
+    const again = tab.locator(`.card.second[data-call-id="${h.callId}"]`);
+    await again.waitFor({ timeout: 10_000 });
+    assert.equal(await again.locator('button.approve').innerText(), 'Confirm again');
+    assert.match(await again.locator('.second-note').innerText(), /second yes/);
+    assert.ok(rig.pending.get(h.callId), 'the first yes decides nothing');
+    await shot('device-second-yes.png');
+    await again.locator('button.approve').tap();
+    const answer = await h.answer;
+    assert.equal(answer.kind, 'approved');
+    if (answer.kind === 'approved') assert.equal(answer.trust, 'device-key');
+  });
+
+  it('tells a revoked phone it was revoked and stops showing cards', async () => {
+    const [device] = await rig.registry.list();
+    await rig.registry.revoke(device!.id);
+    rig.hold('write_file', { path: 'after.txt', content: 'x' });
+    await tab.locator('#revoked').waitFor({ timeout: 10_000 });
+    assert.match(await tab.locator('#revoked-why').innerText(), /revoked/);
+    assert.equal(await tab.locator('#device').isHidden(), true);
+    assert.equal(await tab.locator('#status').innerText(), 'revoked');
+  });
+});
