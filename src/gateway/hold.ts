@@ -159,6 +159,18 @@ export class Holds {
     return this.holds.size;
   }
 
+  /**
+   * The open hold of call `callId` (lookfirst_confirm's pending_id): this session's, else (replicas) the
+   * same owner's, found through the shared question's tool and arguments.
+   */
+  async findByCallId(callId: string): Promise<Hold | undefined> {
+    for (const h of this.holds.values()) if (h.call.callId === callId) return h;
+    const view = this.opts.shared?.pending.get(callId);
+    if (!view) return undefined;
+    const found = await this.findShared(view.tool, view.argsSha256);
+    return found?.call.callId === callId ? found : undefined;
+  }
+
   /** The open hold for this tool and these exact arguments, if any. */
   find(tool: string, argsSha256: string): Hold | undefined {
     return this.holds.get(keyOf(tool, argsSha256));

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Notification, Result } from '@modelcontextprotocol/sdk/types.js';
+import type { Config } from '../config/load.js';
 import type { PrivacySession } from '../privacy/filter.js';
 import type { Holds } from './hold.js';
 import type { TaintMemory } from './taint.js';
@@ -54,4 +55,14 @@ export function isAuthenticated(principal: string | undefined): boolean {
 export function holdsOwner(principal: string | undefined, clientName: string): string | undefined {
   if (!isAuthenticated(principal)) return undefined;
   return `${principal}:${createHash('sha256').update(clientName).digest('base64url').slice(0, 16)}`;
+}
+
+/**
+ * Whose calls a principal makes, for paired devices (confirm.device): `users[principal]`, else
+ * `default_user`; undefined when devices are off (no card is shown anywhere).
+ */
+export function userOf(config: Pick<Config, 'confirm'>, principal: string | undefined): string | undefined {
+  const d = config.confirm.device;
+  if (!d) return undefined;
+  return d.users[principal ?? 'stdio'] ?? d.defaultUser;
 }

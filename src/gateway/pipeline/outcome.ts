@@ -24,9 +24,12 @@ export type Outcome =
   | { kind: 'forwarded'; result: Result }
   | { kind: 'executed'; result: Result; verdict: Verdict }
   | { kind: 'denied'; verdict: Verdict }
-  | { kind: 'refused'; verdict: Verdict; text: string }
+  | { kind: 'refused'; verdict: Verdict; text: string; structured?: Record<string, unknown> }
   | { kind: 'not-executed'; verdict: Verdict; text: string }
   | { kind: 'asked'; result: Result };
+
+/** `_meta` key of a refusal's own structured answer (pending mode's `pending_user_confirmation`, a failed check). */
+export const ANSWER_KEY = 'lookfirst_answer';
 
 /** What the exit needs to know of the tool: its name, and its outputSchema (the client validates against it). */
 export type ExitTool = Pick<CatalogueTool, 'exposed' | 'hasOutputSchema' | 'definition'>;
@@ -51,8 +54,15 @@ export function toResult(o: Outcome, tool: ExitTool | undefined): Result {
       return withVerdict(o.result, o.verdict, schema);
     case 'denied':
       return errorResult(denialText(name, o.verdict.reason), o.verdict, schema);
-    case 'refused':
-      return errorResult(o.text, o.verdict, schema);
+    case 'refused': {
+      const r = errorResult(o.text, o.verdict, schema);
+      if (!o.structured) return r;
+      // Beside the verdict, in `_meta` always; in structuredContent only when the tool declares no output
+      // schema (a client validates structuredContent against it even on an error result: SDK v1 client).
+      r._meta = { ...r._meta, [ANSWER_KEY]: o.structured };
+      if (!schema) r.structuredContent = { ...o.structured, ...(r.structuredContent as Record<string, unknown>) };
+      return r;
+    }
     case 'not-executed':
       return tool ? notExecutedResult(tool, o.text, o.verdict) : errorResult(o.text, o.verdict, false);
   }

@@ -14,6 +14,7 @@ import { awaitApproval, describeRisk, preparePreview, summaryOf } from '../ask.j
 import type { FixedState, Step } from '../context.js';
 import { approvalEntry } from '../entries.js';
 import { denied, type Outcome } from '../outcome.js';
+import { awaitingUser } from '../pending-answer.js';
 import { disclosureOf } from './placeholders.js';
 
 export const confirm: Step<FixedState> = async (s) => {
@@ -23,7 +24,9 @@ export const confirm: Step<FixedState> = async (s) => {
   if (decision.action === 'allow') {
     const rule = decision.rule ?? decision.reason;
     s.byRule = rule;
-    s.approval = { kind: 'approved', channel: 'rule', actor: `rule "${rule}"`, trust: 'authenticated' };
+    // Nobody was asked: the receipt says so (method rule) and names the one check, the rule that matched.
+    const evidence = { method: 'rule' as const, decidedAtMs: deps.clock.nowMs(), checks: [{ name: 'rule_matched', ok: true, detail: `rule "${rule}"` }] };
+    s.approval = { kind: 'approved', channel: 'rule', actor: `rule "${rule}"`, trust: 'rule', evidence };
     return undefined;
   }
   const replay = s.input.kind === 'replay' ? s.input : undefined;
@@ -41,6 +44,11 @@ export const confirm: Step<FixedState> = async (s) => {
     return deny(
       `this session already has ${deps.holds.count} questions waiting for a person (at most ${MAX_OPEN_QUESTIONS}); wait for them to be decided or to time out, then call again`,
     );
+  // lookfirst_confirm acts on a decision already taken: it never opens a question of its own.
+  if (ctx.confirming && !s.retried)
+    return deny(
+      'no call is waiting under this pending_id for this client (it ran, was denied, lapsed, or never existed): nothing was run; make the call again to ask again',
+    );
   const { summary } = summaryOf(call, decision.taint);
   // The diff of what would be written: the real values where placeholders go back (masked again to show).
   const diff = s.retried
@@ -54,13 +62,15 @@ export const confirm: Step<FixedState> = async (s) => {
     deadlineMs: deps.clock.nowMs() + deps.confirmTimeoutMs,
     ...describeRisk(decision.classification, call),
     diff,
+    user: deps.user,
   });
   if (!prepared.ok) {
     await deps.audit.appendDurable({ event: 'cancelled', ...base, stage: 'before_execution', reason: prepared.reason }).catch(() => {});
     return deny(prepared.reason);
   }
   const request = prepared.req;
-  if (!s.retried && ctx.mrtr && canAskInClient(ctx.mrtr, request) === true) {
+  // Pending mode answers at once: the client is not asked to hold a question open either.
+  if (!s.retried && deps.confirmMode !== 'pending' && ctx.mrtr && canAskInClient(ctx.mrtr, request) === true) {
     const asked = await askInClient(ctx.mrtr, { ...request, client: deps.clientName() });
     try {
       await deps.audit.appendDurable({ event: 'input_required', ...base, until: new Date(request.deadlineMs).toISOString() });
@@ -71,7 +81,7 @@ export const confirm: Step<FixedState> = async (s) => {
   }
   const got = await awaitApproval(deps, ctx, request, s.retried);
   if (got.kind === 'pending') {
-    if (!replay) return pendingOutcome(s, got.hold);
+    if (!replay) return deps.confirmMode === 'pending' ? awaitingUser(s, got.hold, request) : pendingOutcome(s, got.hold);
     // A promote waits for its person; it has no retry to come back with.
     deps.holds.withdraw(got.hold);
     return deny('nobody decided in time');
