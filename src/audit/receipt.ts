@@ -126,12 +126,16 @@ export function receiptSha256(bytes: string | Uint8Array): string {
   return sha256Hex(bytes);
 }
 
-/** A receipt read back from its bytes, or every reason it is not one. */
-export type ParsedReceipt = { ok: true; receipt: Receipt } | { ok: false; problems: string[] };
+/**
+ * A receipt read back from its bytes, or every reason it is not one. `canonical` false: it has a
+ * receipt's shape, but its bytes are not the form a receipt is written in (they were changed since).
+ */
+export type ParsedReceipt = { ok: true; receipt: Receipt; canonical: boolean } | { ok: false; problems: string[] };
 
 /**
- * Reads a receipt's bytes and checks its shape: JSON, exactly the canonical form this format writes,
- * version 1, every required field of its type. Hostile input: anything unexpected is a problem, listed.
+ * Reads a receipt's bytes and checks its shape: JSON, version 1, every required field of its type, and
+ * whether the bytes are exactly the canonical form this format writes. Hostile input: anything
+ * unexpected is a problem, listed.
  */
 export function parseReceipt(bytes: Uint8Array): ParsedReceipt {
   let text: string;
@@ -148,9 +152,7 @@ export function parseReceipt(bytes: Uint8Array): ParsedReceipt {
   }
   const problems = shapeProblems(value);
   if (problems.length > 0) return { ok: false, problems };
-  if (`${canonicalJson(value)}\n` !== text)
-    problems.push('it is not in the canonical form receipts are written in (RFC 8785 JSON, one newline): its bytes were changed');
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, receipt: value as Receipt };
+  return { ok: true, receipt: value as Receipt, canonical: `${canonicalJson(value)}\n` === text };
 }
 
 /**

@@ -142,6 +142,11 @@ export class AuditLog {
     return { sig: sign(null, bytes, this.opts.signer.key), keyName: this.opts.signer.name };
   }
 
+  /** The note name of the log's key (`lookfirst/<8 hex>`), as audit.pub names it. */
+  get keyName(): string {
+    return this.opts.signer.name;
+  }
+
   /** Says a sentence to the operator (stderr in the CLI), as the log's own warnings are said. */
   warn(message: string): void {
     this.opts.warn(message);

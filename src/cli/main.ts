@@ -13,6 +13,7 @@ import { keygenCommand } from './commands/keygen.js';
 import { pairCommand } from './commands/pair.js';
 import { planCommand } from './commands/plan.js';
 import { promoteCommand } from './commands/promote.js';
+import { receiptShowCommand, receiptVerifyCommand } from './commands/receipt.js';
 import { serveCommand } from './commands/serve.js';
 import { timelineCommand } from './commands/timeline.js';
 import { verifyLogCommand } from './commands/verify-log.js';
@@ -138,6 +139,23 @@ devices
   .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
   .option('--json', 'machine-readable output')
   .action((id: string, o: { config: string; json?: boolean }) => run(() => devicesRevokeCommand(id, o))());
+
+const receipt = program.command('receipt').description('the signed receipt an executed write leaves: show it, verify it against the audit log');
+receipt
+  .command('show')
+  .description('who confirmed what, when and how, with every check (verifies nothing: see receipt verify)')
+  .argument('<file>', 'a receipt, <audit.receipts>/<call id>.json')
+  .option('--json', 'machine-readable output: { file, sha256, receipt }')
+  .action((file: string, o: { json?: boolean }) => run(() => receiptShowCommand(file, o))());
+receipt
+  .command('verify')
+  .description('check the signature against audit.pub and the link to its audit entry (exit 0 ok, 2 a check failed, 1 usage)')
+  .argument('<file>', 'a receipt, <audit.receipts>/<call id>.json')
+  .option('-c, --config <file>', 'path to lookfirst.yaml, for audit.log and audit.pub (default: ./lookfirst.yaml when present)')
+  .option('--log <path>', "the audit log to find its entry in (default: the config's)")
+  .option('--pub <path>', "the audit public key to check its signature with (default: the config's audit.pub)")
+  .option('--json', 'machine-readable output: { file, log, pub, ok, checks: [{ name, ok, message }] }')
+  .action((file: string, o: { config?: string; log?: string; pub?: string; json?: boolean }) => run(() => receiptVerifyCommand(file, o))());
 
 // Output piped into a reader that stops early (`| head`): stop quietly, as Unix tools do.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {

@@ -1,0 +1,173 @@
+/**
+ * `lookfirst receipt show FILE [--json]` and `lookfirst receipt verify FILE [--config F] [--log PATH]
+ * [--pub PATH] [--json]`: read and check a signed receipt (audit/receipt.ts). `show` prints who confirmed
+ * what, when and how, with every check, and verifies nothing (it says so). `verify` checks, each by name:
+ * the receipt is well-formed, its signature holds under audit.pub, it names that key, its audit entry is
+ * in the log at its seq with its hash and for its call, a `receipt_issued` entry names its SHA-256, and the
+ * log itself is not tampered (verify-log). Exit 0 when every check passes, 2 when any fails, 1 for a usage
+ * error (no config, log or key to check against). Missing evidence is never a pass.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { loadVerifier } from '../../audit/keys.js';
+import { parseReceipt, type Receipt, receiptSha256, verifyReceiptSignature } from '../../audit/receipt.js';
+import { checkReceiptLink } from '../../audit/receipt-link.js';
+import { loadConfig } from '../../config/load.js';
+import { LookfirstError } from '../../errors.js';
+import { cliName, paint } from '../output.js';
+import { verifyLogFile } from './verify-log.js';
+
+/** Exit codes of `receipt verify` (and `show` of an unreadable receipt). */
+export const RECEIPT_EXIT = { ok: 0, usage: 1, failed: 2 } as const;
+
+/** One check of `receipt verify`: a stable name, whether it passed, and in words what it found. */
+export interface ReceiptCheck {
+  name: 'well_formed' | 'signature' | 'key' | 'entry_in_log' | 'receipt_issued' | 'log_intact';
+  ok: boolean;
+  message: string;
+}
+
+/** Reads a receipt file's bytes. @throws LookfirstError `USAGE` when it cannot be read. */
+function readReceiptFile(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new LookfirstError('USAGE', `cannot read the receipt ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  }
+}
+
+/**
+ * Runs `receipt show`; returns the exit code (2 when the file is not a well-formed receipt).
+ * @throws LookfirstError `USAGE` when the file cannot be read.
+ */
+export function receiptShowCommand(file: string, opts: { json?: boolean }): number {
+  const bytes = readReceiptFile(file);
+  const parsed = parseReceipt(bytes);
+  if (!parsed.ok) {
+    if (opts.json) process.stdout.write(`${JSON.stringify({ file, ok: false, problems: parsed.problems })}\n`);
+    else for (const p of parsed.problems) process.stdout.write(`${paint(process.stdout, 'red', 'not a receipt')}: ${p}\n`);
+    return RECEIPT_EXIT.failed;
+  }
+  const r = parsed.receipt;
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify({ file, sha256: receiptSha256(bytes), receipt: r })}\n`);
+    return RECEIPT_EXIT.ok;
+  }
+  process.stdout.write(describeReceipt(r, receiptSha256(bytes)));
+  process.stdout.write(`${paint(process.stdout, 'dim', `not verified here: run ${cliName()} receipt verify ${file}`)}\n`);
+  return RECEIPT_EXIT.ok;
+}
+
+/** A receipt in words for a person: who, what, when, how, each check, the outcome and the audit link. */
+export function describeReceipt(r: Receipt, sha: string): string {
+  const out = process.stdout;
+  const lines: string[] = [];
+  const who = [r.who.actor, r.who.user && `user ${r.who.user}`, r.who.device && `device ${r.who.device}`, r.who.replica && `replica ${r.who.replica}`]
+    .filter(Boolean)
+    .join(', ');
+  lines.push(`receipt ${r.id} for call ${r.call_id} (sha256 ${sha})`);
+  lines.push(`who:   ${who} (channel ${r.who.channel}, trust ${r.who.trust})`);
+  lines.push(`what:  ${r.what.tool} on ${r.what.upstream} (${r.what.upstream_tool}), arguments sha256 ${r.what.args_sha256}`);
+  if (r.what.shown !== undefined) lines.push(`shown: ${JSON.stringify(r.what.shown)}`);
+  const when = [
+    r.when.proposed && `proposed ${r.when.proposed}`,
+    r.when.shown && `shown ${r.when.shown}`,
+    `confirmed ${r.when.confirmed}`,
+    `executed ${r.when.executed}`,
+  ];
+  lines.push(`when:  ${when.filter(Boolean).join(', ')}`);
+  const how = [r.how.method, r.how.evidence_ref && `evidence ${r.how.evidence_ref}`, r.how.card_set && `card set ${r.how.card_set}`];
+  lines.push(`how:   ${how.filter(Boolean).join(', ')}`);
+  if (r.how.transcript !== undefined) lines.push(`heard: ${JSON.stringify(r.how.transcript)}`);
+  if (r.how.audio_sha256 !== undefined) lines.push(`audio: sha256 ${r.how.audio_sha256}`);
+  lines.push(`checks (${r.checks.length}):`);
+  for (const c of r.checks) lines.push(`  ${c.ok ? paint(out, 'green', 'ok    ') : paint(out, 'red', 'FAILED')} ${c.name}${c.detail ? `: ${c.detail}` : ''}`);
+  if (r.checks.length === 0) lines.push('  (none recorded by the channel)');
+  lines.push(`outcome: ${r.outcome.executed}${r.outcome.readback ? `, read-back ${r.outcome.readback}` : ''}`);
+  lines.push(`audit: ${r.audit.event} entry seq ${r.audit.seq}, sha256 ${r.audit.entry_sha256}; signed by ${r.key}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Runs `receipt verify`; returns the exit code: 0 every check passed, 2 one failed.
+ * @throws LookfirstError `USAGE` (no receipt file, no config and no --pub/--log), `AUDIT_KEY_MISSING`,
+ *   `AUDIT_LOG_UNREADABLE`, ConfigError.
+ */
+export function receiptVerifyCommand(file: string, opts: { config?: string; log?: string; pub?: string; json?: boolean }): number {
+  const bytes = readReceiptFile(file);
+  const configFile = opts.config ?? (existsSync('lookfirst.yaml') ? 'lookfirst.yaml' : undefined);
+  const config = configFile && (!opts.log || !opts.pub) ? loadConfig(configFile) : undefined;
+  const logPath = opts.log ?? config?.audit.logPath;
+  const pubPath = opts.pub ?? config?.audit.pubPath;
+  if (!logPath || !pubPath)
+    throw new LookfirstError(
+      'USAGE',
+      'receipt verify needs the audit log and audit.pub the receipt is checked against: give --config lookfirst.yaml (or run it where lookfirst.yaml is), or --log and --pub',
+    );
+  const checks = verifyReceipt(bytes, logPath, pubPath, configFile);
+  const ok = checks.every((c) => c.ok);
+  if (opts.json) process.stdout.write(`${JSON.stringify({ file, log: logPath, pub: pubPath, ok, checks })}\n`);
+  else {
+    const out = process.stdout;
+    for (const c of checks) out.write(`${c.ok ? paint(out, 'green', 'ok    ') : paint(out, 'red', 'FAILED')} ${c.name}: ${c.message}\n`);
+    out.write(ok ? `${paint(out, 'green', 'receipt verified')}: ${file}\n` : `${paint(out, 'red', 'receipt NOT verified')}: ${file}\n`);
+  }
+  return ok ? RECEIPT_EXIT.ok : RECEIPT_EXIT.failed;
+}
+
+/**
+ * Every check of a receipt against a log and key, in order; a check that cannot run after an earlier
+ * failure is reported failed with why (never skipped as a pass).
+ * @throws LookfirstError `AUDIT_KEY_MISSING`/`AUDIT_KEY_INVALID` (audit.pub), `AUDIT_LOG_UNREADABLE` (the log).
+ */
+export function verifyReceipt(bytes: Uint8Array, logPath: string, pubPath: string, configFile = 'lookfirst.yaml'): ReceiptCheck[] {
+  const verifier = loadVerifier(pubPath, `${cliName()} keygen --config ${configFile}`);
+  const parsed = parseReceipt(bytes);
+  const checks: ReceiptCheck[] = [];
+  if (!parsed.ok) {
+    checks.push({ name: 'well_formed', ok: false, message: `it is not a well-formed receipt (edited, or not a receipt): ${parsed.problems.join('; ')}` });
+    return checks;
+  }
+  const r = parsed.receipt;
+  const sha = receiptSha256(bytes);
+  checks.push({
+    name: 'well_formed',
+    ok: parsed.canonical,
+    message: parsed.canonical
+      ? `receipt format v${r.v}, sha256 ${sha}`
+      : 'the receipt was edited after signing: its bytes are not the canonical form it was written in (RFC 8785 JSON, one newline)',
+  });
+  const sigOk = verifyReceiptSignature(r, verifier.key);
+  checks.push({
+    name: 'signature',
+    ok: sigOk,
+    message: sigOk
+      ? `signed by the key in ${pubPath} (${verifier.name})`
+      : `the receipt was edited after signing (signature does not match the key in ${pubPath}), or it was signed by another key`,
+  });
+  const keyOk = r.key === verifier.name;
+  checks.push({ name: 'key', ok: keyOk, message: keyOk ? `names ${r.key}` : `names the key ${JSON.stringify(r.key)}, but ${pubPath} holds ${verifier.name}` });
+  const { report, evidence } = verifyLogFile(logPath, pubPath, undefined, configFile);
+  const link = checkReceiptLink(r, sha, evidence.bytes, verifier.key);
+  const entryProblems = link.filter((p) => p.name !== 'not_issued');
+  checks.push({
+    name: 'entry_in_log',
+    ok: entryProblems.length === 0,
+    message:
+      entryProblems.length === 0
+        ? `its ${r.audit.event} entry is in ${logPath} at seq ${r.audit.seq} with hash ${r.audit.entry_sha256.slice(0, 16)}…, for call ${r.call_id}`
+        : entryProblems.map((p) => p.message).join('; '),
+  });
+  const notIssued = link.find((p) => p.name === 'not_issued');
+  checks.push({ name: 'receipt_issued', ok: !notIssued, message: notIssued ? notIssued.message : 'a signed receipt_issued entry names this receipt' });
+  // A receipt is only as good as the log it is linked to: a tampered log fails it; a log whose end is not
+  // vouched for by a head (unproven) does not, since the entry itself was found and its signature checked.
+  const intact = report.verdict !== 'tampered';
+  checks.push({
+    name: 'log_intact',
+    ok: intact,
+    message: intact
+      ? `the log verifies (${report.verdict})`
+      : `the log does not verify (tampered: ${report.problems[0]?.message ?? 'see verify-log'}); run ${cliName()} verify-log`,
+  });
+  return checks;
+}
