@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'STORE_INVALID'
   | 'VOICE_AUDIO_INVALID'
   | 'VOICE_RECOGNISER_FAILED'
+  | 'DEVICE_TLS'
   | 'USAGE';
 
 /** Base class: a known failure with a stable code (pinned by tests; change on purpose only). */

@@ -6,6 +6,7 @@
  */
 
 import { readFileSync } from 'node:fs';
+import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/load.js';
 import { LOOPBACK } from '../config/schema.js';
 import type { OutOfBandChannel } from '../confirm/channel.js';
@@ -14,8 +15,10 @@ import { createWebChannel } from '../confirm/channels/web.js';
 import { createWebhookChannel, loadWebhookSecret } from '../confirm/channels/webhook.js';
 import type { PendingApprovals } from '../confirm/pending.js';
 import { LookfirstError } from '../errors.js';
+import type { Store } from '../store/store.js';
 import { startWebApp, type WebApp } from '../web/app.js';
 import { startWebhookEndpoint, type WebhookEndpoint } from '../web/webhook-endpoint.js';
+import { type Devices, startDevices } from './devices-start.js';
 
 /** Channels and what must be closed at the end. */
 export interface Channels {
@@ -27,6 +30,9 @@ export interface Channels {
 export interface ChannelDeps {
   config: Config;
   pending: PendingApprovals;
+  /** The gate's store: paired devices, cards and nonces live there (confirm.device). */
+  store?: Store;
+  clock?: Clock;
   log: (line: string) => void;
   /** A refused request to the page or the decision endpoint (a security event). */
   refused: (what: string) => void;
@@ -48,9 +54,26 @@ export async function startChannels(deps: ChannelDeps): Promise<Channels> {
   const closers: (() => Promise<void>)[] = [];
   const outOfBand: OutOfBandChannel[] = [];
   try {
+    // Devices first: the page's "Pair a phone" button needs the device page's address.
+    let devices: Devices | undefined;
+    if (c.device) {
+      if (!deps.store) throw new LookfirstError('CONFIG_INVALID', "confirm.device needs the gate's store; this command runs without one");
+      devices = await startDevices({
+        device: c.device,
+        configFile: config.file,
+        store: deps.store,
+        pending,
+        clock: deps.clock ?? systemClock,
+        log,
+        refused: deps.refused,
+      });
+      closers.push(() => devices!.close());
+      outOfBand.push(devices.channel);
+    }
     let web: WebApp | undefined;
     if (c.web.enabled) {
       web = await startWebApp({
+        pairing: devices?.pagePairing,
         host: c.web.host,
         port: c.web.port,
         pending,
@@ -114,7 +137,7 @@ export async function startChannels(deps: ChannelDeps): Promise<Channels> {
       log(
         'warning: confirm.elicitation is on: an autonomous client can answer elicitation itself (self-approval). For such clients set confirm.elicitation: false, so that only the page, webhook or terminal can approve.',
       );
-    else if (!c.web.enabled && !c.webhook && !c.terminal)
+    else if (!c.web.enabled && !c.webhook && !c.terminal && !c.device)
       log(
         deps.noChannel ??
           'warning: no confirmation channel is enabled: every call that needs a person will be denied. Enable confirm.web, confirm.webhook, confirm.terminal or confirm.elicitation.',

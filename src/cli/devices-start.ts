@@ -1,0 +1,112 @@
+/**
+ * Starts paired-device confirmation (confirm.device): the device registry, pairing, cards and (with
+ * confirm.device.voice) voice answers, all on the gate's store so that every replica shows the same
+ * cards and refuses a revoked device; the device endpoint that phones reach (web/device-endpoint.ts);
+ * and the `device` channel that puts a held call on its user's phones. It lives in cli/ beside the
+ * other channels because it starts a listener (web/).
+ */
+import { readFileSync } from 'node:fs';
+import type { Clock } from '../clock.js';
+import type { DeviceConfig } from '../config/load.js';
+import { LOOPBACK } from '../config/schema.js';
+import { createDeviceChannel, type DeviceChannel } from '../confirm/channels/device.js';
+import { Cards } from '../confirm/devices/cards.js';
+import { Pairing } from '../confirm/devices/pairing.js';
+import { DeviceRegistry } from '../confirm/devices/registry.js';
+import type { PendingApprovals } from '../confirm/pending.js';
+import { createRecogniser } from '../confirm/voice/recogniser.js';
+import { LookfirstError } from '../errors.js';
+import type { Store } from '../store/store.js';
+import type { PagePairing } from '../web/app.js';
+import { startDeviceEndpoint } from '../web/device-endpoint.js';
+import { createDeviceVoice } from '../web/device-voice.js';
+
+/** What the device parts need from the gate. */
+export interface DevicesDeps {
+  device: DeviceConfig;
+  /** The config file, named in the sentences that say how to pair. */
+  configFile: string;
+  store: Store;
+  pending: PendingApprovals;
+  clock: Clock;
+  log: (line: string) => void;
+  /** A refused device request (a security event). */
+  refused: (what: string) => void;
+}
+
+/** The running device parts. */
+export interface Devices {
+  channel: DeviceChannel;
+  /** What the approval page's "Pair a phone" button needs. */
+  pagePairing: PagePairing;
+  /** The device page's address (`…/device/`). */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the device endpoint and channel.
+ * @throws LookfirstError `DEVICE_TLS` when the certificate or key cannot be read; `WEB_UNAVAILABLE` when
+ *   the address is taken; StoreError when the store cannot be read.
+ */
+export async function startDevices(deps: DevicesDeps): Promise<Devices> {
+  const { device: d, store, clock, pending } = deps;
+  const registry = new DeviceRegistry({ store, clock });
+  const pairing = new Pairing({ store, registry, clock });
+  const cards = new Cards({ store, pending, registry, defaultUser: d.defaultUser, clock });
+  const voice =
+    d.voice &&
+    createDeviceVoice({
+      cards,
+      hear: {
+        recogniser: createRecogniser({ recogniser: d.voice.recogniser, timeoutMs: d.voice.timeoutMs }),
+        store,
+        languages: d.voice.languages,
+        maxMs: d.voice.maxMs,
+      },
+    });
+  const channel = createDeviceChannel({ store, defaultUser: d.defaultUser, configFile: deps.configFile });
+  try {
+    await channel.ready;
+    const endpoint = await startDeviceEndpoint({
+      host: d.host,
+      port: d.port,
+      tls: d.tls && { cert: readPem(d.tls.certFile, 'cert_file'), key: readPem(d.tls.keyFile, 'key_file') },
+      publicUrl: d.publicUrl,
+      pairing,
+      registry,
+      cards,
+      voice,
+      store,
+      clock,
+      onRefused: (reason, req) => deps.refused(`device ${req.method ?? ''} ${reason}`),
+    });
+    const url = `${endpoint.url}/device/`;
+    deps.log(`device page at ${url} (pair a phone with: lookfirst pair --config ${deps.configFile}${voice ? '; voice answers on' : ''})`);
+    if (!LOOPBACK.has(d.host) && !d.tls)
+      deps.log(`warning: the device endpoint listens on ${d.host} over plain HTTP: only the TLS proxy at ${d.publicUrl} may reach it (firewall it).`);
+    return {
+      channel,
+      pagePairing: { pairing, user: d.defaultUser, deviceUrl: endpoint.url },
+      url,
+      close: async () => {
+        channel.close();
+        await endpoint.close();
+      },
+    };
+  } catch (err) {
+    channel.close();
+    throw err;
+  }
+}
+
+function readPem(file: string, key: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new LookfirstError(
+      'DEVICE_TLS',
+      `cannot read confirm.device.tls.${key} ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'}): give a PEM file the gate can read`,
+    );
+  }
+}
