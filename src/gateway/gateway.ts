@@ -436,6 +436,7 @@ export class Gateway {
       dryRunBudget: this.dryRunBudget,
       privacy,
       redact: this.opts.redact,
+      receiptsDir: this.opts.config.audit.receiptsDir,
     };
   }
 

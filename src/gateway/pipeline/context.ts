@@ -5,7 +5,7 @@
  */
 
 import type { Result } from '@modelcontextprotocol/sdk/types.js';
-import type { AuditLog } from '../../audit/writer.js';
+import type { AppendedEntry, AuditLog } from '../../audit/writer.js';
 import type { Clock } from '../../clock.js';
 import type { ConfirmBroker } from '../../confirm/broker.js';
 import type { RedactHook } from '../../confirm/redact.js';
@@ -54,6 +54,8 @@ export interface PipelineDeps {
   privacy?: PrivacySession;
   /** The operator's redaction hook (`redact.hook`): masks each preview before anyone sees it. */
   redact?: RedactHook;
+  /** Where signed receipts of executed calls go (`audit.receipts`; absent: each is logged as `receipt_failed`). */
+  receiptsDir?: string;
 }
 
 /** A gate run's recording budget (bytes), shared by its client sessions and replicas (gateway/dry-run-budget.ts). */
@@ -107,6 +109,11 @@ export interface CallState {
   checks?: CheckResult[];
   /** execute: the upstream's answer. */
   result?: Result;
+  /** receipt (call_received) and execute/readback: where the call's entries landed, for its signed receipt. */
+  entries?: {
+    received?: AppendedEntry;
+    executed?: AppendedEntry & { event: 'executed' | 'execution_failed'; outcome: 'ok' | 'upstream_error' | 'unknown' };
+  };
 }
 
 /** A call state whose tool, decision and fixed call are known (every step after `fix`). */

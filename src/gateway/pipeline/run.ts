@@ -30,6 +30,7 @@ import { readback } from './steps/readback.js';
 import { receipt } from './steps/receipt.js';
 import { record } from './steps/record.js';
 import { retry } from './steps/retry.js';
+import { signReceipt } from './steps/sign-receipt.js';
 
 /** Until the call is known and decided; a read ends here. */
 const DECIDE: Step[] = [lookup, placeholders, pins, decide, read];
@@ -66,6 +67,8 @@ async function gated(s: CallState): Promise<Outcome> {
       return steps(f, EXECUTE);
     });
     if (!out) throw new Error('the pipeline ended without an outcome (the readback step ends every call)');
+    // Every executed call's signed receipt, whichever way it ended (never throws, never changes the outcome).
+    await signReceipt(f, out);
     return out;
   } catch (err) {
     // The tool's execution order could not be taken from the store: nothing was sent (fail closed).

@@ -46,7 +46,11 @@ export const execute: Step<FixedState> = async (s): Promise<Outcome | undefined>
     return undefined;
   } catch (err) {
     const reason = unknownOutcomeReason(deps, ctx.signal, signal, err);
-    await deps.audit.appendDurable({ event: 'execution_failed', ...base, outcome: 'unknown', reason }).catch(() => {});
+    await deps.audit
+      .appendDurable({ event: 'execution_failed', ...base, outcome: 'unknown', reason })
+      // The entry its receipt links to (steps/sign-receipt.ts).
+      .then((at) => (s.entries = { ...s.entries, executed: { ...at, event: 'execution_failed', outcome: 'unknown' } }))
+      .catch(() => {});
     if (s.byRule) {
       // Settled as far as the gate goes: the rule needs no person to look (a restart must not block the tool).
       await deps.audit.appendDurable({ event: 'execution_resolved', ...base }).catch(() => {});

@@ -22,7 +22,10 @@ export const readback: Step<FixedState> = async (s): Promise<Outcome> => {
   const upstreamError = result.isError === true;
   let unlogged = '';
   try {
-    await deps.audit.appendDurable({ event: 'executed', ...base, outcome: upstreamError ? 'upstream_error' : 'ok' });
+    const outcome = upstreamError ? 'upstream_error' : 'ok';
+    const at = await deps.audit.appendDurable({ event: 'executed', ...base, outcome });
+    // The entry its receipt links to (steps/sign-receipt.ts).
+    s.entries = { ...s.entries, executed: { ...at, event: 'executed', outcome } };
   } catch (err) {
     // A person's approval: its outcome is not on record, so it counts as unknown; a rule's: it is said.
     if (!s.byRule) return outcomeUnrecorded(s, err);
@@ -58,7 +61,10 @@ export const readback: Step<FixedState> = async (s): Promise<Outcome> => {
 async function outcomeUnrecorded(s: FixedState, err: unknown): Promise<Outcome> {
   const reason = `the audit log cannot be written (${(err as Error).message})`;
   const base = { call_id: s.call.callId, tool: s.tool.exposed };
-  await s.deps.audit.appendDurable({ event: 'execution_failed', ...base, outcome: 'unknown', reason }).catch(() => {});
+  await s.deps.audit
+    .appendDurable({ event: 'execution_failed', ...base, outcome: 'unknown', reason })
+    .then((at) => (s.entries = { ...s.entries, executed: { ...at, event: 'execution_failed', outcome: 'unknown' } }))
+    .catch(() => {});
   await blockTool(s, `outcome unknown: ${reason}`);
   return {
     kind: 'refused',

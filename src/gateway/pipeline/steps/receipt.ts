@@ -15,12 +15,14 @@ export const receipt: Step<FixedState> = async (s) => {
     if (s.retried) await deps.audit.appendDurable({ event: 'call_retried', ...base, args_sha256: call.argsSha256 });
     else {
       const replay = s.input.kind === 'replay';
-      await deps.audit.appendDurable(
+      const received = await deps.audit.appendDurable(
         receivedEntry(call, replay ? 'lookfirst promote' : deps.clientName(), {
           dry_run: !replay && deps.dryRun ? true : undefined,
           replay_of: s.input.kind === 'replay' ? s.input.callId : undefined,
         }),
       );
+      // When it was proposed, for its signed receipt (steps/sign-receipt.ts).
+      s.entries = { ...s.entries, received };
       await deps.audit.appendDurable({
         event: 'decision',
         ...base,
