@@ -3,7 +3,8 @@
  * it: pair by typing the code, see the cards (numbered, with risk, diff and countdown), tap Approve, give
  * a high-risk call its second yes, and see a revoked phone told so. Against a real device endpoint on
  * loopback, a real SQLite store and the real registry, pairing, pending queue and cards. Screenshots go
- * to a temp folder, and to docs/screenshots when UPDATE_SCREENSHOTS=1.
+ * to a temp folder, and to docs/screenshots when UPDATE_SCREENSHOTS=1. And the approval page's "Pair a
+ * phone" button: its code and QR image (under the page's CSP), used by a phone to pair.
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -11,8 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startWebApp, type WebApp } from '../src/web/app.js';
 import { launchChromium } from './browser.js';
-import { type DeviceRig, startDeviceRig } from './device-rig.js';
+import { call, type DeviceRig, startDeviceRig } from './device-rig.js';
 import { ROOT } from './helpers.js';
 
 const DIFF = '--- a/notes/plan.md\n+++ b/notes/plan.md\n@@ -1,3 +1,3 @@\n # Plan\n-ship on Friday\n+ship on Monday\n owner: dana\n';
@@ -136,5 +138,68 @@ describe('device page in Chromium (phone viewport)', () => {
     assert.match(await tab.locator('#revoked-why').innerText(), /revoked/);
     assert.equal(await tab.locator('#device').isHidden(), true);
     assert.equal(await tab.locator('#status').innerText(), 'revoked');
+  });
+});
+
+describe('"Pair a phone" on the approval page, then the phone', () => {
+  let browser: Browser;
+  let rig: DeviceRig;
+  let page: WebApp;
+  before(async () => {
+    browser = await launchChromium();
+    rig = await startDeviceRig();
+    page = await startWebApp({
+      host: '127.0.0.1',
+      port: 0,
+      pending: rig.pending,
+      pairing: { pairing: rig.pairing, user: 'owner', deviceUrl: rig.endpoint.url },
+    });
+  });
+  after(async () => {
+    await page?.close();
+    await browser?.close();
+    await rig?.close();
+  });
+
+  it('shows a code and a QR image of the pairing address; the phone pairs at that address with that code', async () => {
+    const desk = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+    const cspErrors: string[] = [];
+    desk.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
+    });
+    await desk.goto(page.url);
+    await desk.locator('#pair-phone').click();
+    const code = (await desk.locator('#pair-code').innerText()).trim();
+    assert.match(code, /^\d{6}$/);
+    const url = await desk.locator('#pair-url').innerText();
+    assert.match(url, new RegExp(`^${rig.endpoint.url}/device/#pair=pr_[0-9a-f]{16}$`));
+    await desk.waitForFunction(() => ((document.getElementById('pair-qr') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
+    assert.ok(await desk.locator('#pair-qr').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), 'the QR image loads under the CSP');
+    assert.deepEqual(cspErrors, []);
+    if (process.env.UPDATE_SCREENSHOTS === '1') await desk.locator('header').screenshot({ path: join(ROOT, 'docs/screenshots/page-pair-phone.png') });
+    await desk.close();
+
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const tab = await phone.newPage();
+    await tab.goto(url);
+    await tab.locator('#pair-code').fill(code);
+    await tab.locator('#pair-submit').tap();
+    await tab.locator('#status.ok').waitFor({ timeout: 10_000 });
+    const [device] = await rig.registry.list('owner');
+    assert.equal(device?.name, 'My phone');
+    await phone.close();
+  });
+
+  it('refuses POST /pair without the CSRF token or from another site, and opens no pairing', async () => {
+    const port = page.port;
+    const k = new URL(page.url).searchParams.get('k')!;
+    const before = (await rig.store.list('pairing')).length;
+    const noToken = await call(port, 'POST', `/pair?k=${k}`, { 'content-type': 'application/json' }, '{}');
+    assert.equal(noToken.status, 403);
+    const crossSite = await call(port, 'POST', `/pair?k=${k}`, { 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' }, '{}');
+    assert.equal(crossSite.status, 403);
+    const noKey = await call(port, 'POST', '/pair', { 'content-type': 'application/json' }, '{}');
+    assert.equal(noKey.status, 403);
+    assert.equal((await rig.store.list('pairing')).length, before);
   });
 });

@@ -10,13 +10,18 @@
  * The key never leaves this process on a command line: the browser is opened through a launch file
  * (launch-file.ts). A tab left open across a gate restart holds a key the new gate does not know: its
  * event stream is refused (403), and the page says the gate restarted and where the new address is.
+ * "Pair a phone" (only with a `pairing` option): `POST /pair`, guarded exactly as a decision, opens a
+ * pairing (confirm/devices/pairing.ts) and answers its 6-digit code, the pairing address and a QR code
+ * of it as SVG; the script shows the SVG as an image from a Blob URL (never as markup).
  * Who decided: with `identityHeader` (set by an authenticating proxy) the actor is `web:<header value>`,
  * trust `authenticated`; otherwise `web:<name typed on the page>`, trust `self-declared`.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import QRCode from 'qrcode';
 import { type Clock, systemClock } from '../clock.js';
+import { type Pairing, pairingUrl } from '../confirm/devices/pairing.js';
 import type { PendingApprovals } from '../confirm/pending.js';
 import type { Decider } from '../types.js';
 import { allowedHosts, checkCsrf, checkHost, checkSameOrigin, type GuardResult } from './guards.js';
@@ -31,9 +36,13 @@ const KEEPALIVE_MS = 15_000;
 /** Most live pages at once (event streams). */
 const MAX_STREAMS = 32;
 
-/** The page's Content-Security-Policy: its own script and style only, nothing inline, no framing. */
+/**
+ * The page's Content-Security-Policy: its own script and style only, nothing inline, no framing.
+ * `img-src blob:` is there for the pairing QR code only: the script makes it a Blob URL from the SVG the
+ * page's own `POST /pair` answered, and only a script of this origin can make a Blob URL of this origin.
+ */
 export const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** Options of the approval page. */
 export interface WebAppOptions {
@@ -52,6 +61,17 @@ export interface WebAppOptions {
   reconnect?: Partial<ReconnectSettings>;
   /** The time source for the page's server time and the listener; systemClock when omitted. */
   clock?: Clock;
+  /** Enables "Pair a phone": pairings open in `pairing` for `user`, at the device endpoint's `deviceUrl`. */
+  pairing?: PagePairing;
+}
+
+/** What the page's "Pair a phone" button needs. */
+export interface PagePairing {
+  pairing: Pairing;
+  /** The user the phone is paired for (confirm.device.default_user, `owner` by default). */
+  user: string;
+  /** The device endpoint's base address as a phone reaches it (no trailing slash), e.g. `https://gate.lan:8473`. */
+  deviceUrl: string;
 }
 
 /** How an open page reconnects to its event stream (ms). */
@@ -144,7 +164,13 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
         return refuse(res, req, { ok: false, reason: `no ${opts.identityHeader} header: the page is served only through the authenticating proxy` });
     }
     if (req.method === 'GET' && path === '/')
-      return send(res, 200, shellPage(csrf, identity, `${reconnect.retryMs},${reconnect.giveUpMs}`), 'text/html; charset=utf-8', headers);
+      return send(
+        res,
+        200,
+        shellPage(csrf, identity, `${reconnect.retryMs},${reconnect.giveUpMs}`, opts.pairing !== undefined),
+        'text/html; charset=utf-8',
+        headers,
+      );
     if (req.method === 'GET' && path === '/state.json') return sendJson(res, 200, JSON.parse(state()), headers);
     if (req.method === 'GET' && path === '/events') {
       if (streams.size >= MAX_STREAMS) return sendJson(res, 503, { error: `too many open pages (${MAX_STREAMS}); close some tabs` }, headers);
@@ -154,6 +180,7 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
       req.on('close', () => streams.delete(res));
       return;
     }
+    if (path === '/pair' && opts.pairing) return pair(req, res, opts.pairing);
     if (path !== '/decision') return sendJson(res, 404, { error: 'not found' }, headers);
     if (req.method !== 'POST') return sendJson(res, 405, { error: 'use POST' }, { ...headers, allow: 'POST' });
     const same = checkSameOrigin(header(req, 'origin'), header(req, 'sec-fetch-site'), allowed);
@@ -174,10 +201,38 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
       actor: `web:${name}`,
       trust: identity ? 'authenticated' : 'self-declared',
       comment: typeof body.comment === 'string' && body.comment.trim() ? body.comment.trim().slice(0, 500) : undefined,
+      // Reached only when the page's own guards passed: any of them failing refused the request above.
+      evidence: {
+        method: 'page',
+        decidedAtMs: clock.nowMs(),
+        checks: [
+          { name: 'page_access_key', ok: true },
+          { name: 'csrf_token', ok: true },
+          { name: 'same_origin', ok: true },
+        ],
+      },
     };
     const result = await opts.pending.decide(String(body.call_id ?? ''), String(body.args_sha256 ?? ''), body.decision === 'approve', who);
     if (!result.ok) return refuse(res, req, { ok: false, reason: result.reason });
     sendJson(res, 200, { ok: true, decision: body.decision }, headers);
+  }
+
+  /** `POST /pair`: the same guards as a decision (same origin, JSON, CSRF token), then a new pairing. */
+  async function pair(req: IncomingMessage, res: ServerResponse, p: PagePairing): Promise<void> {
+    if (req.method !== 'POST') return sendJson(res, 405, { error: 'use POST' }, { ...headers, allow: 'POST' });
+    const same = checkSameOrigin(header(req, 'origin'), header(req, 'sec-fetch-site'), allowed);
+    if (!same.ok) return refuse(res, req, same);
+    if (!isJson(req))
+      return refuse(res, req, {
+        ok: false,
+        reason: `a pairing request must be application/json, not ${(header(req, 'content-type') ?? 'nothing').slice(0, 40)}`,
+      });
+    const token = checkCsrf(header(req, 'x-lookfirst-csrf'), csrf);
+    if (!token.ok) return refuse(res, req, token);
+    const started = await p.pairing.start(p.user);
+    const url = pairingUrl(p.deviceUrl, started.pairingId);
+    const qr = await QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+    sendJson(res, 200, { code: started.code, url, qr_svg: qr, expires_at: new Date(started.expiresAtMs).toISOString() }, headers);
   }
 
   const port = await listen(server, opts.host, opts.port, 'approval page', 'confirm.web.port');

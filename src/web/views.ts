@@ -40,14 +40,16 @@ function render(v: unknown): string {
  * @param csrf the per-process token the script sends with each decision.
  * @param identity the proxy's name for the person, or undefined when the page asks for a name.
  * @param reconnect `retryMs,giveUpMs`: how the page's script retries a lost event stream.
+ * @param pairing whether the page offers "Pair a phone" (the gate has a device endpoint).
  */
-export function shellPage(csrf: string, identity: string | undefined, reconnect = '2000,60000'): string {
+export function shellPage(csrf: string, identity: string | undefined, reconnect = '2000,60000', pairing = false): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>lookfirst</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="lookfirst-csrf" content="${csrf}">
 <meta name="lookfirst-identity" content="${identity ?? ''}">
 <meta name="lookfirst-reconnect" content="${reconnect}">
+<meta name="lookfirst-pairing" content="${pairing ? 'on' : ''}">
 <link rel="stylesheet" href="/static/app.css">
 <script src="/static/app.js" defer></script>
 </head>
@@ -55,6 +57,7 @@ export function shellPage(csrf: string, identity: string | undefined, reconnect 
 <header><h1>lookfirst <span id="count" aria-live="polite"></span></h1>
 <p id="who"></p>
 <p id="status" role="status">connecting…</p>
+<div id="pair-area"></div>
 <p class="hint">Approve runs the call shown, exactly as shown, once. Deny, or no decision before the countdown ends, runs nothing.</p></header>
 <main>
 <section aria-labelledby="pending-h"><h2 id="pending-h">Waiting for you</h2>

@@ -112,8 +112,9 @@
       });
       const body = await res.json().catch(() => ({}));
       if (res.status !== 201) {
-        const left = typeof body.tries_left === 'number' ? ` (${body.tries_left} tries left)` : '';
-        msg.textContent = `Not paired: ${body.error || res.status}${left}`;
+        const why = String(body.error || `status ${res.status}`).replace(/^pairing refused: /, '');
+        const left = typeof body.tries_left === 'number' && !/left/.test(why) ? ` (${body.tries_left} tries left)` : '';
+        msg.textContent = `Not paired: ${why}${left}`;
         return;
       }
       device = { id: body.device_id, user: body.user, name, key: b64url(key) };
@@ -408,6 +409,9 @@
   }
 
   $('pair-form').addEventListener('submit', pair);
+  $('pair-code').addEventListener('input', () => {
+    $('pair-msg').textContent = '';
+  });
   $('forget').addEventListener('click', forget);
   const voice = $('voice');
   voice.addEventListener('pointerdown', startVoice);

@@ -278,7 +278,58 @@
     });
   }
 
+  // "Pair a phone": a new pairing's code and a QR code of its address. The QR SVG comes from this page's
+  // own POST /pair and is shown as an image from a Blob URL (CSP img-src blob:), never as markup.
+  let qrUrl = '';
+  function renderPairButton() {
+    if (meta('lookfirst-pairing') !== 'on') return;
+    const area = $('pair-area');
+    const button = el('button', { id: 'pair-phone', class: 'pair', type: 'button', text: 'Pair a phone' });
+    const panel = el('div', { id: 'pair-panel', hidden: '' });
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      try {
+        const res = await fetch(`/pair?k=${encodeURIComponent(key)}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-lookfirst-csrf': csrf },
+          body: '{}',
+          credentials: 'same-origin',
+        });
+        const body = await res.json().catch(() => ({}));
+        panel.textContent = '';
+        panel.hidden = false;
+        if (!res.ok) {
+          panel.append(el('p', { class: 'msg', text: `No pairing: ${body.error || res.status}` }));
+          return;
+        }
+        if (qrUrl) URL.revokeObjectURL(qrUrl);
+        qrUrl = URL.createObjectURL(new Blob([body.qr_svg], { type: 'image/svg+xml' }));
+        const until = new Date(body.expires_at).toLocaleTimeString();
+        const close = el('button', { class: 'deny', type: 'button', text: 'Close' });
+        close.addEventListener('click', () => {
+          panel.hidden = true;
+          panel.textContent = '';
+        });
+        panel.append(
+          el('p', { text: 'On the phone, scan this code (or open the address below), then type the 6-digit code there.' }),
+          el('img', { id: 'pair-qr', src: qrUrl, alt: `QR code of ${body.url}`, width: '220', height: '220' }),
+          el('p', { id: 'pair-code', class: 'pair-code', text: body.code }),
+          el('p', { id: 'pair-url', class: 'meta', text: body.url }),
+          el('p', { class: 'hint', text: `Valid until ${until}, once; locked after 5 wrong tries.` }),
+          close,
+        );
+      } catch (err) {
+        panel.hidden = false;
+        panel.textContent = `Not sent (${err.message}).`;
+      } finally {
+        button.disabled = false;
+      }
+    });
+    area.append(button, panel);
+  }
+
   renderWho();
+  renderPairButton();
   connect();
   setInterval(tick, 1000);
 })();
