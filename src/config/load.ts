@@ -131,7 +131,7 @@ export interface Config {
   file: string;
   upstreams: UpstreamConfig[];
   /** Tool rules by exposed name or glob pattern, in file order. */
-  rules: { pattern: string; action: 'allow' | 'confirm' | 'deny'; line?: number; readback?: ReadbackRule }[];
+  rules: { pattern: string; action: 'allow' | 'confirm' | 'deny'; risk?: 'low' | 'medium' | 'high'; line?: number; readback?: ReadbackRule }[];
   /** Bound of each read-back request (ms). */
   execution: { timeoutMs: number };
   /**
@@ -230,6 +230,7 @@ export function parseConfig(text: string, file: string): Config {
   const rules = Object.entries(raw.rules.tools).map(([pattern, r]) => ({
     pattern,
     action: r.action,
+    ...(r.risk ? { risk: r.risk } : {}),
     line: lineOf(findNode(doc.contents, ['rules', 'tools', pattern], true)?.range?.[0]),
     ...(r.readback ? { readback: r.readback } : {}),
   }));
@@ -419,6 +420,7 @@ const KNOWN_KEYS = [
   'languages',
   'max_seconds',
   'receipts',
+  'risk',
 ];
 
 function valueAt(data: unknown, path: string[]): unknown {

@@ -57,6 +57,8 @@ export const upstreamSchema = z.union([stdioUpstream, httpUpstream], {
 export const toolRuleSchema = z
   .object({
     action: z.enum(['allow', 'confirm', 'deny']),
+    /** The risk a person is shown, whatever the classifier says; `high` needs a second yes on a paired device. */
+    risk: z.enum(['low', 'medium', 'high']).optional(),
     /** After an executed call: read the target back with an allowed read tool and compare. */
     readback: z
       .object({
@@ -150,7 +152,10 @@ const voiceSchema = z
     /** File holding the endpoint's API key (sent as a bearer token); none when absent. */
     api_key_file: z.string().min(1).optional(),
     /** Languages whose consent words are understood (confirm/devices/consent-words/). */
-    languages: z.array(z.enum(['en', 'hi'])).min(1).default(['en']),
+    languages: z
+      .array(z.enum(['en', 'hi']))
+      .min(1)
+      .default(['en']),
     /** Longest recording accepted (seconds). */
     max_seconds: z.number().positive().max(60).default(15),
     /** Bound of one transcription (seconds); past it, the answer is refused. */
@@ -162,7 +167,8 @@ const voiceSchema = z
       ctx.addIssue({
         code: 'custom',
         path: [],
-        message: 'voice needs exactly one recogniser: command (a local program such as pocketsphinx_continuous) or url (an OpenAI-compatible transcription endpoint)',
+        message:
+          'voice needs exactly one recogniser: command (a local program such as pocketsphinx_continuous) or url (an OpenAI-compatible transcription endpoint)',
       });
   });
 
@@ -180,7 +186,10 @@ const deviceSchema = z
     /** The address phones open, when a TLS proxy is in front, e.g. `https://phone.example.com`. */
     public_url: z.url({ protocol: /^https?$/, error: 'public_url must be an http:// or https:// address' }).optional(),
     /** Serve the device page over HTTPS with this certificate and key (PEM files). */
-    tls: z.object({ cert_file: z.string().min(1), key_file: z.string().min(1) }).strict().optional(),
+    tls: z
+      .object({ cert_file: z.string().min(1), key_file: z.string().min(1) })
+      .strict()
+      .optional(),
     /** Whose calls are whose: principal (`stdio`, `loopback`, `token:<digest>`) → user. Others: `default_user`. */
     users: z.record(z.string().min(1), userName).default({}),
     /** The user of every call whose principal `users` does not name. */

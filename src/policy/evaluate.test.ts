@@ -38,6 +38,13 @@ describe('policy decision', () => {
       const d = decide(p, 'write_file', { destructiveHint: true });
       assert.deepEqual([d.action, d.reason, d.rule, d.classification?.risk], ['allow', 'rule "write_file"', 'write_file', 'high']);
     });
+    it('shows the risk a rule sets, whatever the classifier said, and says why first', () => {
+      const p = compilePolicy([{ pattern: 'create_directory', action: 'confirm', risk: 'high' }]);
+      const d = decide(p, 'create_directory', { destructiveHint: false });
+      assert.equal(d.classification?.risk, 'high');
+      assert.equal(d.classification?.reasons[0], 'rule "create_directory" sets risk high');
+      assert.equal(d.classification?.kind, 'mutation', 'a rule sets the risk shown, never the kind');
+    });
     it('prefers an exact rule over a glob', () => {
       const p = compilePolicy([
         { pattern: 'files__*', action: 'deny' },

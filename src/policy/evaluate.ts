@@ -8,12 +8,14 @@
  *    read-only → allow, anything else → confirm (fail-safe: not clearly read-only is a write).
  * A rule is how a user overrides the classifier.
  */
-import type { Action, Classification, Decision } from '../types.js';
+import type { Action, Classification, Decision, Risk } from '../types.js';
 
 /** A tool rule from the config. */
 export interface ToolRule {
   pattern: string;
   action: Action;
+  /** The risk a person is shown, whatever the classifier says (`high` asks a paired device for a second yes). */
+  risk?: Risk;
   /** Read-back after execution (carried here, used by the gateway). */
   readback?: { tool: string; args: Record<string, unknown>; expect: Record<string, unknown> };
 }
@@ -56,7 +58,12 @@ export function globToRegExp(pattern: string): RegExp {
  */
 export function decide(policy: Policy, tool: string, classification: Classification): Decision {
   const rule = matchRule(policy, tool);
-  if (rule) return { action: rule.action, reason: `rule "${rule.pattern}"`, rule: rule.pattern, classification };
+  if (rule) {
+    const ruled = rule.risk
+      ? { ...classification, risk: rule.risk, reasons: [`rule "${rule.pattern}" sets risk ${rule.risk}`, ...classification.reasons] }
+      : classification;
+    return { action: rule.action, reason: `rule "${rule.pattern}"`, rule: rule.pattern, classification: ruled };
+  }
   const why = classification.reasons[0] ?? 'no reason';
   if (classification.kind === 'read-only') return { action: 'allow', reason: `classifier: read-only (${why})`, classification };
   return { action: 'confirm', reason: `classifier: mutation, risk ${classification.risk} (${why})`, classification };
