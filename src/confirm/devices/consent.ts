@@ -155,7 +155,7 @@ function itemOf(word: string, m: WordMeaning | { kind: 'conflict'; langs: string
       // Resolved beside a marker in resolveContext; refused otherwise.
       return { kind: 'refused', word, reason: m.why, advice: m.say };
     case 'sound-alike':
-      return { kind: 'refused', word, reason: `"${word}" sounds like "${m.sounds}" and may be misheard` };
+      return { kind: 'refused', word, reason: `"${word}" may be a misheard "${m.sounds}"` };
     case 'conflict':
       return { kind: 'refused', word, reason: `"${word}" means different things in ${m.langs.join(' and ')}` };
     default:

@@ -6,7 +6,8 @@
  *   "this" or "that" ("the one" names no card).
  * - "no" is never a marker ("No. 2"): "no, two" must be refused as mixed, not read as card 2.
  * - Sound-alikes are what pocketsphinx and whisper write for misheard numbers and yes/no ("to", "too",
- *   "won", "know"); they are refused so that a mishearing asks again instead of choosing.
+ *   "won", "know"); they are refused so that a mishearing asks again instead of choosing. Hesitation
+ *   sounds ("ah", "uh", "oh") are refused too: a recogniser writes them for a word it lost, often "not".
  */
 import type { ConsentWords } from './types.js';
 
@@ -68,8 +69,19 @@ export const en: ConsentWords = {
     knot: 'not',
     note: 'not',
     nod: 'not',
+    // Hesitation sounds are what pocketsphinx writes for a word it could not place: measured, "not yes"
+    // came out as "ah yes" every time with the default model. Ignoring them would turn a lost "not" into
+    // a yes, so they are refused.
+    ah: 'not',
+    uh: 'not',
+    oh: 'no',
+    um: 'no',
+    er: 'no',
+    erm: 'no',
+    hmm: 'no',
+    huh: 'no',
   },
-  fillers: ['the', 'please', 'ok', 'okay', 'um', 'uh', 'er', 'erm', 'hmm', 'oh', 'ah', 'well', 'pick', 'choose', 'select', 'take', 'its', 'it', 'is'],
+  fillers: ['the', 'please', 'ok', 'okay', 'well', 'pick', 'choose', 'select', 'take', 'its', 'it', 'is'],
   afterOrdinal: ['one'],
   beforeVagueOne: ['the', 'this', 'that'],
 };

@@ -21,7 +21,7 @@ export type WordMeaning =
   | { kind: 'cancel' }
   /** Negates the next yes, or alone means no; beside a position it refuses ("not two"). */
   | { kind: 'negation' }
-  /** A word a recogniser writes for a number or a yes/no it misheard ("to", "won", "know"): always refused. */
+  /** A word a recogniser writes for a number, yes, no or not it misheard ("to", "won", "know", "ah"): always refused. */
   | { kind: 'sound-alike'; sounds: string }
   /** Carries no meaning ("the", "please", "um"). */
   | { kind: 'filler' };
