@@ -14,12 +14,16 @@
  * compare-and-set (of two decisions from one set exactly one goes on) and the nonce consumed once
  * (atomic in every store). Only then is evidence written and the pending call decided. A store that
  * cannot be read fails the check that needed it.
+ *
+ * Over 300 lines on purpose: issue and decide share the set, nonce and stage bookkeeping, and the order of
+ * a decision (read-only checks, close the set, spend the nonce, then evidence) reads best as one sequence.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { type Clock, systemClock } from '../../clock.js';
 import type { Store } from '../../store/store.js';
 import type { CheckResult, Decider } from '../../types.js';
 import type { PendingApprovals, PendingView } from '../pending.js';
+import { refused, render } from './card-answers.js';
 import type {
   CardNonceRecord,
   CardSet,
@@ -40,6 +44,7 @@ import {
   notExpiredCheck,
   wordsChooseCardCheck,
 } from './checks.js';
+import type { Consent } from './consent.js';
 import { EvidenceStore } from './evidence.js';
 import type { DeviceRecord, DeviceRegistry } from './registry.js';
 
@@ -58,11 +63,8 @@ export const CARD_STAGE_KIND = 'card-stage';
 export const CARDSET_OF_KIND = 'cardset-of';
 export const CARDSET_NONCES_KIND = 'cardset-nonces';
 
-/**
- * The consent parser's reading of spoken words (the same union as consent.ts's `Consent`): pick a card
- * by position, confirm the final card, cancel (deny) the final card, or refuse (the words decide nothing).
- */
-export type Consent = { kind: 'pick'; position: number } | { kind: 'confirm' } | { kind: 'cancel' } | { kind: 'refuse'; reason: string };
+/** The consent parser's reading of spoken words (consent.ts): re-exported for the device endpoint. */
+export type { Consent } from './consent.js';
 
 /** Which card spoken words choose in a set, and which way; or why they choose none. */
 export type WordsPick = { ok: true; position: number; callId: string; approve: boolean; nonce: string } | { ok: false; reason: string };
@@ -82,7 +84,6 @@ export interface CardsOptions {
 const SET_ID = /^cs_[0-9a-f]{16}$/;
 const NONCE = /^[0-9a-f]{32}$/;
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-const iso = (ms: number) => new Date(ms).toISOString();
 
 function isSetRecord(v: unknown): v is CardSetRecord {
   const s = v as Partial<CardSetRecord> | null;
@@ -161,7 +162,12 @@ export class Cards {
     await this.store.put(CARDSET_KIND, setId, record, { ttlMs: keepMs });
     await this.store.put(CARDSET_NONCES_KIND, setId, { nonces }, { ttlMs: keepMs });
     await this.store.put(CARDSET_OF_KIND, device.id, { setId }, { ttlMs: expiresAtMs - now });
-    return render(setId, record, nonces, planned);
+    return render(
+      setId,
+      record,
+      nonces,
+      planned.map((p) => p.view),
+    );
   }
 
   /** The cards the device should see now, with their stage and expiry. */
@@ -189,7 +195,14 @@ export class Cards {
       const p = planned[i] as Planned;
       return c.callId === p.view.callId && c.argsSha256 === p.view.argsSha256 && c.stage === p.stage;
     });
-    return same ? render(setId, set, nonces as string[], planned) : undefined;
+    return same
+      ? render(
+          setId,
+          set,
+          nonces as string[],
+          planned.map((p) => p.view),
+        )
+      : undefined;
   }
 
   /**
@@ -219,7 +232,9 @@ export class Cards {
       wordsChooseCardCheck(how?.method === 'voice' ? 'voice' : 'tap', entry !== undefined, how?.wordsChoose),
       actionUnchangedCheck(entry?.argsSha256, view?.argsSha256),
     ];
-    if (firstFailed(checks) || !set || !setRec || !entry || !view || !current) {
+    // Only a nonce that a consume would accept goes on to the commit: a wrong one must not close the set.
+    const consumable = nonceRec !== undefined && nonceConsumedOnceCheck(nonceRec, expected, true).ok;
+    if (firstFailed(checks) || !consumable || !set || !setRec || !entry || !view || !current) {
       checks.push(nonceConsumedOnceCheck(nonceRec, expected, false));
       return refused(checks);
     }
@@ -357,39 +372,4 @@ export class Cards {
     const checks = d.checks.map((c) => (c.name === 'words_choose_card' ? { name: c.name, ok: false, detail: pick.reason } : c));
     return { ok: false, failed: 'words_choose_card', reason: pick.reason, checks, httpStatus: 409 };
   }
-}
-
-/** The answer to a decision with a failed check: its name, reason, every check, and the HTTP status. */
-function refused(checks: CheckResult[]): DeviceDecision {
-  const f = firstFailed(checks) ?? { name: 'card_set_open', ok: false, detail: 'refused' };
-  return { ok: false, failed: f.name, reason: f.detail ?? f.name, checks, httpStatus: f.name === 'device_paired' ? 403 : 409 };
-}
-
-/** The JSON a device gets for a set. */
-function render(setId: string, set: CardSetRecord, nonces: string[], planned: Planned[]): CardSet {
-  const byId = new Map(planned.map((p) => [p.view.callId, p.view]));
-  const cards = set.cards.flatMap((c, i) => {
-    const v = byId.get(c.callId);
-    if (!v) return [];
-    return [
-      {
-        position: i + 1,
-        call_id: c.callId,
-        tool: v.tool,
-        summary: c.summary,
-        purpose: v.purpose,
-        risk: v.risk,
-        risk_reason: v.riskReason,
-        ...(v.diff !== undefined ? { diff: v.diff } : {}),
-        args_sha256: c.argsSha256,
-        client: v.client,
-        lookalikes: v.lookalikes,
-        stage: c.stage,
-        nonce: nonces[i] as string,
-        expires_at: iso(c.expiresAtMs),
-        since: iso(v.sinceMs),
-      },
-    ];
-  });
-  return { set_id: setId, expires_at: iso(set.expiresAtMs), cards };
 }

@@ -128,7 +128,8 @@ export class EvidenceStore {
       const consumed = await this.consumeUse(ref).catch(() => false);
       checks = executionChecks({ ...input, consumed, nowMs: this.clock.nowMs() });
     }
-    const failed = firstFailed(checks);
+    // When the use was not spent because another check failed, that other check is the one to name.
+    const failed = checks.find((c) => !c.ok && c.name !== 'evidence_unused') ?? firstFailed(checks);
     if (failed || !evidence) return { ok: false, failed: failed?.name ?? 'evidence_exists', reason: failed?.detail ?? 'no evidence', checks };
     return { ok: true, evidence, checks };
   }
