@@ -113,7 +113,7 @@ describe('device endpoint', () => {
     const big = JSON.stringify({ pad: 'x'.repeat(40_000) });
     const r = await signed(rig, phone, 'POST', '/device/api/decide', big);
     assert.equal(r.status, 413);
-    const wav = Buffer.alloc(2_000_000);
+    const wav = Buffer.alloc(3_000_000);
     const v = await signed(rig, phone, 'POST', '/device/api/voice?set=cs_0000000000000000', wav, { type: 'audio/wav' });
     assert.equal(v.status, 413);
   });

@@ -26,8 +26,11 @@ import { allowedHosts, checkHost, checkSameOrigin } from './guards.js';
 import { close, header, isJson, listen, MAX_BODY_BYTES, parseJsonObject, send, sendJson } from './http.js';
 import { createListener, DEFAULT_LISTENER_LIMITS, type ListenerLimits, SMALL_REQUEST_TIMEOUT_MS } from './listener.js';
 
-/** Largest voice upload (bytes): 30 s of 16 kHz mono 16-bit PCM, plus the WAV header. */
-export const MAX_VOICE_BYTES = 30 * 16_000 * 2 + 1024;
+/**
+ * Largest voice upload (bytes): 2 MiB, a little over 60 s (the most confirm.device.voice.max_seconds
+ * allows) of 16 kHz mono 16-bit PCM. The recording's own length is checked against max_seconds too.
+ */
+export const MAX_VOICE_BYTES = 2 * 1024 * 1024;
 
 /** Options of the device endpoint. */
 export interface DeviceEndpointOptions {

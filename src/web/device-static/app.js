@@ -203,7 +203,11 @@
         ? el(
             'ul',
             { class: 'warnings' },
-            ...c.lookalikes.map((w) => el('li', { text: `⚠ ${typeof w === 'string' ? w : w.word ? `"${w.word}" mixes scripts` : JSON.stringify(w)}` })),
+            ...c.lookalikes.map((w) =>
+              el('li', {
+                text: `⚠ ${w.where}: "${w.shown}" mixes ${(w.scripts || []).join(' and ')} letters${w.readsAs ? ` (reads as "${w.readsAs}")` : ''}`,
+              }),
+            ),
           )
         : null,
       c.diff ? diffBlock(c.diff) : null,
