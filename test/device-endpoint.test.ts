@@ -5,6 +5,11 @@
  * decides the held call with trust `device-key` and every named check passed.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { signedHeaders } from '../src/confirm/devices/signature.js';
 import { call, type DeviceRig, pairDevice, startDeviceRig } from './device-rig.js';
@@ -70,7 +75,6 @@ describe('device endpoint', () => {
   });
 
   it('refuses a wrong pairing code with the tries left, and malformed JSON with a sentence', async () => {
-    const started = await rig.pairing.start('owner');
     const wrong = started.code === '000000' ? '111111' : '000000';
     const body = JSON.stringify({ pairing_id: started.pairingId, code: wrong, key: 'A'.repeat(43), name: 'x' });
     let r = await call(rig.endpoint.port, 'POST', '/device/api/pair', JSON_TYPE, body);
@@ -198,5 +202,65 @@ describe('device endpoint', () => {
   it('answers voice with 501 when no recogniser is configured', async () => {
     const r = await signed(rig, phone, 'POST', '/device/api/voice?set=cs_0000000000000000', Buffer.alloc(100), { type: 'audio/wav' });
     assert.equal(r.status, 501);
+  });
+});
+
+describe('device endpoint over TLS', () => {
+  it('serves the page and takes signed requests over HTTPS with the given certificate', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'lf-device-tls-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    try {
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-keyout',
+          'key.pem',
+          '-out',
+          'cert.pem',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=127.0.0.1',
+          '-addext',
+          'subjectAltName=IP:127.0.0.1',
+        ],
+        { cwd: dir, stdio: 'ignore' },
+      );
+    } catch {
+      t.skip('openssl is not installed: it makes the test certificate');
+      return;
+    }
+    const tls = { cert: readFileSync(join(dir, 'cert.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
+    const rig = await startDeviceRig({ tls });
+    t.after(() => rig.close());
+    assert.match(rig.endpoint.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpsRequest(
+          { host: '127.0.0.1', port: rig.endpoint.port, path, ca: tls.cert, headers: { host: `127.0.0.1:${rig.endpoint.port}`, ...headers } },
+          (res) => {
+            let body = '';
+            res.on('data', (c) => (body += c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    const page = await get('/device/');
+    assert.equal(page.status, 200);
+    assert.match(page.body, /Pair this phone/);
+    const key = Buffer.alloc(32, 3).toString('base64url');
+    const paired = await rig.registry.register({ user: 'owner', name: 'tls phone', key });
+    const me = await get('/device/api/me', signedHeaders({ id: paired.id, key }, 'GET', '/device/api/me', Date.now()));
+    assert.equal(me.status, 200, me.body);
+    assert.equal(JSON.parse(me.body).name, 'tls phone');
   });
 });

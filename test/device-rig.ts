@@ -40,7 +40,7 @@ export interface Held {
 }
 
 /** Starts the rig. */
-export async function startDeviceRig(): Promise<DeviceRig> {
+export async function startDeviceRig(opts: { tls?: { cert: string; key: string } } = {}): Promise<DeviceRig> {
   const dir = mkdtempSync(join(tmpdir(), 'lookfirst-device-'));
   const store = createSqliteStore(join(dir, 'state.db'));
   const registry = new DeviceRegistry({ store });
@@ -49,7 +49,7 @@ export async function startDeviceRig(): Promise<DeviceRig> {
   await pending.ready;
   const cards = new Cards({ store, pending, registry, defaultUser: 'owner' });
   const refused: string[] = [];
-  const endpoint = await startDeviceEndpoint({ host: '127.0.0.1', port: 0, pairing, registry, cards, store, onRefused: (r) => refused.push(r) });
+  const endpoint = await startDeviceEndpoint({ host: '127.0.0.1', port: 0, tls: opts.tls, pairing, registry, cards, store, onRefused: (r) => refused.push(r) });
   const aborts: AbortController[] = [];
   return {
     dir,
