@@ -4,7 +4,7 @@
  * 0644 in a 0755 folder. Each is written to a temp file, synced and renamed over, so a reader never sees
  * half a receipt; an existing receipt is never overwritten (a call executes once).
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeReceipt, type ReceiptBody, receiptSha256 } from './receipt.js';
 
@@ -40,6 +40,8 @@ export function writeReceipt(dir: string, body: ReceiptBody, sign: (bytes: Uint8
         if (n <= 0) throw new Error(`short write: ${done} of ${bytes.length} bytes`);
         done += n;
       }
+      // Public evidence, whatever the gate's umask (which would narrow the mode given to open).
+      fchmodSync(fd, 0o644);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

@@ -145,7 +145,8 @@ export class PendingApprovals {
     if (!r || !isWellFormed(r) || r.value.state !== 'waiting') return gone;
     if (r.value.view.argsSha256 !== argsSha256)
       return { ok: false, status: 'mismatch', reason: 'the arguments named are not the arguments held; reload and look again' };
-    const next: PendingRecord = { ...r.value, state: 'decided', decision: { approve, who: this.replica ? { ...who, replica: this.replica } : who } };
+    const decided = withGenericChecks(who, r.value.view, this.clock.nowMs());
+    const next: PendingRecord = { ...r.value, state: 'decided', decision: { approve, who: this.replica ? { ...decided, replica: this.replica } : decided } };
     const won = await this.store.compareAndSet(PENDING, callId, r.version, next, { ttlMs: this.ttlOf(r.value.view) }).catch(() => undefined);
     if (!won) return gone;
     this.apply(won);
@@ -386,4 +387,24 @@ export class PendingApprovals {
       }
     }
   }
+}
+
+/**
+ * The decider with the checks every channel's decision passed here added to its evidence (for the
+ * receipt): `call_open` (the call was still waiting) and `action_unchanged` (the args_sha256 named is the
+ * held call's), each once, after the channel's own; and the card text and time shown, when the channel
+ * did not say. `decidedAtMs` 0 means "when it is taken here" (channels without a clock of their own).
+ * A decider without evidence is left as it is: a receipt never claims a channel's checks.
+ */
+function withGenericChecks(who: Decider, view: PendingView, nowMs: number): Decider {
+  const ev = who.evidence;
+  if (!ev) return who;
+  const has = new Set(ev.checks.map((c) => c.name));
+  const checks = [...ev.checks];
+  if (!has.has('call_open')) checks.push({ name: 'call_open', ok: true, detail: `waiting until ${new Date(view.deadlineMs).toISOString()}` });
+  if (!has.has('action_unchanged')) checks.push({ name: 'action_unchanged', ok: true, detail: `args_sha256 ${view.argsSha256.slice(0, 12)}…` });
+  return {
+    ...who,
+    evidence: { ...ev, cardText: ev.cardText ?? view.summary, shownAtMs: ev.shownAtMs ?? view.sinceMs, decidedAtMs: ev.decidedAtMs || nowMs, checks },
+  };
 }

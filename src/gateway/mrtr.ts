@@ -12,7 +12,7 @@ import { inputRequired } from '@modelcontextprotocol/server';
 import type { ApprovalRequest } from '../confirm/channel.js';
 import { approveSchemaFor, ELICITATION_MAX_ARGS_CHARS, elicitationMessage } from '../confirm/channels/elicitation.js';
 import { oneLine } from '../confirm/visible.js';
-import type { Approval } from '../types.js';
+import type { Approval, Evidence } from '../types.js';
 import { isPlainObject } from './raw.js';
 import { REFUSAL_WORDS, type RequestStates } from './request-state.js';
 
@@ -72,8 +72,9 @@ export type Redeemed = { ok: true; callId: string; approval: Approval } | { ok: 
 /**
  * Checks the answer this request carries against the call it came with. Only `accept` with
  * `approve: true` approves; decline, cancel, a missing or malformed answer are denials by the client.
+ * @param nowMs when the answer arrived (ms since epoch, from the gate's clock): the receipt's confirmed time.
  */
-export async function redeemAnswer(round: InClientRound, call: { tool: string; argsSha256: string }, clientName: string): Promise<Redeemed> {
+export async function redeemAnswer(round: InClientRound, call: { tool: string; argsSha256: string }, clientName: string, nowMs: number): Promise<Redeemed> {
   if (round.requestState === undefined)
     return {
       ok: false,
@@ -86,7 +87,16 @@ export async function redeemAnswer(round: InClientRound, call: { tool: string; a
   const responses = round.inputResponses;
   const answer = responses && Object.hasOwn(responses, APPROVE_KEY) ? responses[APPROVE_KEY] : undefined;
   const accepted = isPlainObject(answer) && answer.action === 'accept' && isPlainObject(answer.content) && answer.content.approve === true;
-  if (accepted) return { ok: true, callId: r.callId, approval: { kind: 'approved', channel: 'elicitation', actor, trust: 'client' } };
+  // For the receipt: the answer came inside the client's own request, to the state issued for these arguments.
+  const evidence: Evidence = {
+    method: 'elicitation',
+    decidedAtMs: nowMs,
+    checks: [
+      { name: 'in_client_answer', ok: true, detail: 'answered in the client (2026-07-28 input_required), trust client' },
+      { name: 'action_unchanged', ok: true, detail: `args_sha256 ${call.argsSha256.slice(0, 12)}…, as in the request state` },
+    ],
+  };
+  if (accepted) return { ok: true, callId: r.callId, approval: { kind: 'approved', channel: 'elicitation', actor, trust: 'client', evidence } };
   const action = isPlainObject(answer) && typeof answer.action === 'string' ? oneLine(answer.action).slice(0, 20) : 'no answer';
   return {
     ok: true,

@@ -82,6 +82,15 @@ export async function startWebhookEndpoint(opts: WebhookEndpointOptions): Promis
       actor: `webhook:${actor}`,
       trust: 'shared-secret',
       comment,
+      // For the receipt: what this endpoint checked (pending.decide adds call_open and stamps the time).
+      evidence: {
+        method: 'webhook',
+        decidedAtMs: 0,
+        checks: [
+          { name: 'shared_secret', ok: true, detail: 'token = HMAC-SHA256(secret, call_id)' },
+          { name: 'action_unchanged', ok: true, detail: `args_sha256 ${view.argsSha256.slice(0, 12)}…` },
+        ],
+      },
     });
     if (!result.ok)
       return result.status === 'gone' ? late(opts.pending.ended(callId)) : refuse(res, 403, `webhook decision for ${callId.slice(0, 40)}: ${result.reason}`);

@@ -7,6 +7,7 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation
  */
 import { type Clock, systemClock } from '../../clock.js';
+import type { Evidence } from '../../types.js';
 import type { ApprovalRequest, ChannelAnswer, ConfirmChannel } from '../channel.js';
 import { lookalikeLines } from '../lookalike.js';
 import { oneLine, showHidden, showHiddenInJson } from '../visible.js';
@@ -94,7 +95,17 @@ export function createElicitationChannel(port: ElicitationPort, enabled: boolean
       // Trust `client`: the answer comes from the client, and an autonomous client can answer itself.
       const who = { channel: 'elicitation', actor: `elicitation:${oneLine(port.clientName()).slice(0, 64)}`, trust: 'client' } as const;
       const content = result.content as { approve?: unknown } | undefined;
-      if (result.action === 'accept' && content?.approve === true) return { kind: 'approved', ...who };
+      // For the receipt: the client's dialog answered this call's prompt (the arguments were fixed before it was asked).
+      const evidence: Evidence = {
+        method: 'elicitation',
+        cardText: req.summary,
+        decidedAtMs: clock.nowMs(),
+        checks: [
+          { name: 'in_client_answer', ok: true, detail: 'answered in the client (elicitation/create), trust client' },
+          { name: 'action_unchanged', ok: true, detail: `args_sha256 ${req.call.argsSha256.slice(0, 12)}…, as shown in the prompt` },
+        ],
+      };
+      if (result.action === 'accept' && content?.approve === true) return { kind: 'approved', ...who, evidence };
       const reason =
         result.action === 'accept' ? 'the person answered no' : result.action === 'decline' ? 'the person declined' : 'the person dismissed the prompt';
       return { kind: 'denied', ...who, reason };

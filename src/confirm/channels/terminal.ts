@@ -10,7 +10,7 @@ import { userInfo } from 'node:os';
 import { createInterface, type Interface } from 'node:readline';
 import { ReadStream, WriteStream } from 'node:tty';
 import { type Clock, systemClock } from '../../clock.js';
-import type { Decider } from '../../types.js';
+import type { Decider, Evidence } from '../../types.js';
 import type { ApprovalRequest, OutOfBandChannel } from '../channel.js';
 import { lookalikeLines } from '../lookalike.js';
 import type { PendingApprovals } from '../pending.js';
@@ -164,7 +164,17 @@ export function createTerminalChannel(opts: TerminalChannelOptions): OutOfBandCh
       return;
     }
     const yes = /^\s*y(es)?\s*$/i.test(line);
-    const r = await opts.pending.decide(req.call.callId, req.call.argsSha256, yes, who);
+    // For the receipt: the answer came from the gate's own controlling terminal, about the call it showed.
+    const evidence: Evidence = {
+      method: 'terminal',
+      cardText: req.summary,
+      decidedAtMs: (opts.clock ?? systemClock).nowMs(),
+      checks: [
+        { name: 'controlling_terminal', ok: true, detail: 'answered on the terminal lookfirst serve was started from' },
+        { name: 'action_unchanged', ok: true, detail: `args_sha256 ${req.call.argsSha256.slice(0, 12)}…` },
+      ],
+    };
+    const r = await opts.pending.decide(req.call.callId, req.call.argsSha256, yes, { ...who, evidence });
     tty.write(r.ok ? (yes ? '   approved\n' : '   denied (only y or yes approves)\n') : `   not recorded: ${r.reason}\n`);
   }
 }

@@ -13,7 +13,7 @@ export const answered: Step<FixedState> = async (s) => {
   const { deps, tool, call, decision } = s;
   // An allowed call asked no question.
   if (decision.action === 'allow' || !carriesAnswer(s.ctx.mrtr)) return undefined;
-  const r = await redeemAnswer(s.ctx.mrtr, { tool: tool.exposed, argsSha256: call.argsSha256 }, deps.clientName());
+  const r = await redeemAnswer(s.ctx.mrtr, { tool: tool.exposed, argsSha256: call.argsSha256 }, deps.clientName(), deps.clock.nowMs());
   const deny = (reason: string) => denied({ call_id: s.call.callId, args_sha256: call.argsSha256, reason });
   try {
     if (!r.ok) {

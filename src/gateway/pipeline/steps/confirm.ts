@@ -31,7 +31,16 @@ export const confirm: Step<FixedState> = async (s) => {
   }
   const replay = s.input.kind === 'replay' ? s.input : undefined;
   if (replay?.yes && !decision.taint) {
-    s.approval = { kind: 'approved', ...replay.yes };
+    // The operator's blanket yes: the receipt names it (method operator) and the check it passed (no taint).
+    const evidence = replay.yes.evidence ?? {
+      method: 'operator' as const,
+      decidedAtMs: deps.clock.nowMs(),
+      checks: [
+        { name: 'operator_yes', ok: true, detail: `lookfirst promote --yes, replay of ${replay.callId}` },
+        { name: 'not_tainted', ok: true, detail: 'no untrusted data flowed into the recorded call' },
+      ],
+    };
+    s.approval = { kind: 'approved', ...replay.yes, evidence };
     try {
       await deps.audit.appendDurable(approvalEntry(base, s.approval));
     } catch (err) {
