@@ -75,6 +75,7 @@ describe('device endpoint', () => {
   });
 
   it('refuses a wrong pairing code with the tries left, and malformed JSON with a sentence', async () => {
+    const started = await rig.pairing.start('owner');
     const wrong = started.code === '000000' ? '111111' : '000000';
     const body = JSON.stringify({ pairing_id: started.pairingId, code: wrong, key: 'A'.repeat(43), name: 'x' });
     let r = await call(rig.endpoint.port, 'POST', '/device/api/pair', JSON_TYPE, body);
