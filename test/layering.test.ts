@@ -45,6 +45,8 @@ const RANK: Record<string, number> = {
   web: 5,
   demo: 5,
   cli: 6,
+  // createGatedServer builds its gate with cli/gate.ts's composition root (which starts web/), so it sits above cli.
+  library: 7,
 };
 const ENTRY = 'index.ts';
 

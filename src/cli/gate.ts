@@ -3,7 +3,9 @@
  * audit log, the state store, this replica's heartbeat, the queue of pending approvals, the confirmation
  * channels, the gateway and the 2026 front, and `close` takes them down in reverse. `serve` and `promote`
  * (and the commands still to come) build their gate here, so none of them wires the parts differently.
- * It lives at the top (cli/) because the channels it starts include the web page (web/).
+ * It lives at the top (cli/) because the channels it starts include the web page (web/); the library's
+ * `createGatedServer` (src/library/, ranked above cli/ for this reason) builds its gate here too, with
+ * its in-process upstream, so a gated server and `lookfirst serve` are the same parts wired the same way.
  */
 import { loadSigner } from '../audit/keys.js';
 import { createRefusalLog } from '../audit/throttle.js';
@@ -12,7 +14,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/load.js';
 import { PendingApprovals } from '../confirm/pending.js';
 import { loadRedactHook } from '../confirm/redact.js';
-import { Gateway } from '../gateway/gateway.js';
+import { Gateway, type GatewayOptions } from '../gateway/gateway.js';
 import { ModernFront } from '../gateway/modern.js';
 import { Replicas } from '../gateway/replicas.js';
 import { PrivacyFilter } from '../privacy/filter.js';
@@ -35,6 +37,10 @@ export interface GateOptions {
   noChannel?: string;
   clock?: Clock;
   log?: (line: string) => void;
+  /** Upstreams inside this process (the library): see `GatewayOptions.inProcess`. `serve` has none. */
+  inProcess?: GatewayOptions['inProcess'];
+  /** The `serverInfo` clients see (the library: the author's server); default lookfirst's own. */
+  serverInfo?: GatewayOptions['serverInfo'];
 }
 
 /** A running gate's parts. */
@@ -122,6 +128,8 @@ export async function createGate(opts: GateOptions): Promise<Gate> {
       replicas,
       privacy,
       redact: redact?.hook,
+      inProcess: opts.inProcess,
+      serverInfo: opts.serverInfo,
     });
     undo.unshift(() => gateway.close());
     await gateway.start();

@@ -44,7 +44,7 @@ import { TaintMemory, untrustedTest } from './taint.js';
 import { PrincipalTaint } from './taint-principals.js';
 import { rememberResource } from './tool-result.js';
 import type { HttpFrontTransport } from './transport/http-front.js';
-import { Upstream } from './upstream.js';
+import { type InProcessUpstream, Upstream } from './upstream.js';
 import { UpstreamQuestions } from './upstream-questions.js';
 import { ErrorCode, plainMessage, toWireError, WireError } from './wire-error.js';
 
@@ -84,6 +84,13 @@ export interface GatewayOptions {
   privacy?: PrivacyFilter;
   /** The operator's redaction hook (`redact.hook`). */
   redact?: RedactHook;
+  /**
+   * Upstreams that live in this process, by upstream name (the library's `createGatedServer`): reached
+   * through their own transport, with their author's trusted declarations. `lookfirst serve` has none.
+   */
+  inProcess?: ReadonlyMap<string, InProcessUpstream>;
+  /** The `serverInfo` clients see (default `lookfirst` and `version`): the library serves as the author's server. */
+  serverInfo?: { name: string; version: string };
 }
 
 /** A running gate. */
@@ -124,13 +131,18 @@ export class Gateway {
     this.taint = new PrincipalTaint(() => this.catalogue.all(), this.untrusted, opts.store);
     this.upstreams = opts.config.upstreams.map(
       (c) =>
-        new Upstream(c, {
-          notification: (u, n) => this.onUpstreamNotification(u, n),
-          log: opts.log,
-          request: (u, method, params, signal) => this.questions.relay(u, method, params, signal),
-          // A restarted server may list other tools: re-read them, then tell the client (BR-20).
-          reconnected: (u) => void this.onUpstreamNotification(u, { method: 'notifications/tools/list_changed' }),
-        }),
+        new Upstream(
+          c,
+          {
+            notification: (u, n) => this.onUpstreamNotification(u, n),
+            log: opts.log,
+            request: (u, method, params, signal) => this.questions.relay(u, method, params, signal),
+            // A restarted server may list other tools: re-read them, then tell the client (BR-20).
+            reconnected: (u) => void this.onUpstreamNotification(u, { method: 'notifications/tools/list_changed' }),
+          },
+          undefined,
+          opts.inProcess?.get(c.name),
+        ),
     );
     // The catalogue reports each distinct definition once per process (gateway/pins.ts), so every later
     // change is logged too, while repeated listings of the same one are not.
@@ -329,10 +341,10 @@ export class Gateway {
       .map((u) => u.instructions)
       .filter(Boolean)
       .join('\n\n');
-    const server = new Server(
-      { name: 'lookfirst', version: this.opts.version },
-      { capabilities: unionCapabilities(this.upstreams), instructions: this.instructionsShown(instructions) },
-    );
+    const server = new Server(this.opts.serverInfo ?? { name: 'lookfirst', version: this.opts.version }, {
+      capabilities: unionCapabilities(this.upstreams),
+      instructions: this.instructionsShown(instructions),
+    });
     // Forward the client's log level to the upstreams instead of answering it locally.
     server.removeRequestHandler('logging/setLevel');
     const elicitation = createElicitationChannel(
