@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ToolCall } from '../types.js';
+import { type CatalogueTool, classifyTool } from './catalogue.js';
 import { declaredClassification, declaredPreviewText, MAX_PREVIEW_CHARS, registerDeclared, runDeclaredReadback } from './declared.js';
 import { summaryOf } from './pipeline/ask.js';
 
@@ -54,6 +55,40 @@ describe('a declared tool', () => {
       );
       assert.equal(c.risk, 'high');
       assert.equal(asked, false);
+    });
+  });
+
+  describe('in the catalogue (classifyTool, what the decide step and the fast path ask)', () => {
+    // A definition whose name and annotations the classifier would call a harmless read.
+    const tool = (declared?: CatalogueTool['declared']) =>
+      ({
+        exposed: 'get_quote',
+        upstreamTool: 'get_quote',
+        upstream: { name: 'unit-shop' },
+        definition: { name: 'get_quote' },
+        upstreamDefinition: { name: 'get_quote', annotations: { readOnlyHint: true } },
+        annotations: { readOnlyHint: true },
+        toolVerdict: { kind: 'read-only', risk: 'low', reasons: ['annotations: readOnlyHint'] },
+        declared,
+      }) as unknown as CatalogueTool;
+    it('goes by the declaration over the definition: a declared write is a mutation, at its risk', () => {
+      const c = classifyTool(tool(write({ risk: () => 'medium' })), { id: 1 });
+      assert.equal(c.kind, 'mutation');
+      assert.equal(c.risk, 'medium');
+    });
+    it('asks the risk function on every call (never a cached verdict: the risk may depend on state)', () => {
+      let n = 0;
+      const t = tool(
+        write({
+          risk: () => {
+            n++;
+            return 'low';
+          },
+        }),
+      );
+      classifyTool(t, { id: 1 });
+      classifyTool(t, { id: 1 });
+      assert.equal(n, 2);
     });
   });
 
