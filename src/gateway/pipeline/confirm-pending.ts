@@ -99,7 +99,7 @@ export async function confirmPending(
   // or invented reference must not spend the person's yes (the pipeline checks everything again).
   const own = hold.settled.evidence?.ref;
   if (typeof ref === 'string' && ref !== own && hold.settled.kind === 'approved') {
-    const record = await deps.evidence?.get(ref).catch(() => undefined);
+    const record = await deps.evidence?.find(ref).catch(() => undefined);
     return record
       ? refuse('evidence_for_card_set', 'this evidence was given for another card, not for this call', hold.call.callId, hold.call.argsSha256)
       : refuse('evidence_exists', `no evidence is recorded under ${JSON.stringify(ref.slice(0, 40))}`, hold.call.callId, hold.call.argsSha256);

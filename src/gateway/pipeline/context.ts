@@ -8,6 +8,7 @@ import type { Result } from '@modelcontextprotocol/sdk/types.js';
 import type { AppendedEntry, AuditLog } from '../../audit/writer.js';
 import type { Clock } from '../../clock.js';
 import type { ConfirmBroker } from '../../confirm/broker.js';
+import type { EvidenceLedger } from '../../confirm/evidence-ledger.js';
 import type { RedactHook } from '../../confirm/redact.js';
 import type { CallDecision } from '../../policy/decide.js';
 import type { Policy } from '../../policy/evaluate.js';
@@ -56,6 +57,15 @@ export interface PipelineDeps {
   redact?: RedactHook;
   /** Where signed receipts of executed calls go (`audit.receipts`; absent: each is logged as `receipt_failed`). */
   receiptsDir?: string;
+  /** Whose calls this session makes (confirm.device.users by principal, else default_user): cards go to this user's devices. */
+  user?: string;
+  /**
+   * `wait`: a held call waits for its decision (answering `pending` after `holdMs`); `pending`: it answers
+   * at once `pending_user_confirmation`, and `lookfirst_confirm` runs it (gateway/pipeline/confirm-pending.ts).
+   */
+  confirmMode: 'wait' | 'pending';
+  /** Where the evidence of a decision is checked before execution (absent: the gate has no shared store to keep it). */
+  evidence?: EvidenceLedger;
 }
 
 /** A gate run's recording budget (bytes), shared by its client sessions and replicas (gateway/dry-run-budget.ts). */
@@ -68,6 +78,11 @@ export interface CallContext {
   progress?: ForwardOptions['onprogress'];
   /** 2026-07-28 requests: the approval question goes back as `input_required` (gateway/mrtr.ts). */
   mrtr?: InClientRound;
+  /**
+   * Set by `lookfirst_confirm`: the call may run only on a decision already taken (it never asks), and
+   * the evidence it names (`evidence_ref`, or the decision's own when absent) must pass every check.
+   */
+  confirming?: { evidenceRef?: string };
 }
 
 /** A call recorded by a dry run, replayed by `lookfirst promote` (audit/ledger.ts `RecordedCall`). */

@@ -1,13 +1,13 @@
 /**
  * Step `evidence`: before an approved call executes, the evidence of its decision is checked by name
- * (docs/decisions/0018): `evidence_exists`, `evidence_for_card_set`, `action_unchanged`, `not_expired`,
- * and last `evidence_unused`, which takes the evidence's use marker (atomic in every store: of two
- * executions racing on one decision, on any replicas, one runs). Every check is recorded
- * (`CallState.checks`, for the receipt); one that fails denies the call before anything is sent.
+ * (docs/decisions/0018): `evidence_exists`, `evidence_for_card_set`, `evidence_unused` (its single use,
+ * spent atomically in every store: of two executions racing on one decision, on any replicas, one
+ * runs), `action_unchanged`, `not_expired`. Every check is recorded (`CallState.checks`, for the
+ * receipt); one that fails denies the call before anything is sent.
  *
  * It runs for a decision that left evidence in the store (a paired device's) and for every call that
  * `lookfirst_confirm` runs (pending mode), whatever channel decided it: there the caller, possibly the
- * agent itself, names the evidence, and invented or replayed evidence must be refused by name.
+ * agent itself, names the evidence, and invented, foreign or replayed evidence must be refused by name.
  */
 import type { CheckResult } from '../../../types.js';
 import type { FixedState, Step } from '../context.js';
@@ -26,61 +26,40 @@ export const evidence: Step<FixedState> = async (s) => {
     checks = [{ name: 'evidence_exists', ok: false, detail: `the state store cannot be read (${(err as Error).message})` }];
   }
   s.checks = checks;
-  const failed = checks.find((c) => !c.ok);
+  // When the use was not spent because another check failed, that other check is the one to name.
+  const failed = checks.find((c) => !c.ok && c.name !== 'evidence_unused') ?? checks.find((c) => !c.ok);
   if (!failed) return undefined;
   const reason = `the confirmation check ${failed.name} failed: ${failed.detail ?? 'no detail'}`;
   await deps.audit.appendDurable({ event: 'cancelled', call_id: call.callId, tool: tool.exposed, stage: 'before_execution', reason }).catch(() => {});
   return denied({ call_id: call.callId, args_sha256: call.argsSha256, reason: `${reason}; nothing was run` });
 };
 
-/** The before-execution checks, in order; the use marker is taken only when all the others pass. */
 async function runChecks(s: FixedState, ref: string | undefined, given: string | undefined): Promise<CheckResult[]> {
   const { deps, call } = s;
   const ledger = deps.evidence;
-  const approval = s.approval as NonNullable<FixedState['approval']> & { kind: 'approved' };
-  const now = deps.clock.nowMs();
-  const named = given ?? ref;
-  const record = named && ledger ? await ledger.get(named) : undefined;
-  const out: CheckResult[] = [];
-  // What the decision itself is evidence of: its own record (a device's), or, without one, the channel's decision.
-  if (given !== undefined && given !== ref && !record)
-    out.push({ name: 'evidence_exists', ok: false, detail: `no evidence is recorded under ${JSON.stringify(given.slice(0, 40))}` });
-  else if (ref && !record) out.push({ name: 'evidence_exists', ok: false, detail: 'the evidence of this decision is no longer in the store' });
-  else out.push({ name: 'evidence_exists', ok: true, detail: ref ? `evidence ${named}` : `the decision on the ${approval.channel} channel` });
-  if (given !== undefined && given !== ref)
-    out.push({
-      name: 'evidence_for_card_set',
-      ok: false,
-      detail: record ? 'this evidence was given for another card, not for this call' : 'the evidence named is not this decision’s',
-    });
-  else if (record) {
-    const setOk = record.setId === undefined || !ledger ? true : await ledger.setHolds(record.setId, call.callId);
-    const ok = record.callId === call.callId && record.approve && setOk;
-    out.push({
-      name: 'evidence_for_card_set',
-      ok,
-      detail: ok
-        ? `card set ${record.setId ?? '(none)'}`
-        : record.callId !== call.callId
-          ? 'the evidence is for another call'
-          : 'the card set does not hold this call',
-    });
-  } else out.push({ name: 'evidence_for_card_set', ok: true, detail: 'no card set: decided on a channel without cards' });
-  const unchanged = !record || record.argsSha256 === call.argsSha256;
-  out.push({
-    name: 'action_unchanged',
-    ok: unchanged,
-    detail: unchanged ? `args_sha256 ${call.argsSha256.slice(0, 12)}…` : 'the arguments changed since the card was shown',
-  });
-  const until = record?.expiresAtMs ?? s.retried?.deadlineMs;
-  const fresh = until === undefined || now <= until;
-  out.push({ name: 'not_expired', ok: fresh, detail: until === undefined ? 'decided in this request' : `valid until ${new Date(until).toISOString()}` });
-  if (out.some((c) => !c.ok)) {
-    out.push({ name: 'evidence_unused', ok: false, detail: 'not tried: an earlier check failed (the evidence stays unused)' });
-    return out;
+  if (!ledger) return [{ name: 'evidence_exists', ok: false, detail: 'this gate has no store to keep evidence in' }];
+  if (given !== undefined && given !== ref) {
+    // Evidence that is not this decision's: another card's, or none at all.
+    const other = await ledger.find(given);
+    return other
+      ? [
+          { name: 'evidence_exists', ok: true, detail: given },
+          { name: 'evidence_for_card_set', ok: false, detail: 'this evidence was given for another card, not for this call' },
+        ]
+      : [{ name: 'evidence_exists', ok: false, detail: `no evidence is recorded under ${JSON.stringify(given.slice(0, 40))}` }];
   }
-  const marker = named ?? `call:${call.callId}`;
-  const first = ledger ? await ledger.use(marker, Math.max(60_000, (until ?? now) - now + 60_000)) : true;
-  out.push({ name: 'evidence_unused', ok: first, detail: first ? 'first use' : 'this evidence was used before: a decision runs its call once' });
-  return out;
+  if (ref) return ledger.check(ref, call.callId, call.argsSha256);
+  // A decision on a channel without cards (page, webhook, terminal), run through lookfirst_confirm.
+  const channel = (s.approval as { channel: string }).channel;
+  const now = deps.clock.nowMs();
+  const until = s.retried?.deadlineMs ?? now;
+  const out: CheckResult[] = [
+    { name: 'evidence_exists', ok: true, detail: `the decision on the ${channel} channel` },
+    { name: 'evidence_for_card_set', ok: true, detail: 'no card set: decided on a channel without cards' },
+    { name: 'action_unchanged', ok: true, detail: `the held call binds args_sha256 ${call.argsSha256.slice(0, 12)}…` },
+    { name: 'not_expired', ok: now <= until, detail: `valid until ${new Date(until).toISOString()}` },
+  ];
+  if (out.some((c) => !c.ok)) return [...out, { name: 'evidence_unused', ok: false, detail: 'not spent: an earlier check failed' }];
+  const first = await ledger.useDecision(call.callId, until - now + 60_000);
+  return [...out, { name: 'evidence_unused', ok: first, detail: first ? 'first use' : 'this decision was used before: a decision runs its call once' }];
 }
