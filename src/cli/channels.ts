@@ -133,7 +133,11 @@ export async function startChannels(deps: ChannelDeps): Promise<Channels> {
       outOfBand.push(createTerminalChannel({ enabled: true, pending, open: terminal }));
     }
     // Printed once everything started, so a failed start shows only what failed.
-    if (c.elicitation)
+    if (c.mode === 'pending')
+      log(
+        `confirm.mode is pending: a held call answers at once pending_user_confirmation, and lookfirst_confirm runs it after a person's yes on ${[c.device && 'a paired device', c.web.enabled && 'the page', c.webhook && 'the webhook', c.terminal && 'the terminal'].filter(Boolean).join(', ') || 'no channel (enable one)'}; the client is never asked itself`,
+      );
+    else if (c.elicitation)
       log(
         'warning: confirm.elicitation is on: an autonomous client can answer elicitation itself (self-approval). For such clients set confirm.elicitation: false, so that only the page, webhook or terminal can approve.',
       );
