@@ -171,6 +171,25 @@ for (const kit of kits) {
       await t.done();
     });
 
+    it('never throws on a malformed decision: it fails a named check instead', async () => {
+      const t = await setup();
+      t.hold('c1');
+      const set = await t.cards.issue(t.alice);
+      const junk = [
+        { setId: 7, callId: null, nonce: {}, approve: 'yes', how: undefined },
+        { setId: set.set_id, callId: 'c1', nonce: 'x', approve: true, how: { method: 'telepathy', transcript: 5, audioSha256: 'no' } },
+      ] as unknown as Parameters<typeof t.cards.decide>[1][];
+      for (const req of junk) {
+        const d = await t.cards.decide(t.alice, req);
+        assert.equal(d.ok, false);
+        assert.deepEqual(
+          d.checks.map((c) => c.name),
+          DECISION_CHECKS,
+        );
+      }
+      await t.done();
+    });
+
     it('refuses an expired card (not_expired)', async () => {
       const t = await setup();
       t.hold('c1');

@@ -57,10 +57,15 @@ export const REUSE_MIN_LEFT_MS = 30_000;
 /** How long a set's record outlives its last card (ms), so a late decision is told "expired", not "unknown". */
 const SET_GRACE_MS = 60_000;
 
+/** Store kind of card sets (set id → CardSetRecord). */
 export const CARDSET_KIND = 'cardset';
+/** Store kind of card nonces (nonce → CardNonceRecord), consumed once by a decision. */
 export const CARD_NONCE_KIND = 'card-nonce';
+/** Store kind of a high-risk call's second stage (call id → CardStageRecord). */
 export const CARD_STAGE_KIND = 'card-stage';
+/** Store kind of each device's latest set (device id → `{ setId }`), for the reuse rule. */
 export const CARDSET_OF_KIND = 'cardset-of';
+/** Store kind of each set's nonces in card order (set id → `{ nonces }`), for voice decisions and reuse. */
 export const CARDSET_NONCES_KIND = 'cardset-nonces';
 
 /** The consent parser's reading of spoken words (consent.ts): re-exported for the device endpoint. */
@@ -114,6 +119,7 @@ export class Cards {
   private readonly registry: DeviceRegistry;
   private readonly defaultUser: string;
 
+  /** @param opts the shared store, the pending queue, the device registry, the default user, the clock. */
   constructor(opts: CardsOptions) {
     this.store = opts.store;
     this.clock = opts.clock ?? systemClock;
@@ -213,7 +219,16 @@ export class Cards {
    */
   async decide(device: DeviceRecord, req: DecideRequest): Promise<DeviceDecision> {
     const now = this.clock.nowMs();
-    const { setId, callId, nonce, approve, how } = req;
+    const { setId, callId, nonce } = req;
+    const approve = req.approve === true;
+    // Whatever the endpoint parsed, `how` is one of the two methods from here on.
+    const h = req.how;
+    const how: DecideHow = {
+      method: h?.method === 'voice' ? 'voice' : 'tap',
+      ...(typeof h?.transcript === 'string' ? { transcript: h.transcript.slice(0, 2000) } : {}),
+      ...(typeof h?.audioSha256 === 'string' && /^[0-9a-f]{64}$/.test(h.audioSha256) ? { audioSha256: h.audioSha256 } : {}),
+      wordsChoose: h?.wordsChoose === true,
+    };
     const safe = async <T>(f: () => Promise<T>): Promise<T | undefined> => f().catch(() => undefined);
     const current = await safe(() => this.registry.get(device.id));
     const view = typeof callId === 'string' && callId.length > 0 ? this.pending.get(callId) : undefined;
@@ -229,7 +244,7 @@ export class Cards {
       devicePairedCheck(current?.id === device.id ? current : undefined, callUser),
       cardSetOpenCheck(set, device.id),
       notExpiredCheck(entry?.expiresAtMs, now),
-      wordsChooseCardCheck(how?.method === 'voice' ? 'voice' : 'tap', entry !== undefined, how?.wordsChoose),
+      wordsChooseCardCheck(how.method, entry !== undefined, how.wordsChoose),
       actionUnchangedCheck(entry?.argsSha256, view?.argsSha256),
     ];
     // Only a nonce that a consume would accept goes on to the commit: a wrong one must not close the set.

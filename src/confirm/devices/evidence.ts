@@ -15,9 +15,11 @@ import type { CheckResult } from '../../types.js';
 import type { CardSetRecord, EvidenceRecord } from './card-types.js';
 import { executionChecks, firstFailed } from './checks.js';
 
-/** Store kinds of evidence, the call → ref map, and the use markers. */
+/** Store kind of evidence records (ref → EvidenceRecord). */
 export const EVIDENCE_KIND = 'evidence';
+/** Store kind of the call → latest evidence ref map (call id → `{ ref }`). */
 export const EVIDENCE_OF_KIND = 'evidence-of';
+/** Store kind of the use markers (ref → `{ callId }`), taken once by `consumeUse`. */
 export const EVIDENCE_USE_KIND = 'evidence-use';
 /** How long evidence outlives its call's deadline (ms): long enough for the receipt, short enough to not pile up. */
 export const EVIDENCE_GRACE_MS = 10 * 60_000;
