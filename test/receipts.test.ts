@@ -1,0 +1,223 @@
+/**
+ * Signed receipts end to end: the real gate (dist/) in front of the real server-filesystem. A write
+ * approved through a real HTTPS webhook receiver, and one a rule allowed, each leave a receipt in
+ * `audit.receipts` that `lookfirst receipt verify` accepts (exit 0) and `receipt show` describes; one
+ * edited byte is named as an edit after signing (exit 2); a log cut before the receipt's entry, or another
+ * gate's log, is named as the entry missing (exit 2); a denied call leaves no receipt. Run `npm run build` first.
+ */
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { WebhookPreview } from '../src/confirm/channels/webhook.js';
+import { auditEntries, FS_SERVER, NODE, runCli, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { makePki, type TestPki } from './tls.js';
+
+const SECRET = 'receipt-secret-'.repeat(4);
+
+/** A real HTTPS webhook receiver that records every preview it is sent. */
+class Receiver {
+  previews: WebhookPreview[] = [];
+  server: Server;
+  port = 0;
+  constructor(pki: TestPki) {
+    this.server = createHttpsServer({ key: pki.key, cert: pki.cert }, (req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        this.previews.push(JSON.parse(body) as WebhookPreview);
+        res.writeHead(202).end();
+      });
+    });
+  }
+  async start(): Promise<this> {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+  async next(match: (p: WebhookPreview) => boolean): Promise<WebhookPreview> {
+    assert.ok(await waitFor(() => this.previews.some(match), 15_000), 'no preview reached the receiver');
+    return this.previews.find(match)!;
+  }
+  close(): Promise<void> {
+    return new Promise((r) => {
+      this.server.closeAllConnections();
+      this.server.close(() => r());
+    });
+  }
+}
+
+async function decide(p: WebhookPreview, decision: 'approve' | 'deny'): Promise<void> {
+  const res = await fetch(p.decision_url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ decision, actor: 'oncall-bot', args_sha256: p.args_sha256, token: p.token }),
+  });
+  assert.equal(res.status, 200, await res.text());
+}
+
+/** A gate folder with a filesystem upstream, the webhook channel, and `rules` (YAML) as given. */
+function gate(dir: string, webhook: string, rules = ''): { data: string; config: string; receipts: string } {
+  const data = join(dir, 'data');
+  mkdirSync(data, { recursive: true });
+  writeFileSync(join(dir, 'webhook.secret'), `${SECRET}\n`);
+  const config = writeConfig(
+    dir,
+    `upstreams:\n  files:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FS_SERVER, data])}\n${rules}confirm:\n  timeout_seconds: 20\n  elicitation: false\n  webhook:\n${webhook}\n    secret_file: webhook.secret\n    listen_port: 0\n`,
+  );
+  return { data, config, receipts: join(dir, 'receipts') };
+}
+
+/** The receipt of a call, parsed, and its file. */
+function receiptOf(receipts: string, callId: string): { file: string; r: Record<string, unknown> & { [k: string]: never | unknown } } {
+  const file = join(receipts, `${callId}.json`);
+  assert.ok(existsSync(file), `no receipt ${file} (have: ${existsSync(receipts) ? readdirSync(receipts).join(', ') : 'no folder'})`);
+  return { file, r: JSON.parse(readFileSync(file, 'utf8')) };
+}
+
+describe('signed receipts', () => {
+  let pki: TestPki;
+  let receiver: Receiver;
+  const dirs: string[] = [];
+  before(async () => {
+    const d = tmp('lf-pki-');
+    dirs.push(d);
+    pki = makePki(d);
+    receiver = await new Receiver(pki).start();
+  });
+  after(async () => {
+    await receiver.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+  const webhookYaml = () => `    url: https://localhost:${receiver.port}/hook\n    ca_file: ${JSON.stringify(pki.caFile)}`;
+
+  let webhookGate: { dir: string; config: string; file: string; seq: number } | undefined;
+
+  it('a write approved through the webhook leaves a receipt that verifies (exit 0); a denied call leaves none', async () => {
+    const dir = tmp();
+    dirs.push(dir);
+    const { data, config, receipts } = gate(dir, webhookYaml());
+    const agent = await startAgent(config);
+    try {
+      const path = join(data, 'approved.txt');
+      const result = agent.call('write_file', { path, content: 'approved by the hook' });
+      const p = await receiver.next((x) => x.arguments.path === path);
+      await decide(p, 'approve');
+      const v = verdictOf(await result);
+      assert.equal(v?.outcome, 'executed', JSON.stringify(v));
+      const denyPath = join(data, 'denied.txt');
+      const denied = agent.call('write_file', { path: denyPath, content: 'no' });
+      const q = await receiver.next((x) => x.arguments.path === denyPath);
+      await decide(q, 'deny');
+      assert.equal(verdictOf(await denied)?.outcome, 'denied');
+      await agent.close();
+
+      const callId = String(v?.call_id);
+      const { file, r } = receiptOf(receipts, callId);
+      const who = r.who as Record<string, unknown>;
+      assert.equal(who.actor, 'webhook:oncall-bot');
+      assert.equal(who.trust, 'shared-secret');
+      assert.equal((r.how as { method: string }).method, 'webhook');
+      assert.equal((r.what as { args_sha256: string }).args_sha256, v?.args_sha256);
+      assert.deepEqual(
+        (r.checks as { name: string; ok: boolean }[]).map((c) => [c.name, c.ok]),
+        [
+          ['shared_secret', true],
+          ['action_unchanged', true],
+          ['call_open', true],
+        ],
+      );
+      const when = r.when as Record<string, string>;
+      assert.ok(when.proposed && when.proposed <= when.confirmed && when.confirmed <= when.executed, JSON.stringify(when));
+      // Linked to its executed entry, and the log names the receipt's SHA-256.
+      const entries = auditEntries(dir);
+      const link = r.audit as { seq: number; event: string };
+      assert.equal(entries[link.seq]?.event, 'executed');
+      assert.equal(entries[link.seq]?.call_id, callId);
+      assert.ok(entries.some((e) => e.event === 'receipt_issued' && e.call_id === callId));
+      // The denied call: nothing ran, no receipt.
+      assert.equal(existsSync(join(receipts, `${q.call_id}.json`)), false);
+      assert.deepEqual(readdirSync(receipts), [`${callId}.json`]);
+
+      const ok = runCli(['receipt', 'verify', file, '--config', config]);
+      assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+      assert.match(ok.stdout, /receipt verified/);
+      const json = runCli(['receipt', 'verify', file, '--config', config, '--json']);
+      assert.equal(JSON.parse(json.stdout).ok, true);
+      const shown = runCli(['receipt', 'show', file]);
+      assert.equal(shown.status, 0, shown.stderr);
+      assert.match(shown.stdout, /who: {3}webhook:oncall-bot.*\(channel webhook, trust shared-secret\)/);
+      assert.match(shown.stdout, /ok {5}shared_secret/);
+      webhookGate = { dir, config, file, seq: link.seq };
+    } finally {
+      await agent.close().catch(() => {});
+    }
+  });
+
+  it('one edited byte is named: the receipt was edited after signing (exit 2)', () => {
+    assert.ok(webhookGate, 'the webhook test runs first');
+    const text = readFileSync(webhookGate.file, 'utf8');
+    // One hex digit of the arguments' hash: still a well-formed receipt, no longer the one signed.
+    const at = text.indexOf('"args_sha256":"') + '"args_sha256":"'.length;
+    const edited = join(webhookGate.dir, 'edited.json');
+    writeFileSync(edited, text.slice(0, at) + (text[at] === '0' ? '1' : '0') + text.slice(at + 1));
+    const r = runCli(['receipt', 'verify', edited, '--config', webhookGate.config]);
+    assert.equal(r.status, 2, r.stdout + r.stderr);
+    assert.match(r.stdout, /FAILED signature: the receipt was edited after signing \(signature does not match/);
+    assert.match(r.stdout, /receipt NOT verified/);
+  });
+
+  it('a log cut before its entry is named: its audit entry is missing from the log (exit 2)', () => {
+    assert.ok(webhookGate, 'the webhook test runs first');
+    const log = readFileSync(join(webhookGate.dir, 'audit.jsonl'), 'utf8').split('\n');
+    const cut = join(webhookGate.dir, 'cut.jsonl');
+    writeFileSync(cut, `${log.slice(0, webhookGate.seq).join('\n')}\n`);
+    const r = runCli(['receipt', 'verify', webhookGate.file, '--log', cut, '--pub', join(webhookGate.dir, 'audit.pub')]);
+    assert.equal(r.status, 2, r.stdout + r.stderr);
+    assert.match(r.stdout, new RegExp(`FAILED entry_in_log: its audit entry \\(seq ${webhookGate.seq}\\) is missing from the log`));
+    // The log file itself cut in place (its head remembers more): the entry is missing, and the log is tampered.
+    const own = join(webhookGate.dir, 'audit.jsonl');
+    copyFileSync(own, `${own}.bak`);
+    writeFileSync(own, `${log.slice(0, webhookGate.seq).join('\n')}\n`);
+    const inPlace = runCli(['receipt', 'verify', webhookGate.file, '--config', webhookGate.config]);
+    copyFileSync(`${own}.bak`, own);
+    assert.equal(inPlace.status, 2, inPlace.stdout + inPlace.stderr);
+    assert.match(inPlace.stdout, /FAILED entry_in_log: its audit entry \(seq \d+\) is missing from the log/);
+    assert.match(inPlace.stdout, /FAILED log_intact/);
+  });
+
+  it('a write a rule allowed leaves a receipt (method rule, check rule_matched) that verifies; against another gate log it does not', async () => {
+    assert.ok(webhookGate, 'the webhook test runs first');
+    const dir = tmp();
+    dirs.push(dir);
+    const { data, config, receipts } = gate(dir, webhookYaml(), 'rules:\n  tools:\n    write_file: { action: allow }\n');
+    const agent = await startAgent(config);
+    let callId: string;
+    try {
+      const v = verdictOf(await agent.call('write_file', { path: join(data, 'ruled.txt'), content: 'by rule' }));
+      assert.equal(v?.outcome, 'executed', JSON.stringify(v));
+      callId = String(v?.call_id);
+    } finally {
+      await agent.close();
+    }
+    const { file, r } = receiptOf(receipts, callId);
+    assert.equal((r.how as { method: string }).method, 'rule');
+    assert.equal((r.who as { trust: string }).trust, 'rule');
+    assert.deepEqual(
+      (r.checks as { name: string; ok: boolean }[]).map((c) => [c.name, c.ok]),
+      [['rule_matched', true]],
+    );
+    assert.equal((r.what as { shown?: string }).shown, undefined, 'nobody was shown anything');
+    const ok = runCli(['receipt', 'verify', file, '--config', config]);
+    assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+    // Another gate's log (the webhook test's), under that gate's key: nothing of this receipt is there.
+    const elsewhere = runCli(['receipt', 'verify', file, '--log', join(webhookGate.dir, 'audit.jsonl'), '--pub', join(dir, 'audit.pub')]);
+    assert.equal(elsewhere.status, 2, elsewhere.stdout + elsewhere.stderr);
+    assert.match(elsewhere.stdout, /FAILED entry_in_log: its audit entry \(seq \d+\) is missing from the log/);
+    // Usage: no config here and no --log/--pub.
+    const usage = runCli(['receipt', 'verify', file]);
+    assert.equal(usage.status, 1, usage.stdout + usage.stderr);
+  });
+});
