@@ -71,7 +71,7 @@ function gate(dir: string, webhook: string, rules = ''): { data: string; config:
 }
 
 /** The receipt of a call, parsed, and its file. */
-function receiptOf(receipts: string, callId: string): { file: string; r: Record<string, unknown> & { [k: string]: never | unknown } } {
+function receiptOf(receipts: string, callId: string): { file: string; r: Record<string, unknown> } {
   const file = join(receipts, `${callId}.json`);
   assert.ok(existsSync(file), `no receipt ${file} (have: ${existsSync(receipts) ? readdirSync(receipts).join(', ') : 'no folder'})`);
   return { file, r: JSON.parse(readFileSync(file, 'utf8')) };
@@ -129,7 +129,7 @@ describe('signed receipts', () => {
           ['call_open', true],
         ],
       );
-      const when = r.when as Record<string, string>;
+      const when = r.when as { proposed?: string; shown?: string; confirmed: string; executed: string };
       assert.ok(when.proposed && when.proposed <= when.confirmed && when.confirmed <= when.executed, JSON.stringify(when));
       // Linked to its executed entry, and the log names the receipt's SHA-256.
       const entries = auditEntries(dir);
