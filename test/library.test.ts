@@ -2,8 +2,8 @@
  * The gate as a library (`createGatedServer`), end to end with the official SDK client:
  *   - over stdio, the example bank (examples/gated-bank/server.ts, importing the built package by its
  *     own name) with a real webhook receiver: a read answers at once; a transfer is held, shown with the
- *     author's preview at the author's risk, approved at the decision endpoint, runs once and reads back
- *     ok; a denied one never runs (the bank's balance proves it); `lookfirst verify-log` accepts the log;
+ *     author's preview at the author's risk, approved at the decision endpoint, runs once, reads back
+ *     ok and leaves a receipt that `lookfirst receipt verify` accepts; a denied one never runs (the bank's balance proves it); `lookfirst verify-log` accepts the log;
  *   - in process (InMemoryTransport, from src/), a client that answers elicitation: a risk function that
  *     throws makes the call high risk, a preview that throws still asks (generic summary with a note),
  *     and a declined write never runs.
@@ -123,6 +123,11 @@ describe('a gated server built with createGatedServer (the example bank over std
     const entries = auditEntries(dir).filter((e) => e.call_id === p.call_id);
     assert.equal(entries.filter((e) => e.event === 'executed').length, 1);
     assert.equal(entries.find((e) => e.event === 'readback')?.outcome, 'ok');
+    // The same signed receipt as behind `lookfirst serve`, in receipts/ beside the log.
+    const receipt = join(dir, 'receipts', `${p.call_id}.json`);
+    assert.ok(await waitFor(() => existsSync(receipt), 10_000), 'no receipt was written');
+    const r = runCli(['receipt', 'verify', receipt, '--log', join(dir, 'audit.jsonl'), '--pub', join(dir, 'audit.pub')]);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
   });
 
   it('never runs a transfer a person denied: the balance is unchanged', async () => {
