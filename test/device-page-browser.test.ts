@@ -4,16 +4,20 @@
  * a high-risk call its second yes, and see a revoked phone told so. Against a real device endpoint on
  * loopback, a real SQLite store and the real registry, pairing, pending queue and cards. Screenshots go
  * to a temp folder, and to docs/screenshots when UPDATE_SCREENSHOTS=1. And the approval page's "Pair a
- * phone" button: its code and QR image (under the page's CSP), used by a phone to pair.
+ * phone" button: its code and QR image (under the page's CSP), used by a phone to pair. And a voice
+ * answer: Chromium's fake microphone plays an espeak-ng "yes", the page records and uploads it, and the
+ * real recogniser (pocketsphinx) hears it.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { decodeRecording, encodeWav16k } from '../src/confirm/voice/audio.js';
 import { startWebApp, type WebApp } from '../src/web/app.js';
-import { launchChromium } from './browser.js';
+import { CHROMIUM, launchChromium } from './browser.js';
 import { call, type DeviceRig, startDeviceRig } from './device-rig.js';
 import { ROOT } from './helpers.js';
 
@@ -201,5 +205,66 @@ describe('"Pair a phone" on the approval page, then the phone', () => {
     const noKey = await call(port, 'POST', '/pair', { 'content-type': 'application/json' }, '{}');
     assert.equal(noKey.status, 403);
     assert.equal((await rig.store.list('pairing')).length, before);
+  });
+});
+
+describe('answering by voice in Chromium (a recorded "yes" from espeak-ng, heard by pocketsphinx)', () => {
+  it('records while the button is held, sends a 16 kHz WAV, and the words "yes" approve the final card', async (t) => {
+    const missing = ['espeak-ng', 'pocketsphinx_continuous'].filter((p) => spawnSync('sh', ['-c', `command -v ${p}`]).status !== 0);
+    if (missing.length) {
+      t.skip(`${missing.join(' and ')} not installed (apt-get install espeak-ng pocketsphinx pocketsphinx-en-us)`);
+      return;
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'lf-device-voice-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    // Chromium's fake microphone plays this file in a loop: the word, then silence longer than the hold.
+    execFileSync('espeak-ng', ['-v', 'en-us+f2', '-s', '120', '-w', join(dir, 'word.wav'), 'yes']);
+    const word = decodeRecording(readFileSync(join(dir, 'word.wav')), 10_000).samples;
+    const padded = new Int16Array(16_000 * 6);
+    padded.set(word, 8_000);
+    writeFileSync(join(dir, 'mic.wav'), encodeWav16k(padded));
+    const rig = await startDeviceRig({ recogniserArgv: ['pocketsphinx_continuous', '-infile', '{file}', '-logfn', '/dev/null'] });
+    t.after(() => rig.close());
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--use-fake-ui-for-media-stream',
+        '--use-fake-device-for-media-stream',
+        `--use-file-for-fake-audio-capture=${join(dir, 'mic.wav')}`,
+      ],
+    });
+    t.after(() => browser.close());
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await context.grantPermissions(['microphone']);
+    const tab = await context.newPage();
+    const started = await rig.pairing.start('owner');
+    await tab.goto(`${rig.endpoint.url}/device/#pair=${started.pairingId}`);
+    await tab.locator('#pair-code').fill(started.code);
+    await tab.locator('#pair-submit').tap();
+    await tab.locator('#status.ok').waitFor({ timeout: 10_000 });
+    const held = rig.hold('write_file', { path: 'spoken.txt', content: 'by voice' });
+    await tab.locator(`.card[data-call-id="${held.callId}"]`).waitFor({ timeout: 10_000 });
+    const voice = tab.locator('#voice');
+    const box = (await voice.boundingBox())!;
+    await tab.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await tab.mouse.down();
+    await tab.locator('#voice.recording').waitFor();
+    await new Promise((r) => setTimeout(r, 2_500));
+    await tab.mouse.up();
+    await tab.locator('#result:not([hidden])').waitFor({ timeout: 30_000 });
+    const heard = await tab.locator('#voice-msg').innerText();
+    const result = await tab.locator('#result').innerText();
+    assert.match(heard, /^Heard "/, "the gate decoded and transcribed the page's WAV");
+    assert.equal(result, 'Approved: executes now', `heard: ${heard}`);
+    const answer = await held.answer;
+    assert.equal(answer.kind, 'approved');
+    if (answer.kind === 'approved') {
+      assert.equal(answer.evidence?.method, 'voice');
+      assert.match(String(answer.evidence?.transcript), /\byes\b/);
+      assert.match(String(answer.evidence?.audioSha256), /^[0-9a-f]{64}$/);
+    }
   });
 });

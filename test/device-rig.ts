@@ -1,7 +1,8 @@
 /**
  * A real device endpoint for tests: a SQLite store in a temp dir, the real device registry, pairing,
  * pending queue and cards on it, and the endpoint on loopback over plain HTTP. `hold` puts a call on
- * channel `device` as the broker does; `pairDevice` pairs a key the way the phone page does.
+ * channel `device` as the broker does; `pairDevice` pairs a key the way the phone page does. With
+ * `recogniserArgv` the endpoint answers voice with that local recogniser command (pocketsphinx).
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,10 +14,12 @@ import { Cards } from '../src/confirm/devices/cards.js';
 import { Pairing } from '../src/confirm/devices/pairing.js';
 import { DeviceRegistry } from '../src/confirm/devices/registry.js';
 import { PendingApprovals } from '../src/confirm/pending.js';
+import { createRecogniser } from '../src/confirm/voice/recogniser.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite.js';
 import type { Store } from '../src/store/store.js';
 import type { Risk } from '../src/types.js';
 import { type DeviceEndpoint, startDeviceEndpoint } from '../src/web/device-endpoint.js';
+import { createDeviceVoice } from '../src/web/device-voice.js';
 
 /** A running rig; `close` stops the endpoint, withdraws held calls, closes the store and removes the dir. */
 export interface DeviceRig {
@@ -40,7 +43,7 @@ export interface Held {
 }
 
 /** Starts the rig. */
-export async function startDeviceRig(opts: { tls?: { cert: string; key: string } } = {}): Promise<DeviceRig> {
+export async function startDeviceRig(opts: { tls?: { cert: string; key: string }; recogniserArgv?: string[] } = {}): Promise<DeviceRig> {
   const dir = mkdtempSync(join(tmpdir(), 'lookfirst-device-'));
   const store = createSqliteStore(join(dir, 'state.db'));
   const registry = new DeviceRegistry({ store });
@@ -49,7 +52,27 @@ export async function startDeviceRig(opts: { tls?: { cert: string; key: string }
   await pending.ready;
   const cards = new Cards({ store, pending, registry, defaultUser: 'owner' });
   const refused: string[] = [];
-  const endpoint = await startDeviceEndpoint({ host: '127.0.0.1', port: 0, tls: opts.tls, pairing, registry, cards, store, onRefused: (r) => refused.push(r) });
+  const endpoint = await startDeviceEndpoint({
+    host: '127.0.0.1',
+    port: 0,
+    tls: opts.tls,
+    pairing,
+    registry,
+    cards,
+    store,
+    voice: opts.recogniserArgv
+      ? createDeviceVoice({
+          cards,
+          hear: {
+            recogniser: createRecogniser({ recogniser: { kind: 'command', argv: opts.recogniserArgv }, timeoutMs: 30_000 }),
+            store,
+            languages: ['en'],
+            maxMs: 15_000,
+          },
+        })
+      : undefined,
+    onRefused: (r) => refused.push(r),
+  });
   const aborts: AbortController[] = [];
   return {
     dir,
