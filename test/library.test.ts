@@ -6,10 +6,12 @@
  *     ok and leaves a receipt that `lookfirst receipt verify` accepts; a denied one never runs (the bank's balance proves it); `lookfirst verify-log` accepts the log;
  *   - in process (InMemoryTransport, from src/), a client that answers elicitation: a risk function that
  *     throws makes the call high risk, a preview that throws still asks (generic summary with a note),
- *     and a declined write never runs.
+ *     and a declined write never runs;
+ *   - over Streamable HTTP, one SDK transport per session, each connected with `connect`.
  * Needs `npm run build` first (the example imports `lookfirst`, i.e. dist/).
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,7 +19,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { WebhookPreview } from '../src/confirm/channels/webhook.js';
@@ -262,5 +266,51 @@ describe('a gated server in process (InMemoryTransport)', () => {
       },
     );
     assert.equal(readFileSync(join(dir, 'audit.jsonl'), 'utf8').length > 0, true);
+  });
+});
+
+describe('a gated server over Streamable HTTP (one transport per session)', () => {
+  it('serves each session that connects its own transport', async () => {
+    const dir = tmp('lf-library-http-');
+    const gated = await createGatedServer({
+      name: 'echo',
+      version: '1.0.0',
+      audit: { log: join(dir, 'audit.jsonl'), key: join(dir, 'audit.key') },
+      store: { kind: 'memory' },
+      log: () => {},
+    });
+    gated.read('echo', { inputSchema: { text: z.string() } }, ({ text }) => text);
+    const sessions = new Map<string, StreamableHTTPServerTransport>();
+    const http = createServer(async (req, res) => {
+      const id = req.headers['mcp-session-id'];
+      let transport = typeof id === 'string' ? sessions.get(id) : undefined;
+      if (!transport) {
+        const t: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sid): void => {
+            sessions.set(sid, t);
+          },
+        });
+        await gated.connect(t);
+        transport = t;
+      }
+      await transport.handleRequest(req, res);
+    });
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    try {
+      const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
+      for (const text of ['one', 'two']) {
+        const c = new Client({ name: 'http-test', version: '1.0.0' });
+        await c.connect(new StreamableHTTPClientTransport(url));
+        assert.deepEqual((await c.callTool({ name: 'echo', arguments: { text } })).content, [{ type: 'text', text }]);
+        await c.close();
+      }
+      assert.equal(sessions.size, 2);
+    } finally {
+      await gated.close();
+      http.closeAllConnections();
+      await new Promise((r) => http.close(r));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
