@@ -5,7 +5,7 @@
  * decides the held call with trust `device-key` and every named check passed.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -263,5 +263,40 @@ describe('device endpoint over TLS', () => {
     const me = await get('/device/api/me', signedHeaders({ id: paired.id, key }, 'GET', '/device/api/me', Date.now()));
     assert.equal(me.status, 200, me.body);
     assert.equal(JSON.parse(me.body).name, 'tls phone');
+  });
+});
+
+describe('device endpoint voice route (espeak-ng speech, pocketsphinx)', () => {
+  it('denies the final card on a spoken "no", refuses the same recording again (evidence_unused) and a silent one (evidence_exists)', async (t) => {
+    const missing = ['espeak-ng', 'pocketsphinx_continuous'].filter((p) => spawnSync('sh', ['-c', `command -v ${p}`]).status !== 0);
+    if (missing.length) {
+      t.skip(`${missing.join(' and ')} not installed (apt-get install espeak-ng pocketsphinx pocketsphinx-en-us)`);
+      return;
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'lf-device-voice-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    execFileSync('espeak-ng', ['-v', 'en-us+f2', '-s', '120', '-w', join(dir, 'no.wav'), 'no']);
+    const no = readFileSync(join(dir, 'no.wav'));
+    const rig = await startDeviceRig({ recogniserArgv: ['pocketsphinx_continuous', '-infile', '{file}', '-logfn', '/dev/null'] });
+    t.after(() => rig.close());
+    const phone = await pairDevice(rig);
+    const held = rig.hold('write_file', { path: 'v.txt', content: 'x' });
+    const set = await cardsOf(rig, phone);
+    const target = `/device/api/voice?set=${set.set_id}`;
+    const r = await signed(rig, phone, 'POST', target, no, { type: 'audio/wav' });
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    assert.equal(r.json.outcome, 'denied');
+    assert.equal(r.json.transcript, 'no');
+    const answer = await held.answer;
+    assert.equal(answer.kind, 'denied');
+    const again = await signed(rig, phone, 'POST', target, no, { type: 'audio/wav' });
+    assert.equal(again.status, 409);
+    assert.equal(again.json.failed_check, 'evidence_unused');
+    const silent = Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WAVEfmt ')]);
+    const bad = await signed(rig, phone, 'POST', target, silent, { type: 'audio/wav' });
+    assert.equal(bad.status, 409);
+    assert.equal(bad.json.failed_check, 'evidence_exists');
+    const wrongType = await signed(rig, phone, 'POST', target, no, { type: 'audio/mpeg' });
+    assert.equal(wrongType.status, 415);
   });
 });

@@ -163,19 +163,22 @@
     return el(
       'pre',
       { class: 'diff', tabindex: '0', 'aria-label': 'What the file would become (unified diff)' },
-      ...diff.split('\n').map((line) =>
-        el('span', {
-          class:
-            line.startsWith('+') && !line.startsWith('+++')
-              ? 'add'
-              : line.startsWith('-') && !line.startsWith('---')
-                ? 'del'
-                : line.startsWith('@@')
-                  ? 'hunk'
-                  : 'ctx',
-          text: `${line}\n`,
-        }),
-      ),
+      ...diff
+        .replace(/\n$/, '')
+        .split('\n')
+        .map((line) =>
+          el('span', {
+            class:
+              line.startsWith('+') && !line.startsWith('+++')
+                ? 'add'
+                : line.startsWith('-') && !line.startsWith('---')
+                  ? 'del'
+                  : line.startsWith('@@')
+                    ? 'hunk'
+                    : 'ctx',
+            text: `${line}\n`,
+          }),
+        ),
     );
   }
 
