@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { WebhookPreview } from '../src/confirm/channels/webhook.js';
-import { auditEntries, FS_SERVER, NODE, runCli, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { approve, auditEntries, FS_SERVER, NODE, runCli, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
 import { makePki, type TestPki } from './tls.js';
 
 const SECRET = 'receipt-secret-'.repeat(4);
@@ -186,6 +186,33 @@ describe('signed receipts', () => {
     assert.equal(inPlace.status, 2, inPlace.stdout + inPlace.stderr);
     assert.match(inPlace.stdout, /FAILED entry_in_log: its audit entry \(seq \d+\) is missing from the log/);
     assert.match(inPlace.stdout, /FAILED log_intact/);
+  });
+
+  it('a write approved in the client (elicitation) leaves a receipt: method elicitation, trust client, the prompt shown', async () => {
+    const dir = tmp();
+    dirs.push(dir);
+    const data = join(dir, 'data');
+    mkdirSync(data, { recursive: true });
+    const config = writeConfig(dir, `upstreams:\n  files:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FS_SERVER, data])}\n`);
+    const agent = await startAgent(config, approve);
+    let callId: string;
+    try {
+      const v = verdictOf(await agent.call('write_file', { path: join(data, 'asked.txt'), content: 'asked in the client' }));
+      assert.equal(v?.outcome, 'executed', JSON.stringify(v));
+      callId = String(v?.call_id);
+    } finally {
+      await agent.close();
+    }
+    const { file, r } = receiptOf(join(dir, 'receipts'), callId);
+    assert.equal((r.how as { method: string }).method, 'elicitation');
+    assert.equal((r.who as { trust: string }).trust, 'client');
+    assert.match(String((r.what as { shown?: string }).shown), /asked\.txt/);
+    assert.deepEqual(
+      (r.checks as { name: string }[]).map((c) => c.name),
+      ['in_client_answer', 'action_unchanged'],
+    );
+    const ok = runCli(['receipt', 'verify', file, '--config', config]);
+    assert.equal(ok.status, 0, ok.stdout + ok.stderr);
   });
 
   it('a write a rule allowed leaves a receipt (method rule, check rule_matched) that verifies; against another gate log it does not', async () => {
