@@ -116,6 +116,30 @@ describe('device page in Chromium (phone viewport)', () => {
     await tab.locator('#result', { hasText: 'Denied' }).waitFor();
   });
 
+  it('is installable (manifest and service worker) and its cache holds only the page, never an API answer', async () => {
+    await tab.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+    const cdp = await context.newCDPSession(tab);
+    const manifest = await cdp.send('Page.getAppManifest');
+    assert.deepEqual(manifest.errors, []);
+    const { installabilityErrors } = await cdp.send('Page.getInstallabilityErrors');
+    // A test browser context is incognito, which alone stops installing: nothing else may.
+    assert.deepEqual(
+      installabilityErrors.map((e) => e.errorId).filter((id) => id !== 'in-incognito'),
+      [],
+    );
+    await new Promise((r) => setTimeout(r, 2_500)); // at least one more poll through the worker
+    const cached = await tab.evaluate(async () => {
+      const out: string[] = [];
+      for (const k of await caches.keys()) for (const r of await (await caches.open(k)).keys()) out.push(new URL(r.url).pathname);
+      return out;
+    });
+    assert.ok(cached.includes('/device/app.js'), JSON.stringify(cached));
+    assert.deepEqual(
+      cached.filter((p) => p.startsWith('/device/api/')),
+      [],
+    );
+  });
+
   it('asks a high-risk call a second time before it decides', async () => {
     const h = rig.hold('delete_file', { path: 'reports/2026.xlsx' }, { risk: 'high', riskReason: 'deletes a file' });
     const card = tab.locator(`.card[data-call-id="${h.callId}"]`);
