@@ -3,7 +3,9 @@
  * approved through a real HTTPS webhook receiver, and one a rule allowed, each leave a receipt in
  * `audit.receipts` that `lookfirst receipt verify` accepts (exit 0) and `receipt show` describes; one
  * edited byte is named as an edit after signing (exit 2); a log cut before the receipt's entry, or another
- * gate's log, is named as the entry missing (exit 2); a denied call leaves no receipt. Run `npm run build` first.
+ * gate's log, is named as the entry missing (exit 2); a denied call leaves no receipt. A write approved in
+ * the client (elicitation) and one whose outcome is unknown (linked to its execution_failed entry) leave
+ * receipts too. Run `npm run build` first.
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { WebhookPreview } from '../src/confirm/channels/webhook.js';
-import { approve, auditEntries, FS_SERVER, NODE, runCli, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { approve, auditEntries, FAKE_UPSTREAM, FS_SERVER, NODE, nodeUpstream, runCli, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
 import { makePki, type TestPki } from './tls.js';
 
 const SECRET = 'receipt-secret-'.repeat(4);
@@ -211,6 +213,30 @@ describe('signed receipts', () => {
       (r.checks as { name: string }[]).map((c) => c.name),
       ['in_client_answer', 'action_unchanged'],
     );
+    const ok = runCli(['receipt', 'verify', file, '--config', config]);
+    assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+  });
+
+  it('a write whose outcome is unknown (no answer in time) gets a receipt linked to its execution_failed entry', async () => {
+    // The fake upstream stands in for a server that never answers (no real one does so on demand).
+    const dir = tmp();
+    dirs.push(dir);
+    const config = writeConfig(
+      dir,
+      `upstreams:\n${nodeUpstream('fake', FAKE_UPSTREAM)}rules:\n  tools:\n    hang_write: { action: allow }\nexecution:\n  timeout_seconds: 1\nconfirm:\n  elicitation: false\n`,
+    );
+    const agent = await startAgent(config);
+    let callId: string;
+    try {
+      const v = verdictOf(await agent.call('hang_write', { n: 1 }));
+      assert.equal(v?.readback, 'unclear', JSON.stringify(v));
+      callId = String(v?.call_id);
+    } finally {
+      await agent.close();
+    }
+    const { file, r } = receiptOf(join(dir, 'receipts'), callId);
+    assert.equal((r.audit as { event: string }).event, 'execution_failed');
+    assert.equal((r.outcome as { executed: string }).executed, 'unknown');
     const ok = runCli(['receipt', 'verify', file, '--config', config]);
     assert.equal(ok.status, 0, ok.stdout + ok.stderr);
   });
