@@ -49,6 +49,7 @@ describe('device endpoint', () => {
     for (const [path, type] of [
       ['/device/', /text\/html/],
       ['/device/app.js', /javascript/],
+      ['/device/voice.js', /javascript/],
       ['/device/app.css', /text\/css/],
       ['/device/manifest.webmanifest', /manifest\+json/],
       ['/device/sw.js', /javascript/],

@@ -14,6 +14,7 @@ const FILES: Record<string, { file: string; type: string }> = {
   '/device/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/device/index.html': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/device/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  '/device/voice.js': { file: 'voice.js', type: 'text/javascript; charset=utf-8' },
   '/device/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
   '/device/manifest.webmanifest': { file: 'manifest.webmanifest', type: 'application/manifest+json; charset=utf-8' },
   '/device/sw.js': { file: 'sw.js', type: 'text/javascript; charset=utf-8' },

@@ -16,6 +16,8 @@
   let setKey = '';
   let pollTimer;
   let busy = false;
+  let polling = false;
+  let pollAgain = false;
   const shown = new Map();
 
   function load() {
@@ -79,7 +81,9 @@
     const now = Number(res.headers.get('x-lookfirst-now'));
     if (now > 0) offset = now - Date.now();
     const json = await res.json().catch(() => ({}));
-    if (res.status === 403 && /revoked/.test(json.error || '')) revoked(json.error);
+    if (res.status === 403 && /revoked/.test(json.error || '')) revoked(json.error, 'This phone was revoked');
+    // The gate no longer knows this device (its state was reset): the key is useless; offer to pair again.
+    else if (res.status === 401 && /no device is paired/.test(json.error || '')) revoked(json.error, 'This phone is no longer paired');
     return { status: res.status, body: json };
   }
 
@@ -129,9 +133,10 @@
     }
   }
 
-  function revoked(why) {
+  function revoked(why, heading) {
     clearTimeout(pollTimer);
     pollTimer = undefined;
+    $('revoked-h').textContent = heading;
     if (why) $('revoked-why').textContent = `The gate refused this phone: ${why}. Nothing can be approved from it.`;
     status('revoked', 'down');
     view('revoked');
@@ -255,13 +260,20 @@
     tick();
   }
 
+  // One poll at a time: a poll asked for while one is in flight (after a decision) runs right after it,
+  // so a set fetched before the decision is never the last one shown.
   async function poll() {
     clearTimeout(pollTimer);
     pollTimer = undefined;
     if (!device) return;
+    if (polling) {
+      pollAgain = true;
+      return;
+    }
+    polling = true;
     try {
       const r = await signed('GET', '/device/api/cards');
-      if (r.status === 403 && /revoked/.test(r.body.error || '')) return;
+      if ((r.status === 403 && /revoked/.test(r.body.error || '')) || (r.status === 401 && /no device is paired/.test(r.body.error || ''))) return;
       if (r.status === 200) {
         set = r.body;
         status('live: cards appear by themselves', 'ok');
@@ -269,8 +281,14 @@
       } else status(`the gate refused this phone: ${r.body.error || r.status}`, 'down');
     } catch {
       status('cannot reach the gate; retrying… (nothing is approved while it is down)', 'down');
+    } finally {
+      polling = false;
     }
-    if (device && !$('device').hidden) pollTimer = setTimeout(poll, POLL_MS);
+    if (pollAgain) {
+      pollAgain = false;
+      return poll();
+    }
+    if (device && !$('device').hidden && !pollTimer) pollTimer = setTimeout(poll, POLL_MS);
   }
 
   function showResult(text, cls) {
@@ -312,27 +330,28 @@
     await poll();
   }
 
-  // ---- voice: record with getUserMedia + Web Audio, send a 16 kHz mono 16-bit PCM WAV
+  // ---- voice: hold to record (voice.js), release to send a 16 kHz mono 16-bit PCM WAV
+  const MAX_RECORD_MS = 14_000; // under the gate's default max_seconds (15)
   let rec;
   async function startVoice(event) {
     event.preventDefault();
     if (rec || !set || set.cards.length === 0) return;
     const msg = $('voice-msg');
+    const setId = set.set_id;
+    rec = { pending: true };
     try {
-      const stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
-      const ctx = new AudioContext();
-      const source = ctx.createMediaStreamSource(stream);
-      // ScriptProcessor needs no worklet module file; it is enough for a few seconds of speech.
-      const node = ctx.createScriptProcessor(4096, 1, 1);
-      const chunks = [];
-      node.onaudioprocess = (e) => chunks.push(new Float32Array(e.inputBuffer.getChannelData(0)));
-      source.connect(node);
-      node.connect(ctx.destination);
-      rec = { stream, ctx, node, source, chunks, setId: set.set_id };
+      const recorder = await window.LookfirstVoice.startRecording();
+      if (!rec) {
+        // Released before the microphone opened: nothing is sent.
+        await recorder.stop();
+        return;
+      }
+      rec = { recorder, setId, timer: setTimeout(() => void stopVoice(), MAX_RECORD_MS) };
       $('voice').classList.add('recording');
       $('voice').textContent = 'Listening… release to send';
       msg.textContent = '';
     } catch (err) {
+      rec = undefined;
       msg.textContent = `No microphone (${err.message}): answer by tapping instead.`;
     }
   }
@@ -341,14 +360,11 @@
     if (!rec) return;
     const r = rec;
     rec = undefined;
+    if (!r.recorder) return;
+    clearTimeout(r.timer);
     $('voice').classList.remove('recording');
     $('voice').textContent = 'Hold to speak';
-    r.node.disconnect();
-    r.source.disconnect();
-    for (const t of r.stream.getTracks()) t.stop();
-    const rate = r.ctx.sampleRate;
-    await r.ctx.close();
-    const wav = toWav(r.chunks, rate);
+    const wav = await r.recorder.stop();
     const msg = $('voice-msg');
     if (wav.byteLength < 44 + 16000 * 0.3 * 2) {
       msg.textContent = 'Too short: hold the button while you speak.';
@@ -364,48 +380,6 @@
       msg.textContent = `Not sent (${err.message}); nothing was decided.`;
     }
     await poll();
-  }
-
-  /** Float32 chunks at `rate` Hz → 16 kHz mono signed 16-bit little-endian WAV (averaging down-sampler). */
-  function toWav(chunks, rate) {
-    let n = 0;
-    for (const c of chunks) n += c.length;
-    const all = new Float32Array(n);
-    let at = 0;
-    for (const c of chunks) {
-      all.set(c, at);
-      at += c.length;
-    }
-    const ratio = rate / 16000;
-    const out = new Int16Array(Math.floor(n / ratio));
-    for (let i = 0; i < out.length; i++) {
-      const from = Math.floor(i * ratio);
-      const to = Math.max(from + 1, Math.floor((i + 1) * ratio));
-      let sum = 0;
-      for (let j = from; j < to && j < n; j++) sum += all[j];
-      const v = Math.max(-1, Math.min(1, sum / (to - from)));
-      out[i] = v < 0 ? v * 0x8000 : v * 0x7fff;
-    }
-    const buf = new ArrayBuffer(44 + out.byteLength);
-    const dv = new DataView(buf);
-    const str = (o, s) => {
-      for (let i = 0; i < s.length; i++) dv.setUint8(o + i, s.charCodeAt(i));
-    };
-    str(0, 'RIFF');
-    dv.setUint32(4, 36 + out.byteLength, true);
-    str(8, 'WAVE');
-    str(12, 'fmt ');
-    dv.setUint32(16, 16, true);
-    dv.setUint16(20, 1, true); // PCM
-    dv.setUint16(22, 1, true); // mono
-    dv.setUint32(24, 16000, true);
-    dv.setUint32(28, 32000, true); // bytes per second
-    dv.setUint16(32, 2, true); // block align
-    dv.setUint16(34, 16, true); // bits per sample
-    str(36, 'data');
-    dv.setUint32(40, out.byteLength, true);
-    new Int16Array(buf, 44).set(out);
-    return buf;
   }
 
   function start() {

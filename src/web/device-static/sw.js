@@ -1,8 +1,8 @@
 // lookfirst device page: service worker. It keeps the page's own files so that the page opens (and
 // says it cannot reach the gate) without a network; it never answers an API request from a cache: a
 // card list or a decision always comes from the gate, never from a stored copy.
-const SHELL = 'lookfirst-device-v1';
-const FILES = ['/device/', '/device/app.js', '/device/app.css', '/device/manifest.webmanifest', '/device/icon.svg'];
+const SHELL = 'lookfirst-device-v2';
+const FILES = ['/device/', '/device/app.js', '/device/voice.js', '/device/app.css', '/device/manifest.webmanifest', '/device/icon.svg'];
 
 self.addEventListener('install', (event) => {
   event.waitUntil(
