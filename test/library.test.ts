@@ -247,6 +247,14 @@ describe('a gated server in process (InMemoryTransport)', () => {
     assert.throws(() => gated.write('x', {} as never, () => 1), /risk\(args\) and preview\(args\)/);
   });
 
+  it('refuses a log whose key is missing, rather than start it again under a new key', async () => {
+    await assert.rejects(
+      createGatedServer({ name: 'x', version: '1', audit: { log: join(dir, 'audit.jsonl'), key: join(dir, 'elsewhere.key') }, log: () => {} }),
+      (err: Error & { code?: string }) => err.code === 'AUDIT_KEY_MISSING' && /put the key back/.test(err.message),
+    );
+    assert.equal(existsSync(join(dir, 'elsewhere.key')), false);
+  });
+
   it('checks its options with the config schema, naming every problem', async () => {
     await assert.rejects(
       createGatedServer({

@@ -51,7 +51,8 @@ export async function createGatedServer(options: GatedServerOptions): Promise<Ga
     const { name } = generateAuditKey(keyPath, pubPath);
     log(`created the audit key ${keyPath} (${name}); its public half ${pubPath} verifies the log`);
   }
-  const signer = loadSigner(keyPath, `move the audit log ${logPath} away to start a new one with a new key, or put its key back at ${keyPath}`);
+  // Missing here means its log or public half exists: a new key would orphan their signatures.
+  const signer = loadSigner(keyPath, `put the key back at ${keyPath}, or move ${pubPath} and ${logPath} (if present) away to start a new log with a new key`);
   const audit = await AuditLog.open({ logPath, signer, clock: systemClock, warn: log });
   const unregister = registerDeclared(upstream, tools.declared);
   // The gate starts at the first connect, once the tools are registered: its start-up checks (rules that
