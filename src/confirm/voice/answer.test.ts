@@ -7,14 +7,14 @@ import { hearAnswer, VOICE_PRINT_KIND } from './answer.js';
 import { encodeWav16k, RATE_16K } from './audio.js';
 import type { Recogniser } from './recogniser.js';
 
-/** A deterministic speech-like recording (noise under a syllable envelope). */
-function recording(seed: number, ms = 700): Int16Array {
-  const n = (RATE_16K * ms) / 1000;
+/** A deterministic one-syllable recording (noise under one burst); each seed has its own length. */
+function recording(seed: number): Int16Array {
+  const n = (RATE_16K * (300 + 60 * seed)) / 1000;
   const out = new Int16Array(n);
   let s = seed;
   for (let i = 0; i < n; i++) {
     s = (s * 1103515245 + 12345) % 2147483648;
-    const env = Math.abs(Math.sin((2 * Math.PI * (2 + seed) * i) / RATE_16K));
+    const env = Math.sin((Math.PI * i) / n);
     out[i] = Math.round(((s / 2147483648) * 2 - 1) * 12000 * env);
   }
   return out;
@@ -51,6 +51,14 @@ describe('hearAnswer', () => {
     assert.deepEqual(got.consent, { kind: 'pick', position: 2 });
     const rec = await store.get(VOICE_PRINT_KIND, got.audioSha256);
     assert.ok(rec?.expiresAtMs);
+  });
+  it('refuses a yes whose words do not account for the speech (a lost "not"), with the transcript', async () => {
+    const two = new Int16Array(16000);
+    two.set(recording(1), 0);
+    two.set(recording(2), 9000);
+    const got = await hearAnswer(opts(saying('yes')), encodeWav16k(two), 3);
+    assert.equal(got.ok && got.transcript, 'yes');
+    assert.match(got.ok && got.consent.kind === 'refuse' ? got.consent.reason : '', /more speech than the words heard \("yes"\)/);
   });
   it('returns a refused consent with its transcript, so the device shows what was heard', async () => {
     const got = await hearAnswer(opts(saying('not two')), encodeWav16k(recording(1)), 3);

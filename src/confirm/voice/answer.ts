@@ -4,7 +4,8 @@
  *
  * Security posture: fail closed. A recording that cannot be read, is silent, or was used before (the same
  * samples, or a copy re-encoded at another rate) decides nothing, and the check that failed is named.
- * The fingerprint is recorded before transcribing, so two concurrent replays cannot both pass. A refused
+ * The fingerprint is recorded before transcribing, so two concurrent replays cannot both pass. A yes or a
+ * pick whose words do not account for the speech recorded is refused (coverage.ts: a lost "not"). A refused
  * consent comes back with `ok: true` and its transcript, so the device can show what was heard and the
  * card step (Cards.pickByWords) fails `words_choose_card` with the parser's reason.
  * @see docs/decisions/0018-devices-and-receipts.md (checks `evidence_unused`, `words_choose_card`)
@@ -13,6 +14,7 @@ import { LookfirstError } from '../../errors.js';
 import type { Store } from '../../store/store.js';
 import { type Consent, parseConsent } from '../devices/consent.js';
 import { audioEnvelope, audioFingerprint, decodeRecording, sameEnvelope, trimSilence } from './audio.js';
+import { wordsCoverSpeech } from './coverage.js';
 import type { Recogniser } from './recogniser.js';
 
 /** Store kind of used recordings: key = audioFingerprint, value VoicePrint. */
@@ -86,5 +88,14 @@ export async function hearAnswer(opts: HearOptions, audio: Buffer, cardCount: nu
     if (other.key !== audioSha256 && Array.isArray(other.value?.envelope) && sameEnvelope(envelope, other.value.envelope)) return used;
   }
   const transcript = await opts.recogniser.transcribe(samples, signal);
-  return { ok: true, transcript, audioSha256, consent: parseConsent(transcript, opts.languages, cardCount) };
+  const consent = parseConsent(transcript, opts.languages, cardCount);
+  if (consent.kind === 'pick' || consent.kind === 'confirm') {
+    // A recogniser that loses "not" turns a refusal into a choice: refuse when words are missing.
+    const cover = wordsCoverSpeech(samples, transcript);
+    if (!cover.ok) {
+      const reason = `the recording holds more speech than the words heard ("${transcript}"): a word such as "not" may have been lost; say the answer again`;
+      return { ok: true, transcript, audioSha256, consent: { kind: 'refuse', reason } };
+    }
+  }
+  return { ok: true, transcript, audioSha256, consent };
 }
