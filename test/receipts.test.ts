@@ -241,6 +241,38 @@ describe('signed receipts', () => {
     assert.equal(ok.status, 0, ok.stdout + ok.stderr);
   });
 
+  it('a receipt that cannot be written does not undo the call: it ran, the log says receipt_failed, the operator is told', async () => {
+    const dir = tmp();
+    dirs.push(dir);
+    const data = join(dir, 'data');
+    mkdirSync(data, { recursive: true });
+    // The receipts folder's path is taken by a file: no folder can be made there.
+    writeFileSync(join(dir, 'blocked'), 'not a folder');
+    const config = writeConfig(
+      dir,
+      `upstreams:\n  files:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FS_SERVER, data])}\nrules:\n  tools:\n    write_file: { action: allow }\naudit:\n  receipts: blocked\nconfirm:\n  elicitation: false\n`,
+    );
+    const agent = await startAgent(config);
+    const path = join(data, 'ran.txt');
+    let v: Record<string, unknown> | undefined;
+    try {
+      v = verdictOf(await agent.call('write_file', { path, content: 'it ran' }));
+    } finally {
+      await agent.close();
+    }
+    assert.equal(v?.outcome, 'executed', JSON.stringify(v));
+    assert.equal(readFileSync(path, 'utf8'), 'it ran');
+    const entries = auditEntries(dir).filter((e) => e.call_id === v?.call_id);
+    const failed = entries.find((e) => e.event === 'receipt_failed');
+    assert.ok(failed, JSON.stringify(entries.map((e) => e.event)));
+    assert.match(String(failed.reason), /blocked/);
+    assert.equal(
+      entries.some((e) => e.event === 'receipt_issued'),
+      false,
+    );
+    assert.match(agent.stderr(), /receipt: no receipt for call/);
+  });
+
   it('a write a rule allowed leaves a receipt (method rule, check rule_matched) that verifies; against another gate log it does not', async () => {
     assert.ok(webhookGate, 'the webhook test runs first');
     const dir = tmp();
