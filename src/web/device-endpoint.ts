@@ -112,7 +112,7 @@ export async function startDeviceEndpoint(opts: DeviceEndpointOptions): Promise<
     if (!route) return sendJson(res, 404, { error: 'not found: see docs/device-api.md for the routes' }, api());
     if (req.method !== route.method) return sendJson(res, 405, { error: `use ${route.method}` }, { ...api(), allow: route.method });
     if (route.method === 'POST') {
-      const want = route.type === 'json' ? isJson(req) : (header(req, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase() === 'audio/wav';
+      const want = route.type === 'json' ? isJson(req) : WAV_TYPES.has((header(req, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase());
       if (!want) return refuse(res, req, 415, route.type === 'json' ? 'send application/json' : 'send the recording as audio/wav');
     }
     const raw = route.method === 'GET' ? Buffer.alloc(0) : await body(req, res, route.type === 'wav' ? MAX_VOICE_BYTES : MAX_BODY_BYTES);
@@ -209,6 +209,9 @@ export async function startDeviceEndpoint(opts: DeviceEndpointOptions): Promise<
     close: () => close(server),
   };
 }
+
+/** Content-Types a recording may be sent as (the registered name and the two older spellings). */
+const WAV_TYPES = new Set(['audio/wav', 'audio/x-wav', 'audio/wave']);
 
 /** The signed routes: method and body type. */
 const ROUTES: Record<string, { method: 'GET' | 'POST'; type?: 'json' | 'wav' }> = {
