@@ -47,7 +47,7 @@ describe('a write that a rule allows', () => {
       const mine = auditEntries(g.dir).filter((e) => e.call_id === v?.call_id);
       assert.deepEqual(
         mine.map((e) => e.event),
-        ['call_received', 'decision', 'execution_started', 'executed', 'execution_resolved'],
+        ['call_received', 'decision', 'execution_started', 'executed', 'execution_resolved', 'receipt_issued'],
       );
       assert.equal(mine[1]?.rule, 'send_email');
       assert.equal(mine[1]?.reason, 'rule "send_email"');

@@ -112,6 +112,7 @@ describe('2026-07-28 clients', () => {
       'executed',
       'readback',
       'execution_resolved',
+      'receipt_issued',
     ]);
   });
 
