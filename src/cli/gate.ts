@@ -108,7 +108,7 @@ export async function createGate(opts: GateOptions): Promise<Gate> {
     });
     undo.unshift(() => refusals.flush());
     const refused = (what: string) => refusals.record(what);
-    const channels = await startChannels({ config, pending, log, refused, openBrowser: opts.openBrowser, noChannel: opts.noChannel });
+    const channels = await startChannels({ config, pending, store, clock, log, refused, openBrowser: opts.openBrowser, noChannel: opts.noChannel });
     undo.unshift(() => channels.close());
     // The privacy filter and the redaction hook: a pattern that does not compile or a hook that cannot be
     // loaded stops the start (a gate that was asked to mask must not run unmasked).

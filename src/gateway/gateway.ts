@@ -18,6 +18,7 @@ import type { Config } from '../config/load.js';
 import { ConfirmBroker } from '../confirm/broker.js';
 import type { ConfirmChannel, OutOfBandChannel } from '../confirm/channel.js';
 import { createElicitationChannel } from '../confirm/channels/elicitation.js';
+import { createEvidenceLedger, type EvidenceLedger } from '../confirm/evidence-ledger.js';
 import type { PendingApprovals } from '../confirm/pending.js';
 import type { RedactHook } from '../confirm/redact.js';
 import { compilePolicy, type Policy, unmatchedRules } from '../policy/evaluate.js';
@@ -32,6 +33,7 @@ import { Interlock } from './interlock.js';
 import type { InClientRound } from './mrtr.js';
 import { recipientsOf, trackSubscription } from './notify-scope.js';
 import { ToolPins } from './pins.js';
+import { CONFIRM_TOOL, confirmPending, confirmToolDefinition } from './pipeline/confirm-pending.js';
 import type { PipelineDeps } from './pipeline/context.js';
 import { verdictOfOutcome } from './pipeline/outcome.js';
 import { handleToolCall } from './pipeline/run.js';
@@ -39,7 +41,7 @@ import { MAX_RECORDED_RUN_BYTES } from './pipeline/steps/record.js';
 import { routeMasked } from './privacy-route.js';
 import { idKey, isPlainObject, RAW_RESULT } from './raw.js';
 import type { Replicas } from './replicas.js';
-import { holdsOwner, isAuthenticated, type Session } from './session.js';
+import { holdsOwner, isAuthenticated, type Session, userOf } from './session.js';
 import { TaintMemory, untrustedTest } from './taint.js';
 import { PrincipalTaint } from './taint-principals.js';
 import { rememberResource } from './tool-result.js';
@@ -120,6 +122,8 @@ export class Gateway {
   private readonly gatedCalls = new Set<Promise<unknown>>();
   /** Taint memory per authenticated principal, and what untrusted upstreams relay (gateway/taint-principals.ts). */
   readonly taint: PrincipalTaint;
+  /** Where decisions' evidence is checked before execution (confirm/evidence-ledger.ts). */
+  private readonly evidence: EvidenceLedger | undefined;
 
   constructor(private readonly opts: GatewayOptions) {
     this.questions = new UpstreamQuestions(
@@ -128,6 +132,7 @@ export class Gateway {
       (s, u, method, params) => this.taint.relayed(this.taint.memoriesOf([s]), u, method, params),
     );
     this.untrusted = untrustedTest(opts.config.taint.untrusted);
+    this.evidence = opts.store && createEvidenceLedger(opts.store, opts.clock);
     this.taint = new PrincipalTaint(() => this.catalogue.all(), this.untrusted, opts.store);
     this.upstreams = opts.config.upstreams.map(
       (c) =>
@@ -413,7 +418,13 @@ export class Gateway {
   ): PipelineDeps {
     const store = this.opts.store;
     for (const u of this.upstreams) if (u.instructions) this.taint.relayed([taint], u, 'instructions', u.instructions);
-    const broker = new ConfirmBroker({ inClient, outOfBand: this.opts.outOfBand ?? [], pending: this.opts.pending });
+    const confirm = this.opts.config.confirm;
+    // Pending mode answers at once: no question is held open inside the client's own request.
+    const broker = new ConfirmBroker({
+      inClient: confirm.mode === 'pending' ? [] : inClient,
+      outOfBand: this.opts.outOfBand ?? [],
+      pending: this.opts.pending,
+    });
     const privacy = this.opts.privacy?.session(principal ?? 'stdio', sessionKey);
     return {
       catalogue: this.catalogue,
@@ -428,7 +439,10 @@ export class Gateway {
       logReads: this.opts.config.audit.reads,
       clientName,
       progressMs: this.opts.config.confirm.progressMs,
-      holdMs: this.opts.config.confirm.holdMs,
+      holdMs: confirm.mode === 'pending' ? 0 : confirm.holdMs,
+      confirmMode: confirm.mode,
+      user: userOf(this.opts.config, principal),
+      evidence: this.evidence,
       holds: auditedHolds(
         this.opts.audit,
         this.opts.pending,
@@ -495,7 +509,10 @@ export class Gateway {
     if (ctx.session) ctx.session.inflight++;
     try {
       if (method === 'tools/call') {
-        const call = handleToolCall(deps, params ?? {}, { signal, progress, mrtr: ctx.mrtr });
+        const confirming = deps.confirmMode === 'pending' && params?.name === CONFIRM_TOOL;
+        const call = confirming
+          ? confirmPending(deps, params ?? {}, { signal, progress }, this.opts.pending)
+          : handleToolCall(deps, params ?? {}, { signal, progress, mrtr: ctx.mrtr });
         this.gatedCalls.add(call);
         const { result, outcome } = await call.finally(() => this.gatedCalls.delete(call));
         const v = verdictOfOutcome(outcome);
@@ -506,7 +523,9 @@ export class Gateway {
         await this.catalogue.refreshAll();
         const tools = this.catalogue.all();
         this.taint.relayedTools(deps.taint, tools);
-        return { tools: tools.map((t) => t.definition) };
+        const listed = tools.map((t) => t.definition);
+        // Pending mode: the gate's own tool that runs a confirmed call (it shadows an upstream tool of the same name).
+        return { tools: deps.confirmMode === 'pending' ? [...listed.filter((t) => t.name !== CONFIRM_TOOL), confirmToolDefinition()] : listed };
       }
       // Whatever an upstream with untrusted tools answers (or reports as progress, or fails with) is
       // remembered before the client sees it: resources, prompts, completions (gateway/forward.ts).

@@ -19,6 +19,7 @@ import { denied, type Outcome, toResult } from './outcome.js';
 import { answered } from './steps/answered.js';
 import { confirm } from './steps/confirm.js';
 import { decide } from './steps/decide.js';
+import { evidence } from './steps/evidence.js';
 import { execute } from './steps/execute.js';
 import { fix } from './steps/fix.js';
 import { interlock } from './steps/interlock.js';
@@ -37,7 +38,7 @@ const DECIDE: Step[] = [lookup, placeholders, pins, decide, read];
 /** A gated call, one at a time per tool in a session (the question included). */
 const HOLD: Step<FixedState>[] = [retry, receipt, record, interlock, confirm];
 /** The execution, in the gate-wide order of its tool. */
-const EXECUTE: Step<FixedState>[] = [execute, readback];
+const EXECUTE: Step<FixedState>[] = [evidence, execute, readback];
 
 /**
  * Runs one call through the pipeline.
