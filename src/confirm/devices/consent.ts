@@ -43,6 +43,7 @@ interface Lexicon {
   longestPhrase: number;
   afterOrdinal: Set<string>;
   beforeVagueOne: Set<string>;
+  articles: Set<string>;
 }
 
 // Invisible and bidi characters (format controls, variation selectors, fillers): never part of a word.
@@ -115,6 +116,7 @@ function lexiconFor(langs: readonly ConsentWords[]): Lexicon {
     longestPhrase,
     afterOrdinal: new Set(langs.flatMap((l) => l.afterOrdinal)),
     beforeVagueOne: new Set(langs.flatMap((l) => l.beforeVagueOne)),
+    articles: new Set(langs.flatMap((l) => l.articles)),
   };
   lexicons.set(key, lexicon);
   return lexicon;
@@ -163,7 +165,7 @@ function itemOf(word: string, m: WordMeaning | { kind: 'conflict'; langs: string
   }
 }
 
-/** Words whose meaning depends on their neighbours: "the second one", "the one", "do number", markers. */
+/** Words whose meaning depends on their neighbours: "the second one", "the one", "do number", articles, markers. */
 function resolveContext(items: Item[], lex: Lexicon): Item[] {
   const out = items.slice();
   for (let i = 0; i < out.length; i++) {
@@ -178,6 +180,17 @@ function resolveContext(items: Item[], lex: Lexicon): Item[] {
     } else if (it.kind === 'refused') {
       const m = lex.entries.get(it.word);
       if (m?.kind === 'marked-position' && (marked(prev) || marked(next))) out[i] = { kind: 'position', word: it.word, position: m.position, ordinal: false };
+    }
+  }
+  for (let i = 0; i < out.length; i++) {
+    const it = out[i]!;
+    const next = out[i + 1];
+    if (lex.articles.has(it.word) && it.kind === 'filler' && !(next && (next.kind === 'position' || next.kind === 'last' || next.kind === 'marker'))) {
+      out[i] = {
+        kind: 'refused',
+        word: it.word,
+        reason: `"${it.word}"${next ? ` before "${next.word}"` : ' at the end'} names no card, so a word may have been misheard`,
+      };
     }
   }
   for (let i = 0; i < out.length; i++) {

@@ -84,4 +84,5 @@ export const en: ConsentWords = {
   fillers: ['the', 'please', 'ok', 'okay', 'well', 'pick', 'choose', 'select', 'take', 'its', 'it', 'is'],
   afterOrdinal: ['one'],
   beforeVagueOne: ['the', 'this', 'that'],
+  articles: ['the'],
 };

@@ -124,4 +124,5 @@ export const hi: ConsentWords = {
   fillers: ['ji', 'जी', 'please', 'plz', 'wala', 'wali', 'vala', 'vali', 'वाला', 'वाली', 'the', 'bas', 'बस', 'yeh', 'ye', 'यह', 'ये'],
   afterOrdinal: ['wala', 'wali', 'vala', 'vali', 'वाला', 'वाली'],
   beforeVagueOne: [],
+  articles: ['the'],
 };

@@ -57,4 +57,10 @@ export interface ConsentWords {
   afterOrdinal: string[];
   /** Words after which an `afterOrdinal` cardinal names no card and is refused ("the one", "this one"). */
   beforeVagueOne: string[];
+  /**
+   * Articles: must stand before a card ("the second one", "the number 2", "the last one"). Elsewhere
+   * ("the yeah") they are refused: measured, pocketsphinx wrote "the" for a lost "not" ("not yes" → "the
+   * yeah"), which would otherwise read as a yes.
+   */
+  articles: string[];
 }
