@@ -57,13 +57,13 @@ export function estimateSyllables(transcript: string): number {
 }
 
 /**
- * Whether the transcript accounts for the speech: bursts ≤ syllables (+1 of slack for two syllables or
- * more, since a stop consonant inside a word or a trailing "s" can split a burst).
+ * Whether the transcript accounts for the speech: bursts ≤ syllables. No slack: with one burst of slack
+ * for two syllables, "not card two" heard as "card two" passed in 4 of 15 measured tries.
  * @param samples 16 kHz mono samples of the recording.
  * @param transcript what the recogniser heard in it.
  */
 export function wordsCoverSpeech(samples: Int16Array, transcript: string): { ok: boolean; bursts: number; syllables: number } {
   const bursts = countBursts(samples);
   const syllables = estimateSyllables(transcript);
-  return { ok: bursts <= syllables + (syllables >= 2 ? 1 : 0), bursts, syllables };
+  return { ok: bursts <= syllables, bursts, syllables };
 }
