@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ToolCall } from '../types.js';
 import { type CatalogueTool, classifyTool } from './catalogue.js';
-import { declaredClassification, declaredPreviewText, MAX_PREVIEW_CHARS, registerDeclared, runDeclaredReadback } from './declared.js';
+import { declaredClassification, declaredPreviewText, MAX_PREVIEW_CHARS, runDeclaredReadback } from './declared.js';
 import { summaryOf } from './pipeline/ask.js';
 
 const result = { content: [{ type: 'text', text: 'done' }] };
@@ -113,51 +113,28 @@ describe('a declared tool', () => {
   });
 
   describe('in the card summary (summaryOf)', () => {
-    const call = (upstream: string): ToolCall => ({
+    const call: ToolCall = {
       callId: 'c1',
       tool: 'transfer',
-      upstream,
+      upstream: 'bank',
       upstreamTool: 'transfer',
       args: { amount: 5 },
       argsCanonical: '{"amount":5}',
       argsSha256: '0'.repeat(64),
-    });
+    };
     it('shows the author’s preview', () => {
-      const off = registerDeclared('unit-bank-a', new Map([['transfer', write({ preview: () => 'Send 5.00 EUR to Alice' })]]));
-      try {
-        assert.equal(summaryOf(call('unit-bank-a')).plain, 'transfer: Send 5.00 EUR to Alice');
-      } finally {
-        off();
-      }
+      assert.equal(summaryOf(call, undefined, write({ preview: () => 'Send 5.00 EUR to Alice' })).plain, 'transfer: Send 5.00 EUR to Alice');
     });
     it('shows the generic summary with a note when the preview throws (the question is still asked)', () => {
-      const off = registerDeclared(
-        'unit-bank-b',
-        new Map([
-          [
-            'transfer',
-            write({
-              preview: () => {
-                throw new Error('no');
-              },
-            }),
-          ],
-        ]),
-      );
-      try {
-        const plain = summaryOf(call('unit-bank-b')).plain;
-        assert.match(plain, /^transfer.*5.*\(the server's preview failed \(no\)\)$/);
-      } finally {
-        off();
-      }
+      const declared = write({
+        preview: () => {
+          throw new Error('no');
+        },
+      });
+      assert.match(summaryOf(call, undefined, declared).plain, /^transfer.*5.*\(the server's preview failed \(no\)\)$/);
     });
-    it('refuses a second open upstream of the same name', () => {
-      const off = registerDeclared('unit-bank-c', new Map());
-      try {
-        assert.throws(() => registerDeclared('unit-bank-c', new Map()), /already open/);
-      } finally {
-        off();
-      }
+    it('is the generic summary for a tool nobody declared', () => {
+      assert.doesNotMatch(summaryOf(call).plain, /preview/);
     });
   });
 

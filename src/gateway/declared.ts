@@ -10,11 +10,11 @@
  * `unclear` (the tool is blocked until a person looks).
  *
  * The declarations travel on the in-process upstream (gateway/upstream.ts `InProcessUpstream`) into the
- * catalogue (`CatalogueTool.declared`); previews are also registered by upstream name here, because the
- * card's summary is built from the fixed call alone (pipeline/ask.ts `summaryOf`).
+ * catalogue (`CatalogueTool.declared`), where the decision, the card's summary and the read-back find
+ * them: no state outside the gate that runs them.
  */
 import type { Result } from '@modelcontextprotocol/sdk/types.js';
-import type { Classification, Risk, ToolCall } from '../types.js';
+import type { Classification, Risk } from '../types.js';
 
 /** A read-back's outcome as the author's function may give it. */
 export type DeclaredReadbackOutcome = 'ok' | 'failed' | 'unclear';
@@ -134,33 +134,4 @@ export async function runDeclaredReadback(
   if (outcome !== 'ok' && outcome !== 'failed' && outcome !== 'unclear')
     return { readback: 'unclear', detail: "the server's read-back did not answer ok, failed or unclear" };
   return { readback: outcome, detail: typeof detail === 'string' ? detail.slice(0, MAX_PREVIEW_CHARS) : undefined };
-}
-
-/**
- * Declared tools by upstream name, for what sees only the fixed call (the card's summary). An in-process
- * upstream registers its tools under a name no other open one uses in this process.
- */
-const byUpstream = new Map<string, ReadonlyMap<string, DeclaredTool>>();
-
-/**
- * Registers the declared tools of an in-process upstream.
- * @returns a function that removes them again (when its gate closes).
- * @throws Error when another open upstream in this process registered under the same name.
- */
-export function registerDeclared(upstream: string, tools: ReadonlyMap<string, DeclaredTool>): () => void {
-  if (byUpstream.has(upstream)) throw new Error(`an in-process upstream named "${upstream}" is already open in this process`);
-  byUpstream.set(upstream, tools);
-  return () => {
-    if (byUpstream.get(upstream) === tools) byUpstream.delete(upstream);
-  };
-}
-
-/** Whether an in-process upstream of this name is open in this process. */
-export function isDeclaredUpstream(upstream: string): boolean {
-  return byUpstream.has(upstream);
-}
-
-/** The declared tool a fixed call goes to, if its upstream is in-process. */
-export function declaredOf(call: Pick<ToolCall, 'upstream' | 'upstreamTool'>): DeclaredTool | undefined {
-  return byUpstream.get(call.upstream)?.get(call.upstreamTool);
 }

@@ -18,7 +18,7 @@ import { AuditLog } from '../audit/writer.js';
 import { createGate, type Gate } from '../cli/gate.js';
 import { logLine } from '../cli/output.js';
 import { systemClock } from '../clock.js';
-import { type DeclaredTool, isDeclaredUpstream, registerDeclared } from '../gateway/declared.js';
+import type { DeclaredTool } from '../gateway/declared.js';
 import { toConfig, upstreamNameOf } from './config.js';
 import { ToolServer } from './tool-server.js';
 import type { GatedServer, GatedServerOptions, InputSchema, ToolHandler, ToolSpec, WriteToolSpec } from './types.js';
@@ -39,8 +39,7 @@ const CLOSED = 'the gated server was closed';
  */
 export async function createGatedServer(options: GatedServerOptions): Promise<GatedServer> {
   const base = upstreamNameOf(typeof options?.name === 'string' ? options.name : '');
-  let upstream = base;
-  for (let n = 2; isDeclaredUpstream(upstream); n++) upstream = `${base}-${n}`;
+  const upstream = base;
   const config = toConfig(options, upstream);
   const log = options.log ?? logLine;
   const tools = new ToolServer({ name: options.name, version: options.version });
@@ -54,7 +53,6 @@ export async function createGatedServer(options: GatedServerOptions): Promise<Ga
   // Missing here means its log or public half exists: a new key would orphan their signatures.
   const signer = loadSigner(keyPath, `put the key back at ${keyPath}, or move ${pubPath} and ${logPath} (if present) away to start a new log with a new key`);
   const audit = await AuditLog.open({ logPath, signer, clock: systemClock, warn: log });
-  const unregister = registerDeclared(upstream, tools.declared);
   // The gate starts at the first connect, once the tools are registered: its start-up checks (rules that
   // match no tool) then see them.
   const start = () =>
@@ -67,10 +65,10 @@ export async function createGatedServer(options: GatedServerOptions): Promise<Ga
       noChannel:
         'no confirmation channel besides elicitation is enabled: a write waits for a client that can show a form (confirm.web, confirm.webhook or confirm.device add one outside the client)',
     });
-  return gatedServer(start, tools, audit, unregister);
+  return gatedServer(start, tools, audit);
 }
 
-function gatedServer(start: () => Promise<Gate>, tools: ToolServer, audit: AuditLog, unregister: () => void): GatedServer {
+function gatedServer(start: () => Promise<Gate>, tools: ToolServer, audit: AuditLog): GatedServer {
   let closed: Promise<void> | undefined;
   let gate: Promise<Gate> | undefined;
   const open = (what: string) => {
@@ -111,7 +109,6 @@ function gatedServer(start: () => Promise<Gate>, tools: ToolServer, audit: Audit
       closed ??= (async () => {
         const running = await gate?.catch(() => undefined);
         await running?.close(CLOSED);
-        unregister();
         await tools.close();
         await audit.close().catch(() => {});
       })();

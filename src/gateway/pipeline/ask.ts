@@ -9,7 +9,7 @@ import { summarizeCall } from '../../confirm/summary.js';
 import { oneLine } from '../../confirm/visible.js';
 import { effectOf } from '../../policy/effect.js';
 import type { Approval, Classification, ToolCall } from '../../types.js';
-import { declaredOf, declaredPreviewText } from '../declared.js';
+import { type DeclaredTool, declaredPreviewText } from '../declared.js';
 import type { Hold } from '../hold.js';
 import { withKeepalive } from '../keepalive.js';
 import type { CallContext, PipelineDeps } from './context.js';
@@ -28,10 +28,9 @@ export function describeRisk(classification: Classification | undefined, call: T
  * (`write_file: writes 16 bytes to /srv/a.txt`), else the tool and its arguments (`plain`); `summary`
  * leads with the taint warning when untrusted data flows into it.
  */
-export function summaryOf(call: ToolCall, taint?: string): { plain: string; summary: string } {
-  // A write of the library's in-process upstream: the author's own preview, or the generic summary with
-  // why it is missing (gateway/declared.ts); the question is asked either way.
-  const declared = declaredOf(call);
+export function summaryOf(call: ToolCall, taint?: string, declared?: DeclaredTool): { plain: string; summary: string } {
+  // A write of the library's in-process upstream (`declared`, from the catalogue): the author's own
+  // preview, or the generic summary with why it is missing (gateway/declared.ts); the question is asked either way.
   const own = declared && declaredPreviewText(declared, call.args);
   const generic = () => {
     const effect = effectOf(call.upstreamTool, call.args);

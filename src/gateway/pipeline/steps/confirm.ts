@@ -58,7 +58,7 @@ export const confirm: Step<FixedState> = async (s) => {
     return deny(
       'no call is waiting under this pending_id for this client (it ran, was denied, lapsed, or never existed): nothing was run; make the call again to ask again',
     );
-  const { summary } = summaryOf(call, decision.taint);
+  const { summary } = summaryOf(call, decision.taint, tool.declared);
   // The diff of what would be written: the real values where placeholders go back (masked again to show).
   const diff = s.retried
     ? undefined

@@ -35,7 +35,7 @@ export const MAX_RECORDED_RUN_BYTES = 64 * 1024 * 1024;
 export const record: Step<FixedState> = async (s): Promise<Outcome | undefined> => {
   const { deps, tool, call, decision } = s;
   if (decision.route !== 'record') return undefined;
-  const preview = summaryOf(call, decision.taint).plain;
+  const preview = summaryOf(call, decision.taint, tool.declared).plain;
   const verdict = (v: Omit<Verdict, 'call_id' | 'args_sha256'>): Verdict => ({ ...v, call_id: call.callId, args_sha256: call.argsSha256 });
   const deny = (reason: string) => denied({ call_id: call.callId, args_sha256: call.argsSha256, reason });
   const size = Buffer.byteLength(JSON.stringify(call.argsCanonical), 'utf8');
