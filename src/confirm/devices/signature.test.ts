@@ -70,6 +70,26 @@ for (const kit of kits) {
       await store.close();
     });
 
+    it('refuses every other spelling of a used signature (the last base64url character has two spare bits)', async () => {
+      const { store, device, deps, req, clock } = await setup();
+      const h = signedHeaders(device, 'POST', '/device/api/decide', clock.nowMs(), '{"a":1}');
+      const sig = h['x-lookfirst-signature'] as string;
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      const at = alphabet.indexOf(sig.at(-1) as string);
+      const respelt = [0, 1, 2, 3].map((low) => sig.slice(0, -1) + alphabet[(at & ~3) | low]).filter((s) => s !== sig);
+      assert.equal(respelt.length, 3);
+      for (const s of respelt) assert.deepEqual(Buffer.from(s, 'base64url'), Buffer.from(sig, 'base64url'), 'the same MAC bytes');
+      // Before the real one is used: a respelling is refused and does not spend it.
+      const before = await verifyDeviceRequest(deps, req({ ...h, 'x-lookfirst-signature': respelt[0] as string }));
+      assert.deepEqual([before.ok, before.ok ? 0 : before.status], [false, 401]);
+      assert.equal((await verifyDeviceRequest(deps, req(h))).ok, true);
+      for (const s of respelt) {
+        const r = await verifyDeviceRequest(deps, req({ ...h, 'x-lookfirst-signature': s }));
+        assert.deepEqual([r.ok, r.ok ? 0 : r.status], [false, 401], `respelt ${s} was accepted again`);
+      }
+      await store.close();
+    });
+
     it('refuses a timestamp more than 60 s away, either way (401)', async () => {
       const { store, device, deps, req, clock } = await setup();
       for (const skew of [SIGNATURE_WINDOW_MS + 1, -SIGNATURE_WINDOW_MS - 1]) {

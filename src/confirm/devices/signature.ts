@@ -9,7 +9,7 @@
  * Security posture: fail closed. A request is accepted only when the device exists and is not revoked
  * (read from the store on every request, so a revocation holds on every replica at once), the timestamp
  * is within ±60 s of the gate's clock, the HMAC matches (constant-time comparison), and the signature was
- * never seen before (store `putIfAbsent`, kind `device-sig`, key = SHA-256 of the signature, kept 130 s:
+ * never seen before (store `putIfAbsent`, kind `device-sig`, key = SHA-256 of the signature's bytes, kept 130 s:
  * longer than the window, so a replay inside the window always finds it). Anything missing, malformed or
  * unreadable is a 401 (403 only for a revoked device, with a sentence saying so).
  */
@@ -112,13 +112,17 @@ export async function verifyDeviceRequest(deps: { registry: DeviceRegistry; stor
     const expected = Buffer.from(signRequest(device.key, req.method, req.path, tsMs, req.body), 'base64url');
     const given = Buffer.from(sig, 'base64url');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return unsigned('the signature does not match this request');
+    // 43 base64url characters carry 258 bits for 256: the last character's two low bits are ignored by
+    // the decoder, so four spellings decode to one MAC. Only the canonical spelling is accepted, and the
+    // seen-key is taken over the decoded bytes, so no respelling makes a used signature new again.
+    if (given.toString('base64url') !== sig) return unsigned('X-Lookfirst-Signature is not in canonical base64url (no padding): send it as encoded');
     if (device.revokedAtMs !== undefined)
       return {
         ok: false,
         status: 403,
         reason: 'this device was revoked (lookfirst devices revoke): it can no longer see or decide calls; pair it again to use it',
       };
-    const seenKey = createHash('sha256').update(sig).digest('hex');
+    const seenKey = createHash('sha256').update(given).digest('hex');
     if (!(await deps.store.putIfAbsent(SEEN_SIGNATURE_KIND, seenKey, { atMs: tsMs }, { ttlMs: SEEN_SIGNATURE_TTL_MS })))
       return unsigned('this signature was used before: each signed request is accepted once');
     return { ok: true, device };
