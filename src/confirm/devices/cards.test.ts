@@ -103,6 +103,23 @@ for (const kit of kits) {
       await t.done();
     });
 
+    it('mints no new set per poll when a new one would not live longer (a call near its deadline, a second stage)', async () => {
+      const t = await setup();
+      t.hold('soon', { deadlineMs: t.clock.nowMs() + 20_000 });
+      const first = await t.cards.issue(t.alice);
+      for (let i = 0; i < 20; i++) {
+        t.clock.advance(500);
+        assert.equal((await t.cards.issue(t.alice)).set_id, first.set_id, `poll ${i} minted a new set`);
+      }
+      assert.equal((await t.store.list('cardset')).length, 1);
+      assert.equal((await t.store.list('card-nonce')).length, 1);
+      t.clock.advance(10_001);
+      const after = await t.cards.issue(t.alice);
+      assert.notEqual(after.set_id, first.set_id, 'an expired set is never given back');
+      assert.equal(after.cards.length, 0);
+      await t.done();
+    });
+
     it('decides a call by tap: every check passes by name, the evidence is written, the call is approved by the device', async () => {
       const t = await setup();
       const answer = t.hold('c1');

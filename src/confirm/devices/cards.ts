@@ -132,7 +132,7 @@ export class Cards {
   /**
    * The device's card set: every waiting call shown on channel `device` whose user is the device's, oldest
    * first. The same cards in the same stages give back the same open set while more than 30 s of it are
-   * left; otherwise a new set with new nonces is minted. The caller has verified the request
+   * left, or while a new set would not live longer; otherwise a new set with new nonces is minted. The caller has verified the request
    * (verifyDeviceRequest).
    * @throws StoreError when the store cannot be read or written (answer 503; nothing was issued).
    */
@@ -189,13 +189,20 @@ export class Cards {
     return out;
   }
 
-  /** The device's latest set, when it is open, shows exactly these cards in these stages, and has > 30 s left. */
+  /**
+   * The device's latest set, when it is open, unexpired, shows exactly these cards in these stages, and
+   * either has > 30 s left or a new set would not live longer (its cards end at their call's deadline or
+   * at a second stage's end). Without the second case, every poll in a card's last 30 s minted a new set
+   * with new nonces and store records: as many as the device polled.
+   */
   private async reusable(device: DeviceRecord, planned: Planned[], now: number): Promise<CardSet | undefined> {
     const setId = (await this.store.get<{ setId?: unknown }>(CARDSET_OF_KIND, device.id))?.value.setId;
     if (typeof setId !== 'string' || !SET_ID.test(setId)) return undefined;
     const set = (await this.store.get<unknown>(CARDSET_KIND, setId))?.value;
     const nonces = (await this.store.get<{ nonces?: unknown }>(CARDSET_NONCES_KIND, setId))?.value.nonces;
-    if (!isSetRecord(set) || !set.open || set.deviceId !== device.id || set.expiresAtMs - now <= REUSE_MIN_LEFT_MS) return undefined;
+    if (!isSetRecord(set) || !set.open || set.deviceId !== device.id || set.expiresAtMs <= now) return undefined;
+    const freshExpiresAtMs = planned.length ? Math.min(...planned.map((p) => p.expiresAtMs)) : now + CARD_MS;
+    if (set.expiresAtMs - now <= REUSE_MIN_LEFT_MS && freshExpiresAtMs > set.expiresAtMs) return undefined;
     if (!Array.isArray(nonces) || nonces.length !== set.cards.length || set.cards.length !== planned.length) return undefined;
     const same = set.cards.every((c, i) => {
       const p = planned[i] as Planned;
