@@ -7,11 +7,12 @@
  * log itself is not tampered (verify-log). Exit 0 when every check passes, 2 when any fails, 1 for a usage
  * error (no config, log or key to check against). Missing evidence is never a pass.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { loadVerifier } from '../../audit/keys.js';
 import { parseReceipt, type Receipt, receiptSha256, verifyReceiptSignature } from '../../audit/receipt.js';
 import { checkReceiptLink } from '../../audit/receipt-link.js';
 import { loadConfig } from '../../config/load.js';
+import { oneLine, showHiddenInJson } from '../../confirm/visible.js';
 import { LookfirstError } from '../../errors.js';
 import { cliName, paint } from '../output.js';
 import { verifyLogFile } from './verify-log.js';
@@ -26,14 +27,50 @@ export interface ReceiptCheck {
   message: string;
 }
 
-/** Reads a receipt file's bytes. @throws LookfirstError `USAGE` when it cannot be read. */
+/**
+ * Most bytes a receipt file may have. A receipt is a few kilobytes (card text and transcript are bounded
+ * where they are made); anything this large is not one, and reading it whole would only cost memory.
+ */
+export const MAX_RECEIPT_BYTES = 1024 * 1024;
+
+/**
+ * Reads a receipt file's bytes: a regular file of at most MAX_RECEIPT_BYTES. Opened non-blocking and
+ * checked before reading, so a FIFO, a device (`/dev/zero`) or a huge file is refused, not read forever.
+ * @throws LookfirstError `USAGE` when it cannot be read, is not a regular file, or is too large.
+ */
 function readReceiptFile(file: string): Buffer {
+  const shown = oneLine(file);
+  let fd: number;
   try {
-    return readFileSync(file);
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
-    throw new LookfirstError('USAGE', `cannot read the receipt ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    throw new LookfirstError('USAGE', `cannot read the receipt ${shown}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new LookfirstError('USAGE', `${shown} is not a regular file, so it is not a receipt: give the path of a receipt's .json file`);
+    if (st.size > MAX_RECEIPT_BYTES)
+      throw new LookfirstError('USAGE', `${shown} has ${st.size} bytes, more than any receipt (${MAX_RECEIPT_BYTES}): it is not a receipt`);
+    const buf = Buffer.alloc(MAX_RECEIPT_BYTES + 1);
+    let n = 0;
+    for (;;) {
+      const got = readSync(fd, buf, n, buf.length - n, null);
+      if (got === 0) break;
+      n += got;
+      // Grew while being read: still not a receipt.
+      if (n > MAX_RECEIPT_BYTES) throw new LookfirstError('USAGE', `${shown} has more than ${MAX_RECEIPT_BYTES} bytes: it is not a receipt`);
+    }
+    return buf.subarray(0, n);
+  } catch (err) {
+    if (err instanceof LookfirstError) throw err;
+    throw new LookfirstError('USAGE', `cannot read the receipt ${shown}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  } finally {
+    closeSync(fd);
   }
 }
+
+/** JSON for stdout with every hidden or control character escaped (same meaning, nothing for a terminal to act on). */
+const jsonLine = (v: unknown) => `${showHiddenInJson(JSON.stringify(v))}\n`;
 
 /**
  * Runs `receipt show`; returns the exit code (2 when the file is not a well-formed receipt).
@@ -43,21 +80,26 @@ export function receiptShowCommand(file: string, opts: { json?: boolean }): numb
   const bytes = readReceiptFile(file);
   const parsed = parseReceipt(bytes);
   if (!parsed.ok) {
-    if (opts.json) process.stdout.write(`${JSON.stringify({ file, ok: false, problems: parsed.problems })}\n`);
-    else for (const p of parsed.problems) process.stdout.write(`${paint(process.stdout, 'red', 'not a receipt')}: ${p}\n`);
+    if (opts.json) process.stdout.write(jsonLine({ file, ok: false, problems: parsed.problems }));
+    // A problem may quote the file's bytes (JSON.parse does): never let them reach the terminal raw.
+    else for (const p of parsed.problems) process.stdout.write(`${paint(process.stdout, 'red', 'not a receipt')}: ${oneLine(p)}\n`);
     return RECEIPT_EXIT.failed;
   }
   const r = parsed.receipt;
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify({ file, sha256: receiptSha256(bytes), receipt: r })}\n`);
+    process.stdout.write(jsonLine({ file, sha256: receiptSha256(bytes), receipt: r }));
     return RECEIPT_EXIT.ok;
   }
   process.stdout.write(describeReceipt(r, receiptSha256(bytes)));
-  process.stdout.write(`${paint(process.stdout, 'dim', `not verified here: run ${cliName()} receipt verify ${file}`)}\n`);
+  process.stdout.write(`${paint(process.stdout, 'dim', `not verified here: run ${cliName()} receipt verify ${oneLine(file)}`)}\n`);
   return RECEIPT_EXIT.ok;
 }
 
-/** A receipt in words for a person: who, what, when, how, each check, the outcome and the audit link. */
+/**
+ * A receipt in words for a person: who, what, when, how, each check, the outcome and the audit link.
+ * `show` verifies nothing, so every field is hostile text: each line is made one line with its hidden and
+ * control characters shown as `\uXXXX` (a forged receipt cannot paint "verified" or clear the screen).
+ */
 export function describeReceipt(r: Receipt, sha: string): string {
   const out = process.stdout;
   const lines: string[] = [];
@@ -80,11 +122,13 @@ export function describeReceipt(r: Receipt, sha: string): string {
   if (r.how.transcript !== undefined) lines.push(`heard: ${JSON.stringify(r.how.transcript)}`);
   if (r.how.audio_sha256 !== undefined) lines.push(`audio: sha256 ${r.how.audio_sha256}`);
   lines.push(`checks (${r.checks.length}):`);
-  for (const c of r.checks) lines.push(`  ${c.ok ? paint(out, 'green', 'ok    ') : paint(out, 'red', 'FAILED')} ${c.name}${c.detail ? `: ${c.detail}` : ''}`);
+  for (const c of r.checks)
+    lines.push(`  ${c.ok ? paint(out, 'green', 'ok    ') : paint(out, 'red', 'FAILED')} ${oneLine(`${c.name}${c.detail ? `: ${c.detail}` : ''}`)}`);
   if (r.checks.length === 0) lines.push('  (none recorded by the channel)');
   lines.push(`outcome: ${r.outcome.executed}${r.outcome.readback ? `, read-back ${r.outcome.readback}` : ''}`);
   lines.push(`audit: ${r.audit.event} entry seq ${r.audit.seq}, sha256 ${r.audit.entry_sha256}; signed by ${r.key}`);
-  return `${lines.join('\n')}\n`;
+  // The checks' lines carry colour codes of our own and are made one line above; every other line here.
+  return `${lines.map((l) => (l.startsWith('  ') ? l : oneLine(l))).join('\n')}\n`;
 }
 
 /**
@@ -105,11 +149,13 @@ export function receiptVerifyCommand(file: string, opts: { config?: string; log?
     );
   const checks = verifyReceipt(bytes, logPath, pubPath, configFile);
   const ok = checks.every((c) => c.ok);
-  if (opts.json) process.stdout.write(`${JSON.stringify({ file, log: logPath, pub: pubPath, ok, checks })}\n`);
+  if (opts.json) process.stdout.write(jsonLine({ file, log: logPath, pub: pubPath, ok, checks }));
   else {
     const out = process.stdout;
-    for (const c of checks) out.write(`${c.ok ? paint(out, 'green', 'ok    ') : paint(out, 'red', 'FAILED')} ${c.name}: ${c.message}\n`);
-    out.write(ok ? `${paint(out, 'green', 'receipt verified')}: ${file}\n` : `${paint(out, 'red', 'receipt NOT verified')}: ${file}\n`);
+    // Messages quote the receipt and the log (hostile text): one line each, nothing hidden.
+    for (const c of checks) out.write(`${c.ok ? paint(out, 'green', 'ok    ') : paint(out, 'red', 'FAILED')} ${c.name}: ${oneLine(c.message)}\n`);
+    const f = oneLine(file);
+    out.write(ok ? `${paint(out, 'green', 'receipt verified')}: ${f}\n` : `${paint(out, 'red', 'receipt NOT verified')}: ${f}\n`);
   }
   return ok ? RECEIPT_EXIT.ok : RECEIPT_EXIT.failed;
 }
