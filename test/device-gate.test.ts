@@ -7,8 +7,9 @@
  * device's evidence, refuses evidence of another card by name, and runs nothing twice.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { signedHeaders } from '../src/confirm/devices/signature.js';
@@ -27,19 +28,21 @@ interface Phone {
   key: string;
   get(path: string): Promise<{ status: number; body: Record<string, unknown> }>;
   post(path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
+  /** A signed POST of raw bytes (a voice recording). */
+  upload(path: string, body: Buffer, type: string): Promise<{ status: number; body: Record<string, unknown> }>;
 }
 
 type CardJson = { position: number; call_id: string; nonce: string; stage: string; summary: string; risk: string };
 type SetJson = { set_id: string; cards: CardJson[] };
 
-async function gate(mode: 'wait' | 'pending', rules = ''): Promise<{ agent: Agent; data: string; dir: string; config: string }> {
+async function gate(mode: 'wait' | 'pending', rules = '', device = ''): Promise<{ agent: Agent; data: string; dir: string; config: string }> {
   const dir = tmp('lf-devgate-');
   dirs.push(dir);
   const data = join(dir, 'data');
   mkdirSync(data);
   const config = writeConfig(
     dir,
-    `upstreams:\n  files:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FS_SERVER, data])}\n${rules}confirm:\n  mode: ${mode}\n  timeout_seconds: 60\n  hold_seconds: 30\n  elicitation: false\n  device:\n    enabled: true\n    port: 0\n`,
+    `upstreams:\n  files:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FS_SERVER, data])}\n${rules}confirm:\n  mode: ${mode}\n  timeout_seconds: 60\n  hold_seconds: 30\n  elicitation: false\n  device:\n    enabled: true\n    port: 0\n${device}`,
   );
   const agent = await startAgent(config);
   agents.push(agent);
@@ -62,12 +65,19 @@ async function pairPhone(agent: Agent, config: string): Promise<Phone> {
   });
   assert.equal(res.status, 201, await res.clone().text());
   const id = ((await res.json()) as { device_id: string }).device_id;
-  const signed = async (method: string, path: string, body?: string) => {
-    const headers = { ...signedHeaders({ id, key }, method, path, Date.now(), body ?? ''), ...(body ? { 'content-type': 'application/json' } : {}) };
+  const signed = async (method: string, path: string, body?: string | Buffer, type = 'application/json') => {
+    const headers = { ...signedHeaders({ id, key }, method, path, Date.now(), body ?? ''), ...(body ? { 'content-type': type } : {}) };
     const r = await fetch(`${base}${path}`, { method, headers, body });
     return { status: r.status, body: (await r.json()) as Record<string, unknown> };
   };
-  return { base, id, key, get: (p) => signed('GET', p), post: (p, b) => signed('POST', p, JSON.stringify(b)) };
+  return {
+    base,
+    id,
+    key,
+    get: (p) => signed('GET', p),
+    post: (p, b) => signed('POST', p, JSON.stringify(b)),
+    upload: (p, b, type) => signed('POST', p, b, type),
+  };
 }
 
 /** Polls the phone's cards until one matches. */
@@ -83,7 +93,37 @@ async function cardFor(phone: Phone, match: RegExp): Promise<{ set: SetJson; car
   throw new Error('no card appeared on the phone');
 }
 
+const canSpeak = (() => {
+  try {
+    execFileSync('sh', ['-c', 'command -v espeak-ng && command -v pocketsphinx_continuous'], { stdio: 'ignore' });
+    return existsSync('/usr/share/pocketsphinx/model/en-us');
+  } catch {
+    return false;
+  }
+})();
+
 describe('paired devices through the gate', () => {
+  it('voice: a spoken "yes" heard by the gate\'s own pocketsphinx (voice.pocketsphinx: true) approves the last card', {
+    skip: canSpeak ? false : 'needs espeak-ng, pocketsphinx and pocketsphinx-en-us (.ci/run installs them)',
+  }, async () => {
+    const { agent, data, dir, config } = await gate('wait', '', '    voice:\n      pocketsphinx: true\n');
+    const phone = await pairPhone(agent, config);
+    const path = join(data, 'spoken');
+    const result = agent.call('create_directory', { path });
+    const { set } = await cardFor(phone, /spoken/);
+    const wav = join(dir, 'yes.wav');
+    execFileSync('espeak-ng', ['-m', '-v', 'en', '-s', '150', '-w', wav, '<speak><break time="300ms"/>yes<break time="300ms"/></speak>']);
+    const answer = await phone.upload(`/device/api/voice?set=${set.set_id}`, readFileSync(wav), 'audio/wav');
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.transcript, 'yes');
+    const v = verdictOf(await result);
+    assert.equal(v?.outcome, 'executed', JSON.stringify(v));
+    assert.equal(existsSync(path), true);
+    // The same recording again decides nothing.
+    const again = await phone.upload(`/device/api/voice?set=${set.set_id}`, readFileSync(wav), 'audio/wav');
+    assert.notEqual(again.status, 200);
+  });
+
   it('a tap on the paired phone runs the held call, approved by device key with every named check', async () => {
     const { agent, data, dir, config } = await gate('wait');
     const phone = await pairPhone(agent, config);

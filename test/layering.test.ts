@@ -59,7 +59,9 @@ const SUBFOLDERS = new Set([
   'cli/commands',
   'cli/clients', // planned
   'confirm/channels',
-  'confirm/devices', // planned
+  'confirm/devices',
+  'confirm/devices/consent-words',
+  'confirm/voice',
   'gateway/front', // planned
   'gateway/pipeline',
   'gateway/pipeline/steps',
@@ -83,6 +85,8 @@ const SUBFOLDERS = new Set([
 const SIBLING_ORDER: Record<string, readonly string[]> = {
   // design/layout.md: front → gateway.ts → pipeline → upstream → wire (gateway.ts is the parent's file).
   gateway: ['front', 'pipeline', 'upstream', 'transport', 'wire'],
+  // A voice answer is parsed by the consent parser (confirm/devices/consent.ts).
+  confirm: ['voice', 'devices'],
 };
 
 /**
@@ -290,6 +294,12 @@ const PURE_AREAS: ReadonlyArray<{ name: string; files: (rel: string) => boolean;
   { name: 'readback evaluation', files: (r) => ['readback/evaluate.ts', 'readback/compare.ts', 'readback/path.ts'].includes(r), packages: [] },
   { name: 'audit/verify/', files: (r) => r.startsWith('audit/verify/'), packages: ['canonicalize', 'node:crypto'] },
   // privacy/filter.ts (the session wiring: vault, clock) is left out as vault.ts is; detection and masking are pure.
+  // The named checks and the consent parser decide; they take time and values as arguments.
+  {
+    name: 'device checks and consent',
+    files: (r) => r === 'confirm/devices/checks.ts' || r.startsWith('confirm/devices/consent'),
+    packages: [],
+  },
   {
     name: 'privacy detection',
     files: (r) => r.startsWith('privacy/') && r !== 'privacy/vault.ts' && r !== 'privacy/filter.ts' && !r.startsWith('privacy/gateway'),

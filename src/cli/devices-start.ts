@@ -5,7 +5,9 @@
  * and the `device` channel that puts a held call on its user's phones. It lives in cli/ beside the
  * other channels because it starts a listener (web/).
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import type { DeviceConfig } from '../config/load.js';
 import { LOOPBACK } from '../config/schema.js';
@@ -14,6 +16,7 @@ import { Cards } from '../confirm/devices/cards.js';
 import { Pairing } from '../confirm/devices/pairing.js';
 import { DeviceRegistry } from '../confirm/devices/registry.js';
 import type { PendingApprovals } from '../confirm/pending.js';
+import { POCKETSPHINX_EN_GRAMMAR, pocketsphinxArgv } from '../confirm/voice/pocketsphinx.js';
 import { createRecogniser } from '../confirm/voice/recogniser.js';
 import { LookfirstError } from '../errors.js';
 import type { Store } from '../store/store.js';
@@ -54,12 +57,22 @@ export async function startDevices(deps: DevicesDeps): Promise<Devices> {
   const registry = new DeviceRegistry({ store, clock });
   const pairing = new Pairing({ store, registry, clock });
   const cards = new Cards({ store, pending, registry, defaultUser: d.defaultUser, clock });
+  // pocketsphinx: true runs Debian's recogniser with lookfirst's grammar, written to a private folder.
+  let grammarDir: string | undefined;
+  const recogniserOf = (r: NonNullable<DeviceConfig['voice']>['recogniser']) => {
+    if (r.kind !== 'pocketsphinx') return r;
+    grammarDir = mkdtempSync(join(tmpdir(), 'lookfirst-voice-'));
+    const file = join(grammarDir, 'consent.gram');
+    writeFileSync(file, POCKETSPHINX_EN_GRAMMAR, { mode: 0o600 });
+    return { kind: 'command' as const, argv: pocketsphinxArgv(file) };
+  };
+  const removeGrammar = () => grammarDir && rmSync(grammarDir, { recursive: true, force: true });
   const voice =
     d.voice &&
     createDeviceVoice({
       cards,
       hear: {
-        recogniser: createRecogniser({ recogniser: d.voice.recogniser, timeoutMs: d.voice.timeoutMs }),
+        recogniser: createRecogniser({ recogniser: recogniserOf(d.voice.recogniser), timeoutMs: d.voice.timeoutMs }),
         store,
         languages: d.voice.languages,
         maxMs: d.voice.maxMs,
@@ -92,10 +105,12 @@ export async function startDevices(deps: DevicesDeps): Promise<Devices> {
       close: async () => {
         channel.close();
         await endpoint.close();
+        removeGrammar();
       },
     };
   } catch (err) {
     channel.close();
+    removeGrammar();
     throw err;
   }
 }

@@ -92,6 +92,30 @@ describe('config', () => {
     });
   });
 
+  describe('confirm.device (paired phones)', () => {
+    const base = 'upstreams:\n  files:\n    command: npx\n';
+    it('is off unless enabled, and resolves users, TLS paths and the voice recogniser', () => {
+      assert.equal(parseConfig(`${base}confirm:\n  device: { enabled: false }\n`, '/etc/lf/lookfirst.yaml').confirm.device, undefined);
+      const c = parseConfig(
+        `${base}confirm:\n  mode: pending\n  device:\n    enabled: true\n    host: 0.0.0.0\n    tls: { cert_file: c.pem, key_file: k.pem }\n    users: { stdio: alice }\n    voice: { pocketsphinx: true, languages: [en, hi] }\n`,
+        '/etc/lf/lookfirst.yaml',
+      );
+      assert.equal(c.confirm.mode, 'pending');
+      assert.deepEqual(c.confirm.device?.tls, { certFile: '/etc/lf/c.pem', keyFile: '/etc/lf/k.pem' });
+      assert.deepEqual(c.confirm.device?.users, { stdio: 'alice' });
+      assert.equal(c.confirm.device?.defaultUser, 'owner');
+      assert.deepEqual(c.confirm.device?.voice?.recogniser, { kind: 'pocketsphinx' });
+      assert.deepEqual(c.confirm.device?.voice?.languages, ['en', 'hi']);
+    });
+    it('refuses a device page off loopback without HTTPS, and a voice with no or two recognisers', () => {
+      assert.match(problems(`${base}confirm:\n  device: { enabled: true, host: 0.0.0.0 }\n`)[0]?.message ?? '', /needs HTTPS/);
+      assert.match(problems(`${base}confirm:\n  device: { enabled: true, voice: {} }\n`)[0]?.message ?? '', /exactly one recogniser/);
+      assert.match(
+        problems(`${base}confirm:\n  device: { enabled: true, voice: { pocketsphinx: true, url: "http://127.0.0.1:1/x" } }\n`)[0]?.message ?? '',
+        /exactly one recogniser/,
+      );
+    });
+  });
   it('reads the example config from the issue', () => {
     const c = parseConfig(
       `upstreams:

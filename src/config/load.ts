@@ -103,7 +103,7 @@ export interface WebhookConfig {
 /** `confirm.device.voice`, with absolute paths and milliseconds. */
 export interface VoiceConfig {
   /** The argv run per recording (`{file}` → a 16 kHz mono WAV file), or an OpenAI-compatible endpoint. */
-  recogniser: { kind: 'command'; argv: string[] } | { kind: 'http'; url: string; model: string; apiKeyFile?: string };
+  recogniser: { kind: 'command'; argv: string[] } | { kind: 'http'; url: string; model: string; apiKeyFile?: string } | { kind: 'pocketsphinx' };
   /** Consent word lists to understand (`en`, `hi`). */
   languages: string[];
   /** Longest recording accepted (ms). */
@@ -285,9 +285,11 @@ function deviceOf(d: RawConfig['confirm']['device'], base: string): DeviceConfig
     users: d.users,
     defaultUser: d.default_user,
     voice: v && {
-      recogniser: v.command
-        ? { kind: 'command', argv: v.command }
-        : { kind: 'http', url: v.url ?? '', model: v.model, apiKeyFile: v.api_key_file === undefined ? undefined : resolve(base, v.api_key_file) },
+      recogniser: v.pocketsphinx
+        ? { kind: 'pocketsphinx' }
+        : v.command
+          ? { kind: 'command', argv: v.command }
+          : { kind: 'http', url: v.url ?? '', model: v.model, apiKeyFile: v.api_key_file === undefined ? undefined : resolve(base, v.api_key_file) },
       languages: v.languages,
       maxMs: v.max_seconds * 1000,
       timeoutMs: v.timeout_seconds * 1000,
@@ -421,6 +423,7 @@ const KNOWN_KEYS = [
   'max_seconds',
   'receipts',
   'risk',
+  'pocketsphinx',
 ];
 
 function valueAt(data: unknown, path: string[]): unknown {

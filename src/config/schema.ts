@@ -142,9 +142,15 @@ const voiceSchema = z
   .object({
     /**
      * A command run per recording; `{file}` in an argument is replaced by a 16 kHz mono 16-bit WAV file,
-     * and what it prints on stdout is the transcript. E.g. `[pocketsphinx_continuous, -infile, "{file}", -logfn, /dev/null]`.
+     * and what it prints on stdout is the transcript. Prefer `pocketsphinx: true` for pocketsphinx (its default model loses a spoken "not").
      */
     command: z.array(z.string().min(1)).min(1, 'command needs at least the program').optional(),
+    /**
+     * Debian's pocketsphinx (`pocketsphinx_continuous`, model `pocketsphinx-en-us`) with lookfirst's own
+     * grammar of answer words (confirm/voice/pocketsphinx.ts): offline, and far safer than its default
+     * language model, which hears a lost "not" ("not two" as "two").
+     */
+    pocketsphinx: z.literal(true, { error: 'pocketsphinx: true is the only value (leave it out for command or url)' }).optional(),
     /** An OpenAI-compatible transcription endpoint, e.g. `http://127.0.0.1:8080/v1/audio/transcriptions`. */
     url: z.url({ protocol: /^https?$/, error: 'voice.url must be an http:// or https:// address' }).optional(),
     /** The `model` field sent to the endpoint. */
@@ -163,12 +169,12 @@ const voiceSchema = z
   })
   .strict()
   .superRefine((v, ctx) => {
-    if ((v.command === undefined) === (v.url === undefined))
+    if ([v.command, v.url, v.pocketsphinx].filter((x) => x !== undefined).length !== 1)
       ctx.addIssue({
         code: 'custom',
         path: [],
         message:
-          'voice needs exactly one recogniser: command (a local program such as pocketsphinx_continuous) or url (an OpenAI-compatible transcription endpoint)',
+          'voice needs exactly one recogniser: pocketsphinx: true (offline, Debian pocketsphinx with its en-us model), command (a program of yours), or url (an OpenAI-compatible transcription endpoint)',
       });
   });
 
