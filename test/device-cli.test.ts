@@ -5,6 +5,7 @@
  * is refused on this store.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -45,7 +46,7 @@ describe('lookfirst pair', () => {
     try {
       const registry = new DeviceRegistry({ store });
       const pairing = new Pairing({ store, registry });
-      const key = Buffer.alloc(32, 9).toString('base64url');
+      const key = randomBytes(32).toString('base64url');
       const r = await pairing.redeem({ pairingId: p.pairing_id, code: p.code, key, name: 'ignored: the operator named it' });
       assert.ok(r.ok, JSON.stringify(r));
       assert.equal(r.user, 'alice');

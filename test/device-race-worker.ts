@@ -5,6 +5,7 @@
  *   decide <store json> <device json> <set id> <call id> <nonce>: decides that card yes once;
  * and prints the outcomes as JSON. Run: node --import tsx test/device-race-worker.ts <mode> …
  */
+import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { Cards } from '../src/confirm/devices/cards.js';
 import { Pairing } from '../src/confirm/devices/pairing.js';
@@ -24,7 +25,7 @@ if (mode === 'pair') {
   run = () =>
     Promise.all(
       Array.from({ length: Number(attempts) }, (_, i) =>
-        pairing.redeem({ pairingId, code: 'x'.repeat(i % 3), key: Buffer.alloc(32, 7).toString('base64url'), name: 'racer' }).then((r) => r.status),
+        pairing.redeem({ pairingId, code: 'x'.repeat(i % 3), key: randomBytes(32).toString('base64url'), name: 'racer' }).then((r) => r.status),
       ),
     );
 } else {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { cleanDeviceName, isDeviceKey, PAIRING_TTL_MS, Pairing, pairingUrl } from './pairing.js';
+import { cleanDeviceName, isDeviceKey, isRandomLookingKey, PAIRING_TTL_MS, Pairing, pairingUrl } from './pairing.js';
 import { DeviceRegistry } from './registry.js';
 import { newKey, raceWorkers, storeKits, testClock } from './test-kit.js';
 
@@ -94,6 +94,10 @@ for (const kit of kits) {
         Buffer.alloc(33).toString('base64url'),
         `${newKey()}=`,
         Buffer.alloc(32).toString('base64'),
+        // Well-formed but not random: zeroed, constant, a short repeated pattern.
+        Buffer.alloc(32).toString('base64url'),
+        Buffer.alloc(32, 7).toString('base64url'),
+        Buffer.from(Array.from({ length: 32 }, (_, i) => i % 7)).toString('base64url'),
       ])
         assert.equal((await pairing.redeem({ pairingId: p.pairingId, code: p.code, key })).status, 400);
       assert.equal((await pairing.redeem({ pairingId: p.pairingId, code: p.code, key: newKey() })).status, 201);
@@ -132,6 +136,17 @@ describe('pairing helpers', () => {
   it('accepts only canonical base64url keys of 32 bytes', () => {
     assert.ok(isDeviceKey(newKey()));
     assert.ok(!isDeviceKey(42));
+  });
+
+  it('keeps at most 2 combining marks in a row in a name', () => {
+    assert.equal(cleanDeviceName(`A${'\u0301'.repeat(500)}b`), 'A\u0301\u0301b');
+    assert.equal(cleanDeviceName('Zoë’s phone'), 'Zoë’s phone');
+  });
+
+  it('takes a random key and refuses one with fewer than 8 distinct bytes', () => {
+    assert.ok(isRandomLookingKey(newKey()));
+    assert.ok(isRandomLookingKey(Buffer.from(Array.from({ length: 32 }, (_, i) => i)).toString('base64url')));
+    assert.ok(!isRandomLookingKey(Buffer.from(Array.from({ length: 32 }, (_, i) => i % 7)).toString('base64url')));
   });
 
   it('cleans any name to at most 64 printable characters with no control, format or bidi character', () => {

@@ -68,6 +68,13 @@ const B64URL = /^[A-Za-z0-9_-]{43}$/;
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
+/**
+ * Fewest distinct byte values a device key may hold. 32 random bytes hold about 30; fewer than 8 happens
+ * by chance with probability under 1e-37, but is what a zeroed, constant or short-pattern key (a third-party
+ * app's bug, or a key chosen to be guessed) looks like.
+ */
+export const MIN_DISTINCT_KEY_BYTES = 8;
+
 /** Whether `key` is base64url (no padding) of exactly 32 bytes, in its one canonical spelling. */
 export function isDeviceKey(key: unknown): key is string {
   if (typeof key !== 'string' || !B64URL.test(key)) return false;
@@ -75,9 +82,15 @@ export function isDeviceKey(key: unknown): key is string {
   return bytes.length === 32 && bytes.toString('base64url') === key;
 }
 
+/** Whether a well-formed device key looks random: at least MIN_DISTINCT_KEY_BYTES distinct byte values. */
+export function isRandomLookingKey(key: string): boolean {
+  return new Set(Buffer.from(key, 'base64url')).size >= MIN_DISTINCT_KEY_BYTES;
+}
+
 /**
  * A device name fit to show and log: control, format (bidi, zero-width), private-use and unassigned
- * characters removed, runs of spaces made one, trimmed, at most 64 characters (code points).
+ * characters removed, runs of spaces made one, at most 2 combining marks in a row, trimmed, at most 64
+ * characters (code points).
  * @returns the cleaned name; empty when nothing printable was left.
  */
 export function cleanDeviceName(name: unknown): string {
@@ -85,6 +98,8 @@ export function cleanDeviceName(name: unknown): string {
   const printable = name
     .replace(/\p{C}/gu, '')
     .replace(/[\s\p{Z}]+/gu, ' ')
+    // Stacked combining marks draw over the lines around the name (in a listing, in the audit log).
+    .replace(/(\p{M}{2})\p{M}+/gu, '$1')
     .trim();
   return [...printable].slice(0, DEVICE_NAME_MAX).join('').trim();
 }
@@ -148,6 +163,8 @@ export class Pairing {
    */
   async redeem(req: RedeemRequest): Promise<RedeemResult> {
     if (!isDeviceKey(req.key)) return { ok: false, status: 400, error: 'the device key must be base64url (no padding) of exactly 32 random bytes' };
+    if (!isRandomLookingKey(req.key))
+      return { ok: false, status: 400, error: 'the device key is not random (a few byte values repeated): make it with crypto.getRandomValues, 32 bytes' };
     try {
       return await this.attempt(req);
     } catch {
