@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,7 +80,7 @@ describe('device endpoint', () => {
   it('refuses a wrong pairing code with the tries left, and malformed JSON with a sentence', async () => {
     const started = await rig.pairing.start('owner');
     const wrong = started.code === '000000' ? '111111' : '000000';
-    const body = JSON.stringify({ pairing_id: started.pairingId, code: wrong, key: 'A'.repeat(43), name: 'x' });
+    const body = JSON.stringify({ pairing_id: started.pairingId, code: wrong, key: randomBytes(32).toString('base64url'), name: 'x' });
     let r = await call(rig.endpoint.port, 'POST', '/device/api/pair', JSON_TYPE, body);
     assert.equal(r.status, 403);
     assert.equal(r.json.tries_left, 4);
@@ -122,6 +124,73 @@ describe('device endpoint', () => {
     const wav = Buffer.alloc(3_000_000);
     const v = await signed(rig, phone, 'POST', '/device/api/voice?set=cs_0000000000000000', wav, { type: 'audio/wav' });
     assert.equal(v.status, 413);
+  });
+
+  it('refuses a target that is not its own parsed form (400), however it is signed: what is signed is what is routed', async () => {
+    const port = rig.endpoint.port;
+    for (const target of [
+      '/device/api/../api/cards',
+      '/device/x/../api/cards',
+      '/device/api/./cards',
+      '/device/api\\cards',
+      '/device/api/cards#frag',
+      `http://127.0.0.1:${port}/device/api/cards`,
+    ]) {
+      const r = await call(port, 'GET', target, signedHeaders(phone, 'GET', target, Date.now()));
+      assert.equal(r.status, 400, `${target}: ${JSON.stringify(r.json)}`);
+      assert.match(String(r.json.error), /plain path/);
+    }
+    assert.equal((await signed(rig, phone, 'GET', '/device/api/cards?x=1')).status, 200, 'a plain path with a query is taken');
+  });
+
+  it('refuses a decide body that names a field twice (400), and the call stays held for the plain one', async () => {
+    const held = rig.hold('write_file', { path: 'dup.txt' });
+    const set = await cardsOf(rig, phone);
+    const c = set.cards.find((x) => x.call_id === held.callId);
+    assert.ok(c);
+    const head = `{"set_id":"${set.set_id}","call_id":"${c.call_id}","nonce":"${c.nonce}"`;
+    for (const body of [`${head},"decision":"deny","decision":"approve"}`, `${head},"decision":"deny","\\u0064ecision":"approve"}`]) {
+      const r = await signed(rig, phone, 'POST', '/device/api/decide', body);
+      assert.equal(r.status, 400, JSON.stringify(r.json));
+      assert.match(String(r.json.error), /names "decision" twice/);
+    }
+    const r = await signed(rig, phone, 'POST', '/device/api/decide', decideBody(set.set_id, c, 'deny'));
+    assert.equal(r.json.outcome, 'denied', JSON.stringify(r.json));
+    assert.equal((await held.answer).kind, 'denied');
+  });
+
+  it('refuses a request no paired device could have sent before taking in its body', async () => {
+    const other = await pairDevice(rig, 'owner', 'to revoke');
+    await rig.registry.revoke(other.id);
+    const cases: [Record<string, string>, number][] = [
+      [{}, 401],
+      [{ 'x-lookfirst-device': 'dev_0000000000000000', 'x-lookfirst-timestamp': String(Date.now()), 'x-lookfirst-signature': 'A'.repeat(43) }, 401],
+      [signedHeaders(phone, 'POST', '/device/api/voice?set=cs_0000000000000000', Date.now() - 120_000, ''), 401],
+      [signedHeaders(other, 'POST', '/device/api/voice?set=cs_0000000000000000', Date.now(), ''), 403],
+    ];
+    for (const [headers, status] of cases) {
+      // Announce 2 MB and send none of it: the answer must come from the headers alone.
+      const got = await new Promise<number>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: rig.endpoint.port,
+            method: 'POST',
+            path: '/device/api/voice?set=cs_0000000000000000',
+            headers: { host: `127.0.0.1:${rig.endpoint.port}`, 'content-type': 'audio/wav', 'content-length': '2000000', ...headers },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+            req.destroy();
+          },
+        );
+        req.on('error', reject);
+        req.flushHeaders();
+        setTimeout(() => reject(new Error('no answer without the body: the endpoint waited for it')), 3000).unref();
+      });
+      assert.equal(got, status);
+    }
   });
 
   it('approves a held call by tap: trust device-key, every named check passed', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decisionAnswer, toDecision } from './device-decide.js';
+import { decisionAnswer, duplicateTopLevelKey, toDecision } from './device-decide.js';
 
 const good = { set_id: 'cs_0123456789abcdef', call_id: 'c1', nonce: 'a'.repeat(32), decision: 'approve' };
 
@@ -40,5 +40,15 @@ describe('decisionAnswer', () => {
     assert.equal(a.body.failed_check, 'nonce_consumed_once');
     assert.match(String(a.body.error), /nonce_consumed_once failed \(spent\)/);
     assert.equal(a.body.transcript, 'yes');
+  });
+});
+
+describe('duplicateTopLevelKey', () => {
+  it('finds a field named twice at the top level, escaped spellings included', () => {
+    assert.equal(duplicateTopLevelKey('{"decision":"deny","decision":"approve"}'), 'decision');
+    assert.equal(duplicateTopLevelKey('{"decision":"deny", "\\u0064ecision" : "approve"}'), 'decision');
+    assert.equal(duplicateTopLevelKey('{"a":"\\"b\\":1","b":{"a":1,"a":2},"c":[{"a":1}],"d":"x"}'), undefined);
+    assert.equal(duplicateTopLevelKey(JSON.stringify({ ...good, note: 'a "decision": "deny"' })), undefined);
+    assert.equal(duplicateTopLevelKey('{"s":"\\\\","s":1}'), 's');
   });
 });

@@ -31,6 +31,38 @@ export interface DeviceVoice {
 export type TapDecision = Omit<DecideRequest, 'how'>;
 
 /**
+ * The first key that a JSON object text names twice at its top level (keys compared after unescaping,
+ * so `"decision"` and `"\u0064ecision"` are one key), or undefined. A body naming a field twice means
+ * one thing to a parser that keeps the first and another to JSON.parse, which keeps the last: a signed
+ * `"decision":"deny","decision":"approve"` would show as a no to one reader and act as a yes. Fail
+ * closed: such a body is refused. Nested objects are not looked into (only top-level fields are read).
+ * @param text a text JSON.parse has accepted (on anything else the answer means nothing).
+ */
+export function duplicateTopLevelKey(text: string): string | undefined {
+  const seen = new Set<string>();
+  const stack: string[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '{' || ch === '[') stack.push(ch);
+    else if (ch === '}' || ch === ']') stack.pop();
+    else if (ch === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      const literal = text.slice(i, j + 1);
+      i = j;
+      if (stack.length !== 1 || stack[0] !== '{') continue;
+      let k = j + 1;
+      while (k < text.length && /\s/.test(text[k] as string)) k++;
+      if (text[k] !== ':') continue;
+      const key = JSON.parse(literal) as string;
+      if (seen.has(key)) return key;
+      seen.add(key);
+    }
+  }
+  return undefined;
+}
+
+/**
  * Reads `{ set_id, call_id, nonce, decision: "approve" | "deny" }`.
  * @returns the decision, or a sentence saying what is wrong.
  */

@@ -17,11 +17,11 @@ import { createServer as createHttpsServer } from 'node:https';
 import { type Clock, systemClock } from '../clock.js';
 import type { Pairing } from '../confirm/devices/pairing.js';
 import type { DeviceRegistry } from '../confirm/devices/registry.js';
-import { verifyDeviceRequest } from '../confirm/devices/signature.js';
+import { precheckDeviceHeaders, verifyDeviceRequest } from '../confirm/devices/signature.js';
 import type { Store } from '../store/store.js';
 import { readBounded } from './budget.js';
 import { DEVICE_CSP, deviceAsset } from './device-assets.js';
-import { type DeviceCards, type DeviceVoice, decisionAnswer, toDecision } from './device-decide.js';
+import { type DeviceCards, type DeviceVoice, decisionAnswer, duplicateTopLevelKey, toDecision } from './device-decide.js';
 import { allowedHosts, checkHost, checkSameOrigin } from './guards.js';
 import { close, header, isJson, listen, MAX_BODY_BYTES, parseJsonObject, send, sendJson } from './http.js';
 import { createListener, DEFAULT_LISTENER_LIMITS, type ListenerLimits, SMALL_REQUEST_TIMEOUT_MS } from './listener.js';
@@ -107,6 +107,11 @@ export async function startDeviceEndpoint(opts: DeviceEndpointOptions): Promise<
       if (!file) return sendJson(res, 404, { error: 'not found: the device page is at /device/' }, base);
       return send(res, 200, file.body, file.type, path === '/device/sw.js' ? { ...base, 'service-worker-allowed': '/device/' } : base);
     }
+    // The signature covers the target as sent, the route is chosen on the parsed path: only a target that
+    // is its own parsed form (no `..`, `//`, `\\`, fragment or absolute form) is taken, so that what was
+    // signed and what is routed are one string.
+    if (target !== path + url.search)
+      return refuse(res, req, 400, 'send the request target as a plain path (no "..", "//", "\\", "#" or scheme and host): sign exactly what you send');
     if (path === '/device/api/pair') return pair(req, res);
     const route = ROUTES[path];
     if (!route) return sendJson(res, 404, { error: 'not found: see docs/device-api.md for the routes' }, api());
@@ -115,6 +120,9 @@ export async function startDeviceEndpoint(opts: DeviceEndpointOptions): Promise<
       const want = route.type === 'json' ? isJson(req) : WAV_TYPES.has((header(req, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase());
       if (!want) return refuse(res, req, 415, route.type === 'json' ? 'send application/json' : 'send the recording as audio/wav');
     }
+    // Headers first: a request no paired device could have sent is refused before its body is taken in.
+    const early = await precheckDeviceHeaders({ registry: opts.registry, clock }, req.headers);
+    if (early) return refuse(res, req, early.status, early.reason);
     const raw = route.method === 'GET' ? Buffer.alloc(0) : await body(req, res, route.type === 'wav' ? MAX_VOICE_BYTES : MAX_BODY_BYTES);
     if (!raw) return;
     const who = await verifyDeviceRequest(
@@ -131,8 +139,11 @@ export async function startDeviceEndpoint(opts: DeviceEndpointOptions): Promise<
       return sendJson(res, 200, { ...set, now_ms: clock.nowMs() }, api());
     }
     if (path === '/device/api/decide') {
-      const parsed = parseJsonObject(raw.toString('utf8'));
+      const text = raw.toString('utf8');
+      const parsed = parseJsonObject(text);
       if (typeof parsed === 'string') return refuse(res, req, 400, parsed);
+      const twice = duplicateTopLevelKey(text);
+      if (twice !== undefined) return refuse(res, req, 400, `the body names "${twice.slice(0, 40)}" twice: send each field once`);
       const d = toDecision(parsed);
       if (typeof d === 'string') return refuse(res, req, 400, d);
       const r = await opts.cards.decide(device, { ...d, how: { method: 'tap' } });
@@ -170,8 +181,11 @@ export async function startDeviceEndpoint(opts: DeviceEndpointOptions): Promise<
     if (!isJson(req)) return refuse(res, req, 415, 'send application/json');
     const raw = await body(req, res, MAX_BODY_BYTES);
     if (!raw) return;
-    const b = parseJsonObject(raw.toString('utf8'));
+    const text = raw.toString('utf8');
+    const b = parseJsonObject(text);
     if (typeof b === 'string') return refuse(res, req, 400, b);
+    const twice = duplicateTopLevelKey(text);
+    if (twice !== undefined) return refuse(res, req, 400, `the body names "${twice.slice(0, 40)}" twice: send each field once`);
     if (typeof b.code !== 'string' || typeof b.key !== 'string')
       return refuse(res, req, 400, 'send { "code": "<6 digits>", "key": "<base64url of 32 bytes>", "name": "...", "pairing_id"?: "pr_..." }');
     const r = await opts.pairing.redeem({

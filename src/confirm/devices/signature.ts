@@ -88,6 +88,43 @@ export type DeviceAuth = { ok: true; device: DeviceRecord } | { ok: false; statu
 const one = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? (v.length === 1 ? v[0] : undefined) : v);
 
 /**
+ * What can be judged of a signed request from its headers alone, before its body is read: the three
+ * headers in form, the timestamp within the window, and a paired, unrevoked device under the id. It
+ * spends nothing and proves nothing (the HMAC is not checked: `verifyDeviceRequest` still must run); it
+ * lets the endpoint refuse a request no device could have sent before taking in a body of up to 2 MiB.
+ * @returns undefined when the request may go on to its body, else the refusal. Never throws.
+ */
+export async function precheckDeviceHeaders(
+  deps: { registry: DeviceRegistry; clock: Clock },
+  headers: DeviceRequest['headers'],
+): Promise<Extract<DeviceAuth, { ok: false }> | undefined> {
+  const unsigned = (reason: string) => ({ ok: false as const, status: 401 as const, reason });
+  const id = one(headers[DEVICE_HEADERS.device]);
+  const ts = one(headers[DEVICE_HEADERS.timestamp]);
+  const sig = one(headers[DEVICE_HEADERS.signature]);
+  if (id === undefined || ts === undefined || sig === undefined)
+    return unsigned('the request is not signed: it needs the X-Lookfirst-Device, X-Lookfirst-Timestamp and X-Lookfirst-Signature headers');
+  if (!isDeviceId(id)) return unsigned('X-Lookfirst-Device is not a device id');
+  if (!/^[0-9]{1,16}$/.test(ts)) return unsigned('X-Lookfirst-Timestamp must be milliseconds since the epoch, in decimal');
+  if (!/^[A-Za-z0-9_-]{43}$/.test(sig)) return unsigned('X-Lookfirst-Signature must be base64url of an HMAC-SHA256');
+  if (Math.abs(deps.clock.nowMs() - Number(ts)) > SIGNATURE_WINDOW_MS)
+    return unsigned("the request's timestamp is more than 60 s from the gate's clock: set the phone's clock right and retry");
+  try {
+    const device = await deps.registry.get(id);
+    if (!device) return unsigned('no device is paired with this id: pair again');
+    if (device.revokedAtMs !== undefined)
+      return {
+        ok: false,
+        status: 403,
+        reason: 'this device was revoked (lookfirst devices revoke): it can no longer see or decide calls; pair it again to use it',
+      };
+    return undefined;
+  } catch {
+    return unsigned('the shared state store cannot be read: nothing was accepted; retry once it is back');
+  }
+}
+
+/**
  * Verifies a signed device request (each signature is accepted once: this call spends it).
  * @param deps the device `registry`, the shared `store` (seen signatures), the gate's `clock`.
  * @returns `{ ok: true, device }`, or `{ ok: false, status: 401 | 403, reason }`. Never throws: a store
