@@ -67,7 +67,7 @@ async function pairPhone(agent: Agent, config: string): Promise<Phone> {
   const id = ((await res.json()) as { device_id: string }).device_id;
   const signed = async (method: string, path: string, body?: string | Buffer, type = 'application/json') => {
     const headers = { ...signedHeaders({ id, key }, method, path, Date.now(), body ?? ''), ...(body ? { 'content-type': type } : {}) };
-    const r = await fetch(`${base}${path}`, { method, headers, body });
+    const r = await fetch(`${base}${path}`, { method, headers, body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body) });
     return { status: r.status, body: (await r.json()) as Record<string, unknown> };
   };
   return {
