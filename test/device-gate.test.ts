@@ -142,6 +142,31 @@ describe('paired devices through the gate', () => {
     assert.equal(existsSync(path), true);
     const approval = auditEntries(dir).find((e) => e.event === 'approval' && e.call_id === card.call_id);
     assert.equal(approval?.trust, 'device-key');
+    // Its receipt names the device and every check, the decision's and those before execution, and verifies.
+    const file = join(dir, 'receipts', `${card.call_id}.json`);
+    const receipt = JSON.parse(readFileSync(file, 'utf8')) as {
+      who: { trust: string; device?: string };
+      how: { method: string };
+      checks: { name: string; ok: boolean }[];
+    };
+    assert.equal(receipt.who.trust, 'device-key');
+    assert.equal(receipt.how.method, 'tap');
+    const names = receipt.checks.map((c) => c.name);
+    for (const n of [
+      'device_paired',
+      'card_set_open',
+      'not_expired',
+      'words_choose_card',
+      'action_unchanged',
+      'nonce_consumed_once',
+      'evidence_exists',
+      'evidence_for_card_set',
+      'evidence_unused',
+    ])
+      assert.ok(names.includes(n), `the receipt records ${n}: ${names.join(',')}`);
+    assert.ok(receipt.checks.every((c) => c.ok));
+    const verified = runCli(['receipt', 'verify', file, '--config', config]);
+    assert.equal(verified.status, 0, verified.stdout + verified.stderr);
     // The same nonce again decides nothing.
     const again = await phone.post('/device/api/decide', { set_id: set.set_id, call_id: card.call_id, nonce: card.nonce, decision: 'approve' });
     assert.notEqual(again.status, 200);
