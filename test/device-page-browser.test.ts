@@ -140,6 +140,20 @@ describe('device page in Chromium (phone viewport)', () => {
     );
   });
 
+  it('shows hostile tool names, arguments, reasons and diffs as text: no element, no script', async () => {
+    const payload = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
+    const h = rig.hold(`del${payload}`, { path: payload }, { riskReason: payload, diff: `--- a\n+++ b\n@@ -1 +1 @@\n-${payload}\n+${payload}\n` });
+    const card = tab.locator(`.card[data-call-id="${h.callId}"]`);
+    await card.waitFor({ timeout: 10_000 });
+    assert.match(await card.locator('.tool').innerText(), /<img src=x onerror=/);
+    assert.match(await card.locator('.summary').innerText(), /<script>/);
+    assert.equal(await card.locator('img, script, iframe, svg').count(), 0);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(await tab.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+    await card.locator('button.deny').tap();
+    assert.equal((await h.answer).kind, 'denied');
+  });
+
   it('asks a high-risk call a second time before it decides', async () => {
     const h = rig.hold('delete_file', { path: 'reports/2026.xlsx' }, { risk: 'high', riskReason: 'deletes a file' });
     const card = tab.locator(`.card[data-call-id="${h.callId}"]`);
@@ -151,6 +165,10 @@ describe('device page in Chromium (phone viewport)', () => {
     assert.equal(await again.locator('button.approve').innerText(), 'Confirm again');
     assert.match(await again.locator('.second-note').innerText(), /second yes/);
     assert.ok(rig.pending.get(h.callId), 'the first yes decides nothing');
+    // A double tap on Approve lands on "Confirm again": it takes no tap at first (force skips the wait).
+    await again.locator('button.approve').tap({ force: true });
+    await new Promise((r) => setTimeout(r, 300));
+    assert.ok(rig.pending.get(h.callId), 'a tap at once on Confirm again decides nothing');
     await shot('device-second-yes.png');
     await again.locator('button.approve').tap();
     const answer = await h.answer;

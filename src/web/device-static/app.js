@@ -7,6 +7,9 @@
 (() => {
   const STORE = 'lookfirst.device';
   const POLL_MS = 2000;
+  // A second yes must be a second act: "Confirm again" appears where "Approve" was, so for this long it
+  // takes no tap (a double tap on Approve would otherwise give both yeses at once).
+  const SECOND_TAP_GUARD_MS = 1500;
   const $ = (id) => document.getElementById(id);
   const enc = new TextEncoder();
   let device = load();
@@ -225,6 +228,12 @@
       msg,
     );
     const entry = { data: c, node, countdown, msg, buttons: [approve, deny] };
+    if (second) {
+      approve.disabled = true;
+      setTimeout(() => {
+        if (!entry.sent) approve.disabled = false;
+      }, SECOND_TAP_GUARD_MS);
+    }
     approve.addEventListener('click', () => decide(entry, true));
     deny.addEventListener('click', () => decide(entry, false));
     return entry;
@@ -309,6 +318,7 @@
   async function decide(c, approve) {
     if (busy || !set) return;
     busy = true;
+    c.sent = true;
     for (const b of c.buttons) b.disabled = true;
     c.msg.textContent = 'sending…';
     try {
@@ -323,6 +333,7 @@
       showResult(text, cls);
     } catch (err) {
       c.msg.textContent = `Not sent (${err.message}); nothing was decided.`;
+      c.sent = false;
       for (const b of c.buttons) b.disabled = false;
     } finally {
       busy = false;
