@@ -251,6 +251,54 @@ describe('"Pair a phone" on the approval page, then the phone', () => {
 });
 
 describe('answering by voice in Chromium (a recorded "yes" from espeak-ng, heard by pocketsphinx)', () => {
+  it('keeps the cards on screen as they were while a recording is made (a card decided elsewhere does not shift "the second one")', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'lf-device-freeze-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'mic.wav'), encodeWav16k(new Int16Array(16_000 * 6)));
+    const rig = await startDeviceRig();
+    t.after(() => rig.close());
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--use-fake-ui-for-media-stream',
+        '--use-fake-device-for-media-stream',
+        `--use-file-for-fake-audio-capture=${join(dir, 'mic.wav')}`,
+      ],
+    });
+    t.after(() => browser.close());
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await context.grantPermissions(['microphone']);
+    const tab = await context.newPage();
+    const started = await rig.pairing.start('owner');
+    await tab.goto(`${rig.endpoint.url}/device/#pair=${started.pairingId}`);
+    await tab.locator('#pair-code').fill(started.code);
+    await tab.locator('#pair-submit').tap();
+    await tab.locator('#status.ok').waitFor({ timeout: 10_000 });
+    const a = rig.hold('write_file', { path: 'a.txt' });
+    const b = rig.hold('write_file', { path: 'b.txt' });
+    const c = rig.hold('write_file', { path: 'c.txt' });
+    await tab.waitForFunction(() => document.querySelectorAll('.card').length === 3, undefined, { timeout: 10_000 });
+    const shown = () => tab.locator('.card').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-position')}:${e.getAttribute('data-call-id')}`));
+    const before = await shown();
+    const voice = tab.locator('#voice');
+    const box = (await voice.boundingBox())!;
+    await tab.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await tab.mouse.down();
+    await tab.locator('#voice.recording').waitFor();
+    const decided = await rig.pending.decide(a.callId, a.argsSha256, false, { channel: 'web', actor: 'web:test', trust: 'authenticated' });
+    assert.ok(decided.ok);
+    await new Promise((r) => setTimeout(r, 4_500));
+    assert.deepEqual(await shown(), before, 'the cards did not move while the person spoke');
+    await tab.mouse.up();
+    await tab.locator('#result:not([hidden])').waitFor({ timeout: 10_000 });
+    await tab.waitForFunction(() => document.querySelectorAll('.card').length === 2, undefined, { timeout: 10_000 });
+    assert.deepEqual(await shown(), [`1:${b.callId}`, `2:${c.callId}`], 'after the recording, the new set');
+    assert.ok(rig.pending.get(b.callId) && rig.pending.get(c.callId), 'nothing was decided by the recording (voice is off on this gate)');
+  });
+
   it('records while the button is held, sends a 16 kHz WAV, and the words "yes" approve the final card', async (t) => {
     const missing = ['espeak-ng', 'pocketsphinx_continuous'].filter((p) => spawnSync('sh', ['-c', `command -v ${p}`]).status !== 0);
     if (missing.length) {

@@ -284,9 +284,14 @@
       const r = await signed('GET', '/device/api/cards');
       if ((r.status === 403 && /revoked/.test(r.body.error || '')) || (r.status === 401 && /no device is paired/.test(r.body.error || ''))) return;
       if (r.status === 200) {
-        set = r.body;
+        // While the person is recording, the cards stay as they were when the recording began: the words
+        // ("the second one") are about the cards on screen and go to the gate against that set, so a card
+        // decided elsewhere must not shift the positions under the speaker.
+        if (!rec) {
+          set = r.body;
+          render();
+        }
         status('live: cards appear by themselves', 'ok');
-        render();
       } else status(`the gate refused this phone: ${r.body.error || r.status}`, 'down');
     } catch {
       status('cannot reach the gate; retrying… (nothing is approved while it is down)', 'down');
