@@ -160,14 +160,27 @@ export class Holds {
   }
 
   /**
-   * The open hold of call `callId` (lookfirst_confirm's pending_id): this session's, else (replicas) the
-   * same owner's, found through the shared question's tool and arguments.
+   * The open hold of call `callId` (lookfirst_confirm's pending_id): this session's, else (replicas, or
+   * after a restart) the same owner's, found through the shared question's tool and arguments while it is
+   * open, or through the owner's hold records once it was decided. Never another owner's.
    */
   async findByCallId(callId: string): Promise<Hold | undefined> {
     for (const h of this.holds.values()) if (h.call.callId === callId) return h;
-    const view = this.opts.shared?.pending.get(callId);
-    if (!view) return undefined;
-    const found = await this.findShared(view.tool, view.argsSha256);
+    const shared = this.opts.shared;
+    if (!shared) return undefined;
+    // A question still open names its tool and arguments. One already decided (the person said yes, then
+    // the gate restarted, or the call was held on another replica) is no longer listed as open: its hold
+    // record is then found by call id among this owner's own (the key is recomputed from the record, so
+    // another owner's record never matches), and taken over as the same call again would take it.
+    const view = shared.pending.get(callId);
+    let at: { tool: string; argsSha256: string } | undefined = view;
+    if (!at) {
+      const records = await shared.store.list<HoldRecord>(HOLD).catch(() => []);
+      const rec = records.find((r) => r.value?.call?.callId === callId && r.key === this.sharedKey(r.value.call.tool, r.value.call.argsSha256));
+      if (rec && bindsCall(rec.value, rec.value.call.tool, rec.value.call.argsSha256)) at = rec.value.call;
+    }
+    if (!at) return undefined;
+    const found = await this.findShared(at.tool, at.argsSha256);
     return found?.call.callId === callId ? found : undefined;
   }
 

@@ -54,6 +54,9 @@ export async function confirmPending(
   const args = isPlainObject(params.arguments) ? params.arguments : {};
   const id = args.pending_id;
   const ref = args.evidence_ref;
+  // A refusal here did nothing to the call: its verdict names no call (the gate records a verdict's
+  // outcome in the page's history under its call id, and an agent's idle lookfirst_confirm must not turn
+  // "executed" or "approved" there into "denied"). The call it was about is in the structured answer.
   const refuse = (check: string, detail: string, callId = '', sha = '', stillPending = false) => {
     const reason = `the confirmation check ${check} failed: ${detail}`;
     const outcome: Outcome = {
@@ -62,10 +65,10 @@ export async function confirmPending(
         outcome: stillPending ? 'pending' : 'denied',
         reason,
         retry_safe: true,
-        call_id: callId,
-        args_sha256: sha,
+        call_id: '',
+        args_sha256: '',
       },
-      structured: { failed_check: check },
+      structured: callId ? { failed_check: check, pending_id: callId, args_sha256: sha } : { failed_check: check },
       text: `lookfirst: ${CONFIRM_TOOL} ran nothing: ${reason}.`,
     };
     return { result: toResult(outcome, undefined), outcome };
@@ -76,9 +79,13 @@ export async function confirmPending(
   const hold = await deps.holds.findByCallId(id);
   if (!hold) {
     const ended = pending.ended(id);
+    // What became of an approval (ran, lapsed) is in the page's history; without it, both are possible.
+    const after = pending.history().find((h) => h.callId === id)?.outcome;
     const why = ended
       ? ended.kind === 'decided'
-        ? `it was already ${ended.approved ? 'approved and collected' : 'denied'}`
+        ? ended.approved
+          ? `it was approved, and that approval ${after ? `ended: ${after}` : 'was used already or lapsed (confirm.timeout_seconds)'}`
+          : 'it was denied'
         : ended.kind === 'timed out'
           ? 'nobody decided before confirm.timeout_seconds'
           : 'it was withdrawn'
