@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ToolCall } from '../types.js';
 import { type CatalogueTool, classifyTool } from './catalogue.js';
-import { declaredClassification, declaredPreviewText, MAX_PREVIEW_CHARS, runDeclaredReadback } from './declared.js';
+import { type DeclaredTool, declaredClassification, declaredPreviewText, MAX_PREVIEW_CHARS, runDeclaredReadback } from './declared.js';
 import { summaryOf } from './pipeline/ask.js';
 
 const result = { content: [{ type: 'text', text: 'done' }] };
@@ -167,5 +167,40 @@ describe('a declared tool', () => {
     it('is not run for a tool without one', async () => {
       assert.equal(await runDeclaredReadback(write(), {}, result, 1000), undefined);
     });
+  });
+});
+
+describe('when an author function says hostile words', () => {
+  const result = { content: [] };
+  const write = (over: Partial<DeclaredTool>): DeclaredTool => ({ kind: 'write', risk: () => 'low', preview: () => 'x', ...over });
+  it('a read-back detail reaches people on one line, control and bidi characters shown', async () => {
+    const r = await runDeclaredReadback(write({ readback: () => ({ outcome: 'ok', detail: '\u001b[2Jok\n\u202efake' }) }), {}, result, 1000);
+    assert.equal(r?.detail, '\\u001B[2Jok\\u000A\\u202Efake');
+  });
+  it('a thrown error whose words cannot be read, or hold control characters, still gives high risk and a note', () => {
+    const hostile = {
+      toString() {
+        throw new Error('no words');
+      },
+    };
+    const c = declaredClassification(
+      write({
+        risk: () => {
+          throw hostile;
+        },
+      }),
+      {},
+    );
+    assert.equal(c.risk, 'high');
+    assert.match(c.reasons.join(' '), /could not be read/);
+    const p = declaredPreviewText(
+      write({
+        preview: () => {
+          throw new Error('\u001b[31mred\nline');
+        },
+      }),
+      {},
+    );
+    assert.deepEqual(p, { note: "the server's preview failed (\\u001B[31mred\\u000Aline)" });
   });
 });

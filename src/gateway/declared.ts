@@ -7,13 +7,15 @@
  * Fail closed, said once here: a risk function that throws, answers something that is not a risk, or
  * gets arguments its schema refuses gives `high`; a preview that throws gives the generic summary plus a
  * note (the question is never skipped); a read-back that throws, times out or answers something else is
- * `unclear` (the tool is blocked until a person looks).
+ * `unclear` (the tool is blocked until a person looks). What the author's functions say reaches people as
+ * one line with hidden and control characters shown (`\uXXXX`), never raw.
  *
  * The declarations travel on the in-process upstream (gateway/upstream.ts `InProcessUpstream`) into the
  * catalogue (`CatalogueTool.declared`), where the decision, the card's summary and the read-back find
  * them: no state outside the gate that runs them.
  */
 import type { Result } from '@modelcontextprotocol/sdk/types.js';
+import { oneLine } from '../confirm/visible.js';
 import type { Classification, Risk } from '../types.js';
 
 /** A read-back's outcome as the author's function may give it. */
@@ -37,9 +39,15 @@ export const MAX_PREVIEW_CHARS = 500;
 
 const RISKS: ReadonlySet<string> = new Set(['low', 'medium', 'high']);
 
+/** What an author's function threw, in words: cut, on one line, and never a throw itself (a hostile toString). */
 function errorText(err: unknown): string {
-  const m = err instanceof Error ? err.message : String(err);
-  return m.length > 120 ? `${m.slice(0, 119)}…` : m;
+  let m: string;
+  try {
+    m = String(err instanceof Error ? err.message : err);
+  } catch {
+    m = 'its error could not be read';
+  }
+  return oneLine(m.length > 120 ? `${m.slice(0, 119)}…` : m);
 }
 
 /**
@@ -133,5 +141,6 @@ export async function runDeclaredReadback(
   const detail = typeof answer === 'object' && answer !== null ? (answer as { detail?: unknown }).detail : undefined;
   if (outcome !== 'ok' && outcome !== 'failed' && outcome !== 'unclear')
     return { readback: 'unclear', detail: "the server's read-back did not answer ok, failed or unclear" };
-  return { readback: outcome, detail: typeof detail === 'string' ? detail.slice(0, MAX_PREVIEW_CHARS) : undefined };
+  // Shown on the page, in the log and to the agent: one line, nothing hidden, and cut like a preview.
+  return { readback: outcome, detail: typeof detail === 'string' ? oneLine(detail.slice(0, MAX_PREVIEW_CHARS)) : undefined };
 }

@@ -7,7 +7,7 @@
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, type CallToolResult, CallToolResultSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { DeclaredTool } from '../gateway/declared.js';
 import type { InputSchema, JsonSchemaObject, ToolHandler } from './types.js';
@@ -35,12 +35,41 @@ function problemsOf(err: z.ZodError): string {
     .join('; ');
 }
 
-/** A handler's return value as an MCP tool result. */
+/** Longest error text from a handler's throw or a non-JSON answer that is passed on (characters). */
+const MAX_ERROR_CHARS = 500;
+
+/** An error result in words (cut to MAX_ERROR_CHARS). */
+function errorResult(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS - 1)}…` : text }] };
+}
+
+/**
+ * A handler's return value as an MCP tool result, made of JSON only. The in-memory pair hands objects
+ * over by reference, so what the handler returns (a Date, a Map, a function, a getter that throws, a
+ * Proxy) would otherwise reach the gate as it is: every answer goes through JSON once here, as it would
+ * over a real transport, and is then checked against the tool result schema.
+ * @returns the result; an error result saying why when the answer is not JSON (a BigInt, a cycle, a
+ *   throwing getter) or not a tool result (content that is not a content list). The handler ran either
+ *   way: for a write the gate then holds the tool for a person (an error answer).
+ */
 export function toToolResult(value: unknown): CallToolResult {
-  if (typeof value === 'object' && value !== null && Array.isArray((value as { content?: unknown }).content)) return value as CallToolResult;
-  if (typeof value === 'object' && value !== null && !Array.isArray(value))
-    return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
-  return { content: [{ type: 'text', text: value === undefined ? 'done' : typeof value === 'string' ? value : JSON.stringify(value) }] };
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (err) {
+    return errorResult(`the tool's answer is not JSON (${err instanceof Error ? err.message : String(err)})`);
+  }
+  const plain: unknown = json === undefined ? undefined : JSON.parse(json);
+  let result: unknown;
+  if (typeof plain === 'object' && plain !== null && Array.isArray((plain as { content?: unknown }).content)) result = plain;
+  else if (typeof plain === 'object' && plain !== null && !Array.isArray(plain)) result = { content: [{ type: 'text', text: json }], structuredContent: plain };
+  else result = { content: [{ type: 'text', text: plain === undefined ? 'done' : typeof plain === 'string' ? plain : (json ?? 'done') }] };
+  const checked = CallToolResultSchema.safeParse(result);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    return errorResult(`the tool's answer is not a tool result (${issue ? `${issue.path.join('.') || '(result)'}: ${issue.message}` : 'wrong shape'})`);
+  }
+  return result as CallToolResult;
 }
 
 /** The author's tools and the in-process servers that serve them. */
@@ -128,7 +157,14 @@ export class ToolServer {
     try {
       return toToolResult(await tool.handler(parsed.args as never, { signal }));
     } catch (err) {
-      return { isError: true, content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }] };
+      // What was thrown may itself be hostile (a getter, a Proxy): its words are read once, guarded.
+      let text: string;
+      try {
+        text = err instanceof Error ? err.message : String(err);
+      } catch {
+        text = 'the tool failed (its error could not be read)';
+      }
+      return errorResult(typeof text === 'string' ? text : 'the tool failed');
     }
   }
 
