@@ -171,6 +171,22 @@ describe('signed receipts', () => {
     assert.match(r.stdout, /receipt NOT verified/);
   });
 
+  it("a receipt under another call's file name (files swapped or copied) is named: it is no receipt of that call (exit 2)", () => {
+    assert.ok(webhookGate, 'the webhook test runs first');
+    const other = join(webhookGate.dir, '00000000-0000-4000-8000-000000000000.json');
+    copyFileSync(webhookGate.file, other);
+    const r = runCli(['receipt', 'verify', other, '--config', webhookGate.config]);
+    assert.equal(r.status, 2, r.stdout + r.stderr);
+    assert.match(r.stdout, /FAILED file_name: the file is named for call 00000000-0000-4000-8000-000000000000, but holds the receipt of call /);
+    const own = runCli(['receipt', 'verify', webhookGate.file, '--config', webhookGate.config]);
+    assert.match(own.stdout, /ok +file_name/);
+    // A name that names no call (a copy kept as evidence) is not judged by its name.
+    const kept = join(webhookGate.dir, 'kept-copy.json');
+    copyFileSync(webhookGate.file, kept);
+    const k = runCli(['receipt', 'verify', kept, '--config', webhookGate.config]);
+    assert.equal(k.status, 0, k.stdout + k.stderr);
+  });
+
   it('a log cut before its entry is named: its audit entry is missing from the log (exit 2)', () => {
     assert.ok(webhookGate, 'the webhook test runs first');
     const log = readFileSync(join(webhookGate.dir, 'audit.jsonl'), 'utf8').split('\n');

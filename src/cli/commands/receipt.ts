@@ -2,12 +2,13 @@
  * `lookfirst receipt show FILE [--json]` and `lookfirst receipt verify FILE [--config F] [--log PATH]
  * [--pub PATH] [--json]`: read and check a signed receipt (audit/receipt.ts). `show` prints who confirmed
  * what, when and how, with every check, and verifies nothing (it says so). `verify` checks, each by name:
- * the receipt is well-formed, its signature holds under audit.pub, it names that key, its audit entry is
- * in the log at its seq with its hash and for its call, a `receipt_issued` entry names its SHA-256, and the
- * log itself is not tampered (verify-log). Exit 0 when every check passes, 2 when any fails, 1 for a usage
+ * the receipt is well-formed, its file is named for its call (when it is named for a call), its signature
+ * holds under audit.pub, it names that key, its audit entry is in the log at its seq with its hash and for
+ * its call, a `receipt_issued` entry names its SHA-256, and the log itself is not tampered (verify-log). Exit 0 when every check passes, 2 when any fails, 1 for a usage
  * error (no config, log or key to check against). Missing evidence is never a pass.
  */
 import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from 'node:fs';
+import { basename } from 'node:path';
 import { loadVerifier } from '../../audit/keys.js';
 import { parseReceipt, type Receipt, receiptSha256, verifyReceiptSignature } from '../../audit/receipt.js';
 import { checkReceiptLink } from '../../audit/receipt-link.js';
@@ -17,12 +18,15 @@ import { LookfirstError } from '../../errors.js';
 import { cliName, paint } from '../output.js';
 import { verifyLogFile } from './verify-log.js';
 
+/** A file name that names a call (the gate's call ids are UUIDs): only such names are compared with the receipt's call. */
+const CALL_ID_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** Exit codes of `receipt verify` (and `show` of an unreadable receipt). */
 export const RECEIPT_EXIT = { ok: 0, usage: 1, failed: 2 } as const;
 
 /** One check of `receipt verify`: a stable name, whether it passed, and in words what it found. */
 export interface ReceiptCheck {
-  name: 'well_formed' | 'signature' | 'key' | 'entry_in_log' | 'receipt_issued' | 'log_intact';
+  name: 'well_formed' | 'file_name' | 'signature' | 'key' | 'entry_in_log' | 'receipt_issued' | 'log_intact';
   ok: boolean;
   message: string;
 }
@@ -147,7 +151,7 @@ export function receiptVerifyCommand(file: string, opts: { config?: string; log?
       'USAGE',
       'receipt verify needs the audit log and audit.pub the receipt is checked against: give --config lookfirst.yaml (or run it where lookfirst.yaml is), or --log and --pub',
     );
-  const checks = verifyReceipt(bytes, logPath, pubPath, configFile);
+  const checks = verifyReceipt(bytes, logPath, pubPath, configFile, basename(file));
   const ok = checks.every((c) => c.ok);
   if (opts.json) process.stdout.write(jsonLine({ file, log: logPath, pub: pubPath, ok, checks }));
   else {
@@ -165,7 +169,7 @@ export function receiptVerifyCommand(file: string, opts: { config?: string; log?
  * failure is reported failed with why (never skipped as a pass).
  * @throws LookfirstError `AUDIT_KEY_MISSING`/`AUDIT_KEY_INVALID` (audit.pub), `AUDIT_LOG_UNREADABLE` (the log).
  */
-export function verifyReceipt(bytes: Uint8Array, logPath: string, pubPath: string, configFile = 'lookfirst.yaml'): ReceiptCheck[] {
+export function verifyReceipt(bytes: Uint8Array, logPath: string, pubPath: string, configFile = 'lookfirst.yaml', fileName?: string): ReceiptCheck[] {
   const verifier = loadVerifier(pubPath, `${cliName()} keygen --config ${configFile}`);
   const parsed = parseReceipt(bytes);
   const checks: ReceiptCheck[] = [];
@@ -182,6 +186,18 @@ export function verifyReceipt(bytes: Uint8Array, logPath: string, pubPath: strin
       ? `receipt format v${r.v}, sha256 ${sha}`
       : 'the receipt was edited after signing: its bytes are not the canonical form it was written in (RFC 8785 JSON, one newline)',
   });
+  // Receipts are written as `<call id>.json`: a file under one call's name holding another call's receipt
+  // (two files swapped, or one copied over another) is a true receipt of the wrong call.
+  const named = fileName ? /^(.+)\.json$/.exec(fileName)?.[1] : undefined;
+  if (named !== undefined && CALL_ID_NAME.test(named))
+    checks.push({
+      name: 'file_name',
+      ok: named === r.call_id,
+      message:
+        named === r.call_id
+          ? `the file is named for its call ${r.call_id}`
+          : `the file is named for call ${named}, but holds the receipt of call ${r.call_id} (files swapped or copied): it is no receipt of ${named}`,
+    });
   const sigOk = verifyReceiptSignature(r, verifier.key);
   checks.push({
     name: 'signature',
