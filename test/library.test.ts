@@ -116,7 +116,8 @@ describe('a gated server built with createGatedServer (the example bank over std
     const args = { from: 'checking', to_iban: 'DE89370400440532013000', to_name: 'Alice', amount: 120 };
     const call = client.callTool({ name: 'transfer', arguments: args }, undefined, { timeout: 30_000 });
     const p = await receiver.next((x) => x.tool === 'transfer' && x.arguments.amount === 120);
-    assert.equal(p.summary, 'transfer: Send 120.00 EUR from checking to DE89… (Alice)');
+    // The whole IBAN: the card text is all a paired phone shows, so no part of the destination is cut.
+    assert.equal(p.summary, 'transfer: Send 120.00 EUR from checking to DE89 3704 0044 0532 0130 00 (Alice)');
     assert.equal(p.risk, 'medium');
     assert.equal(await decide(p, 'approve'), 200);
     const result = (await call) as Record<string, unknown>;

@@ -1,8 +1,8 @@
 /**
  * A small bank as an MCP server on stdio, gated by lookfirst inside the same process: `get_balance`
  * answers at once; every `transfer` waits for a person (the approval page, or a webhook receiver when
- * BANK_WEBHOOK_URL is set), shown as "Send 120.00 EUR to DE89… (Alice)" at a risk set by the amount, runs
- * once if approved, and is read back (did the balance move by the amount?). Everything lands in the
+ * BANK_WEBHOOK_URL is set), shown as "Send 120.00 EUR from checking to DE89 3704 0044 0532 0130 00 (Alice)"
+ * (the whole IBAN: a phone shows nothing else) at a risk set by the amount, runs once if approved, and is read back (did the balance move by the amount?). Everything lands in the
  * signed audit log; `lookfirst verify-log <dir>/audit.jsonl` checks it.
  *
  * Run: npm run build && node --import tsx examples/gated-bank/server.ts (then connect an MCP client on stdio).
@@ -63,8 +63,10 @@ bank.write(
     },
     // Over 1,000 EUR is high (a paired phone asks twice); over 100 medium.
     risk: ({ amount }) => (amount > 1000 ? 'high' : amount > 100 ? 'medium' : 'low'),
+    // The whole IBAN, in groups of four: a paired phone shows only this text, and an IBAN cut to "DE89…"
+    // would let an injected call send the money to any account with the same first four characters.
     preview: ({ amount, currency, to_iban, to_name, from }) =>
-      `Send ${money(Math.round(amount * 100), currency)} from ${from} to ${to_iban.slice(0, 4)}… (${to_name})`,
+      `Send ${money(Math.round(amount * 100), currency)} from ${from} to ${to_iban.replace(/(.{4})(?=.)/g, '$1 ')} (${to_name})`,
     // The balance must have moved by exactly the amount, and the transfer must be in the ledger.
     readback: async ({ from, amount }, result) => {
       const done = result.structuredContent as { transfer_id?: string; balance_after?: number } | undefined;
