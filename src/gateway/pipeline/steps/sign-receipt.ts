@@ -11,6 +11,10 @@
  * unknown outcome, an outcome that could not be logged); one call after them covers all of them, and those
  * steps only note where their entry landed (`CallState.entries`).
  *
+ * Privacy: under the privacy filter, the receipt's free text (card shown, transcript, check details) is
+ * masked with labels as the audit log's is (`privacy.forLog`): a receipt holds no private value the log
+ * would not.
+ *
  * Posture: the call has run; a receipt that cannot be written must not undo or hide that. So this never
  * throws and never changes the outcome: a failure is logged as `receipt_failed` and said to the operator.
  */
@@ -56,6 +60,11 @@ function receiptBody(s: FixedState, entry: NonNullable<NonNullable<FixedState['e
   const ev = evidenceOf(s);
   const checks: CheckResult[] = [...ev.checks, ...(s.checks ?? [])];
   const verdict = 'verdict' in out ? out.verdict : undefined;
+  // A receipt is public evidence (0644, shown by anyone's `receipt show`): its free text (the card shown,
+  // the words heard, what each check found) is masked as the audit log masks its own, under the privacy
+  // filter. The card text the person read may hold a private value (a path with an e-mail address in it).
+  const privacy = s.deps.privacy;
+  const mask = (t: string | undefined) => (t === undefined || !privacy ? t : privacy.forLog(t));
   return {
     v: 1,
     type: 'lookfirst-receipt',
@@ -74,7 +83,7 @@ function receiptBody(s: FixedState, entry: NonNullable<NonNullable<FixedState['e
       upstream: s.call.upstream,
       upstream_tool: s.call.upstreamTool,
       args_sha256: s.call.argsSha256,
-      shown: ev.cardText,
+      shown: mask(ev.cardText),
     },
     when: {
       proposed: s.entries?.received ? isoOf(s.entries.received.ts) : undefined,
@@ -82,8 +91,8 @@ function receiptBody(s: FixedState, entry: NonNullable<NonNullable<FixedState['e
       confirmed: isoOf(ev.decidedAtMs),
       executed: isoOf(entry.ts),
     },
-    how: { method: ev.method, evidence_ref: ev.ref, card_set: ev.cardSet, transcript: ev.transcript, audio_sha256: ev.audioSha256 },
-    checks,
+    how: { method: ev.method, evidence_ref: ev.ref, card_set: ev.cardSet, transcript: mask(ev.transcript), audio_sha256: ev.audioSha256 },
+    checks: checks.map((c) => (c.detail === undefined ? c : { ...c, detail: mask(c.detail) })),
     outcome: { executed: entry.outcome, readback: verdict?.readback },
     audit: { seq: entry.seq, entry_sha256: entry.hash, event: entry.event },
     key: s.deps.audit.keyName,
