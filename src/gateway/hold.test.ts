@@ -117,3 +117,29 @@ describe('holds', () => {
     });
   });
 });
+
+describe('findByCallId with a shared store (a decided call after a restart)', () => {
+  const id = '0f0e0d0c-0b0a-4908-8706-050403020100';
+  const shared = (store: ReturnType<typeof createMemoryStore>, pending: PendingApprovals, owner: string) =>
+    new Holds({ logApproval: async () => {}, logLapse: async () => {}, shared: { store, owner: () => owner, replica: 'r1', pending } });
+
+  it("finds the owner's own hold record by call id, and never another owner's", async () => {
+    const store = createMemoryStore();
+    const pending = new PendingApprovals(undefined, { store });
+    const first = shared(store, pending, 'token:alice');
+    const c = { ...call(9), callId: id };
+    const h = first.open(c, Date.now() + 10_000, (signal) => new Promise((r) => signal.addEventListener('abort', () => r(approved))));
+    // The record is written behind the open; wait for it.
+    for (let i = 0; i < 50 && (await store.list('hold')).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    first.stop();
+    await first.closeAll('the gate stopped');
+    const other = shared(store, pending, 'token:mallory');
+    assert.equal(await other.findByCallId(id), undefined, "another owner's hold is not found");
+    const again = shared(store, pending, 'token:alice');
+    const found = await again.findByCallId(id);
+    assert.equal(found?.call.callId, id, 'the same owner takes it over after the restart');
+    again.withdraw(found!);
+    h.abort.abort();
+    pending.close();
+  });
+});
