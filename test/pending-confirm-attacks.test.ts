@@ -53,30 +53,34 @@ async function gate(mode: 'pending' | 'wait' = 'pending', extra = '') {
 const pendingIdOf = (r: Record<string, unknown>) => ((r._meta as Record<string, unknown>).lookfirst_answer as { pending_id: string }).pending_id;
 
 describe('lookfirst_confirm under attack', () => {
-  it("another principal cannot run, or learn the fate of, a principal's pending call", async () => {
-    const g = await gate();
-    const a = await connect(g.url, TOKEN_A, 'agent-a');
-    const b = await connect(g.url, TOKEN_B, 'agent-b');
-    const first = await a('write_note', { text: 'from a' });
-    const id = pendingIdOf(first);
-    const early = await b('lookfirst_confirm', { pending_id: id });
-    assert.equal(early.isError, true);
-    assert.equal(g.executed(), 0);
-    const card = await pendingCall(g.page, /from a/);
-    assert.equal(await decide(g.page, card, 'approve', 'alice'), 200);
-    const foreign = await b('lookfirst_confirm', { pending_id: id });
-    assert.equal(foreign.isError, true, JSON.stringify(foreign));
-    assert.notEqual(verdictOf(foreign)?.outcome, 'executed');
-    assert.equal(g.executed(), 0, 'B ran nothing of A');
-    // B retrying A's very call (same tool, same arguments) is B's own new question, not A's decision.
-    const retried = await b('write_note', { text: 'from a' });
-    assert.equal(retried.isError, true);
-    assert.notEqual(pendingIdOf(retried), id);
-    assert.equal(g.executed(), 0);
-    const ran = await a('lookfirst_confirm', { pending_id: id });
-    assert.equal(verdictOf(ran)?.outcome, 'executed', JSON.stringify(ran));
-    assert.equal(g.executed(), 1);
-  });
+  for (const [store, extra] of [
+    ['memory', ''],
+    ['sqlite', 'store:\n  kind: sqlite\n  path: state.db\n'],
+  ] as const)
+    it(`another principal cannot run a principal's pending call (${store} store)`, async () => {
+      const g = await gate('pending', extra);
+      const a = await connect(g.url, TOKEN_A, 'agent-a');
+      const b = await connect(g.url, TOKEN_B, 'agent-b');
+      const first = await a('write_note', { text: 'from a' });
+      const id = pendingIdOf(first);
+      const early = await b('lookfirst_confirm', { pending_id: id });
+      assert.equal(early.isError, true);
+      assert.equal(g.executed(), 0);
+      const card = await pendingCall(g.page, /from a/);
+      assert.equal(await decide(g.page, card, 'approve', 'alice'), 200);
+      const foreign = await b('lookfirst_confirm', { pending_id: id });
+      assert.equal(foreign.isError, true, JSON.stringify(foreign));
+      assert.notEqual(verdictOf(foreign)?.outcome, 'executed');
+      assert.equal(g.executed(), 0, 'B ran nothing of A');
+      // B retrying A's very call (same tool, same arguments) is B's own new question, not A's decision.
+      const retried = await b('write_note', { text: 'from a' });
+      assert.equal(retried.isError, true);
+      assert.notEqual(pendingIdOf(retried), id);
+      assert.equal(g.executed(), 0);
+      const ran = await a('lookfirst_confirm', { pending_id: id });
+      assert.equal(verdictOf(ran)?.outcome, 'executed', JSON.stringify(ran));
+      assert.equal(g.executed(), 1);
+    });
 
   it('a flood of parallel confirmations and retries of one decision runs it once', async () => {
     const g = await gate();
