@@ -17,7 +17,6 @@ import type { AuditLog } from '../audit/writer.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { BrokerHooks } from '../confirm/broker.js';
 import { CONFIRM_TIMEOUT, type PendingApprovals } from '../confirm/pending.js';
-import { oneLine } from '../confirm/visible.js';
 import type { Store } from '../store/store.js';
 import type { Approval, ToolCall } from '../types.js';
 import { approvalEntry } from './pipeline/entries.js';

@@ -5,10 +5,20 @@
 
 import type { CheckResult } from '../../types.js';
 import type { PendingView } from '../pending.js';
+import { showHiddenInJson } from '../visible.js';
 import type { CardSet, CardSetRecord, DeviceDecision } from './card-types.js';
 import { firstFailed } from './checks.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The arguments as a person reads them: indented JSON, every hidden or look-alike character as `\uXXXX`. */
+function prettyArguments(canonical: string): string {
+  try {
+    return showHiddenInJson(JSON.stringify(JSON.parse(canonical), null, 2));
+  } catch {
+    return showHiddenInJson(canonical);
+  }
+}
 
 /** The answer to a decision with a failed check: its name, reason, every check, and the HTTP status. */
 export function refused(checks: CheckResult[]): DeviceDecision {
@@ -28,6 +38,7 @@ export function render(setId: string, set: CardSetRecord, nonces: string[], view
         call_id: c.callId,
         tool: v.tool,
         summary: c.summary,
+        arguments: prettyArguments(v.argsCanonical),
         purpose: v.purpose,
         risk: v.risk,
         risk_reason: v.riskReason,

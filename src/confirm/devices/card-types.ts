@@ -18,6 +18,11 @@ export interface Card {
   tool: string;
   /** The one-line summary shown (hidden characters already escaped by the gate). */
   summary: string;
+  /**
+   * The full arguments, pretty-printed JSON with hidden characters escaped, as the approval page shows
+   * them: a summary rounds and shortens (an amount, an IBAN), and the yes binds these exact arguments.
+   */
+  arguments: string;
   purpose: 'execute' | 'unlock' | 'definition';
   risk: Risk;
   risk_reason: string;

@@ -210,6 +210,8 @@
       second ? el('p', { class: 'second-note', text: 'High risk: this needs a second yes. Read it once more, then confirm again.' }) : null,
       c.risk_reason ? el('p', { class: 'risk-reason', text: `${c.risk} risk: ${c.risk_reason}` }) : null,
       el('p', { class: 'summary', text: c.summary }),
+      // The full arguments, as the desktop page shows them: the yes binds these, not the summary.
+      c.arguments ? el('pre', { class: 'args', tabindex: '0', 'aria-label': 'Arguments, in full', text: c.arguments }) : null,
       looks
         ? el(
             'ul',
