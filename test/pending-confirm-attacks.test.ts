@@ -71,6 +71,8 @@ describe('lookfirst_confirm under attack', () => {
       const foreign = await b('lookfirst_confirm', { pending_id: id });
       assert.equal(foreign.isError, true, JSON.stringify(foreign));
       assert.notEqual(verdictOf(foreign)?.outcome, 'executed');
+      assert.match(JSON.stringify(foreign), /no such call is waiting for this client/, 'B learns nothing of what became of A’s call');
+      assert.doesNotMatch(JSON.stringify(foreign), /approved/);
       assert.equal(g.executed(), 0, 'B ran nothing of A');
       // B retrying A's very call (same tool, same arguments) is B's own new question, not A's decision.
       const retried = await b('write_note', { text: 'from a' });

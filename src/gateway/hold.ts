@@ -88,11 +88,16 @@ const CLAIM = 'claim';
 /** How long a claim is kept after its call ran (ms): longer than any confirmation timeout matters. */
 const CLAIM_TTL_MS = 24 * 3600_000;
 
+/** How many of its own call ids a session remembers (for lookfirst_confirm's answers). */
+const OWN_IDS = 1000;
+
 const keyOf = (tool: string, sha: string) => `${tool}\u0000${sha}`;
 
 /** The holds of one client session. */
 export class Holds {
   private readonly holds = new Map<string, Hold & { outOfBand: (() => void)[]; expiry?: NodeJS.Timeout }>();
+  /** The call ids this session asked about, newest last (at most OWN_IDS): only its own calls' fates are told. */
+  private readonly own = new Set<string>();
   private stopping = false;
 
   constructor(private readonly opts: HoldsOptions) {}
@@ -183,6 +188,11 @@ export class Holds {
     return found?.call.callId === callId ? found : undefined;
   }
 
+  /** Whether this session asked about call `callId` (recently): what became of it may be told to it, and to nobody else. */
+  asked(callId: string): boolean {
+    return this.own.has(callId);
+  }
+
   /** The open hold for this tool and these exact arguments, if any. */
   find(tool: string, argsSha256: string): Hold | undefined {
     return this.holds.get(keyOf(tool, argsSha256));
@@ -194,6 +204,8 @@ export class Holds {
    */
   open(call: ToolCall, deadlineMs: number, ask: (signal: AbortSignal, hooks: BrokerHooks) => Promise<Approval>, opts: { adopted?: boolean } = {}): Hold {
     const key = keyOf(call.tool, call.argsSha256);
+    this.own.add(call.callId);
+    if (this.own.size > OWN_IDS) this.own.delete(this.own.values().next().value as string);
     const abort = new AbortController();
     const outOfBand: (() => void)[] = [];
     const hold: Hold & { outOfBand: (() => void)[]; expiry?: NodeJS.Timeout; decided: Promise<Approval> } = {

@@ -78,9 +78,10 @@ export async function confirmPending(
     return refuse('evidence_exists', 'evidence_ref must be the reference the device showed (ev_ and 16 hex digits), or left out');
   const hold = await deps.holds.findByCallId(id);
   if (!hold) {
-    const ended = pending.ended(id);
+    // Another client's call: its fate is not this caller's to learn.
+    const ended = deps.holds.asked(id) ? pending.ended(id) : undefined;
     // What became of an approval (ran, lapsed) is in the page's history; without it, both are possible.
-    const after = pending.history().find((h) => h.callId === id)?.outcome;
+    const after = ended && pending.history().find((h) => h.callId === id)?.outcome;
     const why = ended
       ? ended.kind === 'decided'
         ? ended.approved
