@@ -29,6 +29,15 @@ describe('effects', () => {
     assert.equal(effectOf('delete_file', { path: 'a\nb' }), 'deletes "a\\nb"');
   });
 
+  it('shows an amount exactly: never rounded, and a string a number parser would bend is quoted as written', () => {
+    const t = (amount: unknown) => effectOf('transfer', { amount, currency: 'eur', iban: 'DE89370400440532013000' });
+    assert.equal(t(0.005), 'transfers 0.005 EUR to DE89370400440532013000');
+    assert.equal(t('12.5'), 'transfers 12.50 EUR to DE89370400440532013000');
+    assert.equal(t(1e21), 'transfers 1000000000000000000000 EUR to DE89370400440532013000');
+    assert.equal(t('0x10'), 'transfers "0x10" EUR to DE89370400440532013000');
+    assert.equal(t('1e3'), 'transfers "1e3" EUR to DE89370400440532013000');
+    assert.equal(t(' 5'), 'transfers " 5" EUR to DE89370400440532013000');
+  });
   it('ignores arguments that are not an object', () => {
     assert.equal(effectOf('delete_file', null), undefined);
     assert.equal(effectOf('delete_file', ['x']), undefined);

@@ -32,6 +32,24 @@ function pick(args: Args, keys: readonly string[]): string | undefined {
 }
 
 /**
+ * An amount as a person must read it: a plain decimal with at least two places, never rounded (0.005 stays
+ * 0.005, 1e21 is written out); anything else a number parser would accept (`0x10`, `1e3`, ` 5`) is shown
+ * quoted, as written, since the upstream may read it otherwise than as the number it looks like.
+ */
+function amountText(raw: string): string {
+  const m = /^(-?\d+)(?:\.(\d+))?$/.exec(raw);
+  if (!m) {
+    const n = Number(raw);
+    // A number the arguments carried as a JSON number: its exact decimal expansion.
+    if (Number.isInteger(n) && String(n) === raw && /e/i.test(raw)) return BigInt(n).toString();
+    if (Number.isFinite(n) && String(n) === raw && /e/i.test(raw)) return raw;
+    return JSON.stringify(raw);
+  }
+  const [, whole, frac = ''] = m;
+  return `${whole}.${frac.padEnd(2, '0')}`;
+}
+
+/**
  * A value as shown in an effect: bare when it is a plain token (a path, an address, a number), else
  * JSON-quoted, so that a value with spaces, arrows or quotes cannot pose as more of the sentence.
  */
@@ -65,7 +83,7 @@ export function effectOf(tool: string, args: unknown): string | undefined {
       const currency = pick(a, ['currency', 'ccy', 'currency_code']) ?? '';
       const to = pick(a, ACCOUNT_KEYS);
       const verb = has('refund') ? 'refunds' : 'transfers';
-      return `${verb} ${Number(amount).toFixed(2)}${currency ? ` ${currency.toUpperCase()}` : ''}${to ? ` to ${short(to, 60)}` : ''}`;
+      return `${verb} ${amountText(amount)}${currency ? ` ${currency.toUpperCase()}` : ''}${to ? ` to ${short(to, 60)}` : ''}`;
     }
   }
   if (has('send', 'email', 'mail', 'message', 'post', 'reply', 'notify', 'sms')) {
