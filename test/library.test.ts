@@ -13,7 +13,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -27,54 +27,20 @@ import { z } from 'zod';
 import type { WebhookPreview } from '../src/confirm/channels/webhook.js';
 import { createGatedServer, type GatedServer } from '../src/index.js';
 import { auditEntries, NODE, ROOT, runCli, tmp, verdictOf, waitFor } from './helpers.js';
+import { answerPreview, WebhookReceiver } from './webhook-receiver.js';
 
 const SECRET = 'library-test-secret-'.repeat(3);
 const EXAMPLE = join(ROOT, 'examples/gated-bank/server.ts');
 
-/** A plain-HTTP webhook receiver on loopback (allow_insecure_loopback) that records every preview. */
-class Receiver {
-  previews: WebhookPreview[] = [];
-  private readonly server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      this.previews.push(JSON.parse(body) as WebhookPreview);
-      res.writeHead(202).end();
-    });
-  });
-  url = '';
-  async start(): Promise<this> {
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
-    return this;
-  }
-  async next(match: (p: WebhookPreview) => boolean): Promise<WebhookPreview> {
-    assert.ok(await waitFor(() => this.previews.some(match), 20_000), 'no preview reached the receiver');
-    return this.previews.find(match)!;
-  }
-  close(): Promise<void> {
-    return new Promise((r) => {
-      this.server.closeAllConnections();
-      this.server.close(() => r());
-    });
-  }
-}
-
-async function decide(p: WebhookPreview, decision: 'approve' | 'deny'): Promise<number> {
-  const res = await fetch(p.decision_url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ decision, actor: 'alice', args_sha256: p.args_sha256, token: p.token }),
-  });
-  await res.text();
-  return res.status;
+function decide(p: WebhookPreview, decision: 'approve' | 'deny'): Promise<number> {
+  return answerPreview(p, decision, 'alice');
 }
 
 const structured = (r: Record<string, unknown>) => r.structuredContent as Record<string, unknown> | undefined;
 
 describe('a gated server built with createGatedServer (the example bank over stdio)', () => {
   let dir: string;
-  let receiver: Receiver;
+  let receiver: WebhookReceiver;
   let client: Client;
   const balance = async () =>
     structured(await client.callTool({ name: 'get_balance', arguments: { account: 'checking' } }, undefined, { timeout: 10_000 }))?.balance;
@@ -82,7 +48,7 @@ describe('a gated server built with createGatedServer (the example bank over std
   before(async () => {
     dir = tmp('lf-library-');
     writeFileSync(join(dir, 'webhook.secret'), `${SECRET}\n`);
-    receiver = await new Receiver().start();
+    receiver = await new WebhookReceiver().start();
     client = new Client({ name: 'library-test', version: '1.0.0' });
     await client.connect(
       new StdioClientTransport({

@@ -9,55 +9,17 @@
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpsServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { WebhookPreview } from '../src/confirm/channels/webhook.js';
-import { approve, auditEntries, FAKE_UPSTREAM, FS_SERVER, NODE, nodeUpstream, runCli, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { approve, auditEntries, FAKE_UPSTREAM, FS_SERVER, NODE, nodeUpstream, runCli, startAgent, tmp, verdictOf, writeConfig } from './helpers.js';
 import { makePki, type TestPki } from './tls.js';
+import { answerPreview, WebhookReceiver } from './webhook-receiver.js';
 
 const SECRET = 'receipt-secret-'.repeat(4);
 
-/** A real HTTPS webhook receiver that records every preview it is sent. */
-class Receiver {
-  previews: WebhookPreview[] = [];
-  server: Server;
-  port = 0;
-  constructor(pki: TestPki) {
-    this.server = createHttpsServer({ key: pki.key, cert: pki.cert }, (req, res) => {
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        this.previews.push(JSON.parse(body) as WebhookPreview);
-        res.writeHead(202).end();
-      });
-    });
-  }
-  async start(): Promise<this> {
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.port = (this.server.address() as AddressInfo).port;
-    return this;
-  }
-  async next(match: (p: WebhookPreview) => boolean): Promise<WebhookPreview> {
-    assert.ok(await waitFor(() => this.previews.some(match), 15_000), 'no preview reached the receiver');
-    return this.previews.find(match)!;
-  }
-  close(): Promise<void> {
-    return new Promise((r) => {
-      this.server.closeAllConnections();
-      this.server.close(() => r());
-    });
-  }
-}
-
 async function decide(p: WebhookPreview, decision: 'approve' | 'deny'): Promise<void> {
-  const res = await fetch(p.decision_url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ decision, actor: 'oncall-bot', args_sha256: p.args_sha256, token: p.token }),
-  });
-  assert.equal(res.status, 200, await res.text());
+  assert.equal(await answerPreview(p, decision, 'oncall-bot'), 200);
 }
 
 /** A gate folder with a filesystem upstream, the webhook channel, and `rules` (YAML) as given. */
@@ -81,13 +43,13 @@ function receiptOf(receipts: string, callId: string): { file: string; r: Record<
 
 describe('signed receipts', () => {
   let pki: TestPki;
-  let receiver: Receiver;
+  let receiver: WebhookReceiver;
   const dirs: string[] = [];
   before(async () => {
     const d = tmp('lf-pki-');
     dirs.push(d);
     pki = makePki(d);
-    receiver = await new Receiver(pki).start();
+    receiver = await new WebhookReceiver(pki).start();
   });
   after(async () => {
     await receiver.close();
