@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { type Agent, auditEntries, FS_SERVER, NODE, startAgent, tmp, verdictOf, writeConfig } from './helpers.js';
-import { decide, pageAddress, pendingCall } from './web-page.js';
+import { decide, http, pageAddress, pendingCall } from './web-page.js';
 
 const dirs: string[] = [];
 const agents: Agent[] = [];
@@ -88,6 +88,9 @@ describe('pending mode (confirm.mode: pending)', () => {
     assert.match(JSON.stringify(again), /card_set_open/);
     const executed = auditEntries(dir).filter((e) => e.event === 'execution_started' && e.call_id === pending.pending_id);
     assert.equal(executed.length, 1, 'executed exactly once');
+    // The page's history tells the call's end as it was: executed, whatever later confirmations asked.
+    const state = JSON.parse((await http(page.port, 'GET', `/state.json?k=${page.key}`)).body) as { history: { callId: string; outcome?: string }[] };
+    assert.equal(state.history.find((h) => h.callId === pending.pending_id)?.outcome, 'executed', JSON.stringify(state.history));
   });
 
   it('a denied pending call never runs, and lookfirst_confirm says it was denied', async () => {
