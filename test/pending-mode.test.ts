@@ -88,6 +88,14 @@ describe('pending mode (confirm.mode: pending)', () => {
     assert.match(JSON.stringify(again), /card_set_open/);
     const executed = auditEntries(dir).filter((e) => e.event === 'execution_started' && e.call_id === pending.pending_id);
     assert.equal(executed.length, 1, 'executed exactly once');
+    // Its receipt says when it was proposed (the first write_file), not only when lookfirst_confirm ran it.
+    const receipt = JSON.parse(readFileSync(join(dir, 'receipts', `${pending.pending_id}.json`), 'utf8')) as { when: Record<string, string> };
+    const when = receipt.when;
+    assert.ok(when.proposed, `a pending-mode receipt names when the call was proposed: ${JSON.stringify(when)}`);
+    const received = auditEntries(dir).find((e) => e.event === 'call_received' && e.call_id === pending.pending_id);
+    const receivedMs = typeof received?.ts === 'number' ? received.ts : Date.parse(String(received?.ts));
+    assert.ok(Math.abs(Date.parse(when.proposed) - receivedMs) < 1000, JSON.stringify({ when, received }));
+    assert.ok(when.proposed <= when.shown && when.shown <= when.confirmed && when.confirmed <= when.executed, JSON.stringify(when));
     // The page's history tells the call's end as it was: executed, whatever later confirmations asked.
     const state = JSON.parse((await http(page.port, 'GET', `/state.json?k=${page.key}`)).body) as { history: { callId: string; outcome?: string }[] };
     assert.equal(state.history.find((h) => h.callId === pending.pending_id)?.outcome, 'executed', JSON.stringify(state.history));

@@ -27,6 +27,11 @@ export interface Hold {
   /** The call as first received; its call_id is the one the approval and the execution are logged under. */
   readonly call: ToolCall;
   readonly deadlineMs: number;
+  /**
+   * When the call was first proposed (epoch ms): the first request's arrival, kept across retries,
+   * lookfirst_confirm and replicas, so a receipt's `when.proposed` names it whoever runs the call.
+   */
+  readonly proposedAtMs: number;
   /** Settles with the decision once its `approval` entry is on disk (or as a denial when it cannot be). */
   readonly decided: Promise<Approval>;
   settled?: Approval;
@@ -67,6 +72,8 @@ interface HoldRecord {
   call: ToolCall;
   deadlineMs: number;
   replica: string;
+  /** When the call was first proposed (epoch ms); absent in records written before it was kept. */
+  proposedAtMs?: number;
 }
 
 const HOLD = 'hold';
@@ -137,6 +144,7 @@ export class Holds {
     if (!bindsCall(rec.value, tool, argsSha256)) return undefined;
     if (await shared.store.get(CLAIM, rec.value.call.callId).catch(() => 'unknown')) return undefined;
     const { call, deadlineMs } = rec.value;
+    const proposedAtMs = typeof rec.value.proposedAtMs === 'number' ? rec.value.proposedAtMs : shared.pending.get(call.callId)?.sinceMs;
     const hold = this.open(
       call,
       deadlineMs,
@@ -152,7 +160,7 @@ export class Holds {
             resolve(a.kind === 'unavailable' ? { kind: 'denied', channel: 'store', reason: a.reason } : a);
           });
         }),
-      { adopted: true },
+      { adopted: true, proposedAtMs },
     );
     hold.channels = shared.pending.get(call.callId)?.channels ?? ['another gate replica'];
     return hold;
@@ -202,7 +210,12 @@ export class Holds {
    * Starts asking. `ask` gets the hold's own signal (aborted on withdrawal) and hooks; the answer is
    * logged before `decided` settles.
    */
-  open(call: ToolCall, deadlineMs: number, ask: (signal: AbortSignal, hooks: BrokerHooks) => Promise<Approval>, opts: { adopted?: boolean } = {}): Hold {
+  open(
+    call: ToolCall,
+    deadlineMs: number,
+    ask: (signal: AbortSignal, hooks: BrokerHooks) => Promise<Approval>,
+    opts: { adopted?: boolean; proposedAtMs?: number } = {},
+  ): Hold {
     const key = keyOf(call.tool, call.argsSha256);
     this.own.add(call.callId);
     if (this.own.size > OWN_IDS) this.own.delete(this.own.values().next().value as string);
@@ -212,6 +225,7 @@ export class Holds {
       key,
       call,
       deadlineMs,
+      proposedAtMs: opts.proposedAtMs ?? this.now(),
       channels: [],
       abort,
       outOfBand,
@@ -247,7 +261,7 @@ export class Holds {
         .putIfAbsent<HoldRecord>(
           HOLD,
           this.sharedKey(call.tool, call.argsSha256),
-          { call, deadlineMs, replica: shared.replica },
+          { call, deadlineMs, replica: shared.replica, proposedAtMs: hold.proposedAtMs },
           {
             ttlMs: Math.max(1, deadlineMs - this.now()),
           },

@@ -86,17 +86,39 @@ function receiptBody(s: FixedState, entry: NonNullable<NonNullable<FixedState['e
       shown: mask(ev.cardText),
     },
     when: {
-      proposed: s.entries?.received ? isoOf(s.entries.received.ts) : undefined,
+      proposed: proposedAtOf(s),
       shown: ev.shownAtMs === undefined ? undefined : isoOf(ev.shownAtMs),
       confirmed: isoOf(ev.decidedAtMs),
       executed: isoOf(entry.ts),
     },
-    how: { method: ev.method, evidence_ref: ev.ref, card_set: ev.cardSet, transcript: mask(ev.transcript), audio_sha256: ev.audioSha256 },
+    how: {
+      method: ev.method,
+      evidence_ref: ev.ref,
+      card_set: ev.cardSet,
+      transcript: mask(ev.transcript),
+      audio_sha256: ev.audioSha256,
+      first: ev.first && {
+        method: ev.first.method,
+        transcript: mask(ev.first.transcript),
+        audio_sha256: ev.first.audioSha256,
+        confirmed: isoOf(ev.first.decidedAtMs),
+      },
+    },
     checks: checks.map((c) => (c.detail === undefined ? c : { ...c, detail: mask(c.detail) })),
     outcome: { executed: entry.outcome, readback: verdict?.readback },
     audit: { seq: entry.seq, entry_sha256: entry.hash, event: entry.event },
     key: s.deps.audit.keyName,
   };
+}
+
+/**
+ * When the call was first proposed: a call run by a retry or by lookfirst_confirm (pending mode) came in
+ * with an earlier request, whose held call keeps that time (gateway/hold.ts `proposedAtMs`); this request's
+ * own `call_received` is only the retry's. Without either, the receipt says nothing rather than guess.
+ */
+function proposedAtOf(s: FixedState): string | undefined {
+  if (s.retried) return isoOf(s.retried.proposedAtMs);
+  return s.entries?.received ? isoOf(s.entries.received.ts) : undefined;
 }
 
 /**
