@@ -89,7 +89,9 @@ describe('pending mode (confirm.mode: pending)', () => {
     const executed = auditEntries(dir).filter((e) => e.event === 'execution_started' && e.call_id === pending.pending_id);
     assert.equal(executed.length, 1, 'executed exactly once');
     // Its receipt says when it was proposed (the first write_file), not only when lookfirst_confirm ran it.
-    const receipt = JSON.parse(readFileSync(join(dir, 'receipts', `${pending.pending_id}.json`), 'utf8')) as { when: Record<string, string> };
+    const receipt = JSON.parse(readFileSync(join(dir, 'receipts', `${pending.pending_id}.json`), 'utf8')) as {
+      when: { proposed?: string; shown: string; confirmed: string; executed: string };
+    };
     const when = receipt.when;
     assert.ok(when.proposed, `a pending-mode receipt names when the call was proposed: ${JSON.stringify(when)}`);
     const received = auditEntries(dir).find((e) => e.event === 'call_received' && e.call_id === pending.pending_id);
