@@ -42,6 +42,11 @@ export interface AuditEventFields {
     reason?: Text;
     /** The replica whose page or webhook took the decision (replicas sharing a store). */
     replica?: Text;
+    /** How it was decided (`tap`, `voice`, `page`, …) and its evidence reference, when the channel gave them. */
+    method?: Text;
+    evidence?: Text;
+    /** The named checks the decision passed, comma-separated (the receipt has each with its detail). */
+    checks?: Text;
   };
   approval_pending: Call & { channels: string; until: string };
   approval_lapsed: Call & { actor?: Text; reason: string };

@@ -30,6 +30,10 @@ export function approvalEntry(
     comment: approval.comment === undefined ? undefined : oneLine(approval.comment),
     reason: approval.kind === 'denied' ? approval.reason : undefined,
     replica: approval.replica,
+    method: approval.evidence?.method,
+    evidence: approval.evidence?.ref,
+    // Names only: the details (which may quote a transcript or a path) live in the receipt.
+    checks: approval.evidence?.checks.length ? approval.evidence.checks.map((c) => `${c.name}${c.ok ? '' : ':FAILED'}`).join(',') : undefined,
   };
 }
 
