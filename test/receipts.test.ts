@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { generateAuditKey } from '../src/audit/keys.js';
 import type { WebhookPreview } from '../src/confirm/channels/webhook.js';
 import { approve, auditEntries, FAKE_UPSTREAM, FS_SERVER, NODE, nodeUpstream, runCli, startAgent, tmp, verdictOf, writeConfig } from './helpers.js';
 import { makePki, type TestPki } from './tls.js';
@@ -129,8 +130,31 @@ describe('signed receipts', () => {
     writeFileSync(edited, text.slice(0, at) + (text[at] === '0' ? '1' : '0') + text.slice(at + 1));
     const r = runCli(['receipt', 'verify', edited, '--config', webhookGate.config]);
     assert.equal(r.status, 2, r.stdout + r.stderr);
-    assert.match(r.stdout, /FAILED signature: the receipt was edited after signing \(signature does not match/);
+    assert.match(r.stdout, /FAILED signature: the receipt was edited after signing: its signature does not match/);
     assert.match(r.stdout, /receipt NOT verified/);
+  });
+
+  it("a receipt checked with another gate's audit.pub leads with the other key, not with an edit (exit 2)", () => {
+    assert.ok(webhookGate, 'the webhook test runs first');
+    const other = tmp('lf-other-key-');
+    dirs.push(other);
+    generateAuditKey(join(other, 'audit.key'), join(other, 'audit.pub'));
+    const r = runCli(['receipt', 'verify', webhookGate.file, '--log', join(webhookGate.dir, 'audit.jsonl'), '--pub', join(other, 'audit.pub')]);
+    assert.equal(r.status, 2, r.stdout + r.stderr);
+    assert.match(r.stdout, /FAILED signature: signed by another key \("lookfirst\/[0-9a-f]+"\), not this gate's audit\.pub \(lookfirst\/[0-9a-f]+ in /);
+    assert.match(r.stdout, /FAILED key: names the key/);
+  });
+
+  it('a receipt file that is not there, or is a folder, is named in words (exit 1)', () => {
+    const missing = runCli(['receipt', 'verify', 'nope.json', '--log', 'x', '--pub', 'y']);
+    assert.equal(missing.status, 1, missing.stdout + missing.stderr);
+    assert.match(missing.stderr, /no such file: nope\.json/);
+    assert.doesNotMatch(missing.stderr, /ENOENT/);
+    const empty = tmp('lf-receipt-folder-');
+    dirs.push(empty);
+    const folder = runCli(['receipt', 'show', empty]);
+    assert.equal(folder.status, 1, folder.stdout + folder.stderr);
+    assert.match(folder.stderr, /is a folder, not a receipt/);
   });
 
   it("a receipt under another call's file name (files swapped or copied) is named: it is no receipt of that call (exit 2)", () => {

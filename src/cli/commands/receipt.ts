@@ -37,6 +37,15 @@ export interface ReceiptCheck {
  */
 export const MAX_RECEIPT_BYTES = 1024 * 1024;
 
+/** Why a receipt file cannot be read, in words and with what to do (a bare `ENOENT` tells a person nothing). */
+function cannotRead(shown: string, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return `no such file: ${shown} (give the path of a receipt's .json file, in the audit.receipts folder)`;
+  if (code === 'EACCES' || code === 'EPERM') return `permission denied reading ${shown}: run as a user who may read it`;
+  if (code === 'EISDIR') return `${shown} is a folder, not a receipt: give the path of one receipt's .json file in it`;
+  return `cannot read the receipt ${shown}: ${code ?? (err as Error).message ?? err}`;
+}
+
 /**
  * Reads a receipt file's bytes: a regular file of at most MAX_RECEIPT_BYTES. Opened non-blocking and
  * checked before reading, so a FIFO, a device (`/dev/zero`) or a huge file is refused, not read forever.
@@ -48,10 +57,11 @@ function readReceiptFile(file: string): Buffer {
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
-    throw new LookfirstError('USAGE', `cannot read the receipt ${shown}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    throw new LookfirstError('USAGE', cannotRead(shown, err));
   }
   try {
     const st = fstatSync(fd);
+    if (st.isDirectory()) throw new LookfirstError('USAGE', cannotRead(shown, Object.assign(new Error('is a directory'), { code: 'EISDIR' })));
     if (!st.isFile()) throw new LookfirstError('USAGE', `${shown} is not a regular file, so it is not a receipt: give the path of a receipt's .json file`);
     if (st.size > MAX_RECEIPT_BYTES)
       throw new LookfirstError('USAGE', `${shown} has ${st.size} bytes, more than any receipt (${MAX_RECEIPT_BYTES}): it is not a receipt`);
@@ -67,7 +77,7 @@ function readReceiptFile(file: string): Buffer {
     return buf.subarray(0, n);
   } catch (err) {
     if (err instanceof LookfirstError) throw err;
-    throw new LookfirstError('USAGE', `cannot read the receipt ${shown}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    throw new LookfirstError('USAGE', cannotRead(shown, err));
   } finally {
     closeSync(fd);
   }
@@ -199,12 +209,17 @@ export function verifyReceipt(bytes: Uint8Array, logPath: string, pubPath: strin
           : `the file is named for call ${named}, but holds the receipt of call ${r.call_id} (files swapped or copied): it is no receipt of ${named}`,
     });
   const sigOk = verifyReceiptSignature(r, verifier.key);
+  // A receipt that names another key was most likely signed by another gate: say that first, since
+  // "edited" would send the reader hunting for tampering that is not there (the `key` check confirms it).
+  const otherKey = r.key !== verifier.name;
   checks.push({
     name: 'signature',
     ok: sigOk,
     message: sigOk
       ? `signed by the key in ${pubPath} (${verifier.name})`
-      : `the receipt was edited after signing (signature does not match the key in ${pubPath}), or it was signed by another key`,
+      : otherKey
+        ? `signed by another key (${JSON.stringify(r.key)}), not this gate's audit.pub (${verifier.name} in ${pubPath}): check it with that gate's audit.pub (--pub) and log (--log); if it is meant to be this gate's, it was edited after signing`
+        : `the receipt was edited after signing: its signature does not match the key in ${pubPath} (${verifier.name}), which it names`,
   });
   const keyOk = r.key === verifier.name;
   checks.push({ name: 'key', ok: keyOk, message: keyOk ? `names ${r.key}` : `names the key ${JSON.stringify(r.key)}, but ${pubPath} holds ${verifier.name}` });
