@@ -107,6 +107,33 @@ describe('config', () => {
       assert.deepEqual(c.confirm.device?.voice?.recogniser, { kind: 'pocketsphinx' });
       assert.deepEqual(c.confirm.device?.voice?.languages, ['en', 'hi']);
     });
+    it('reports a voice with two recognisers and a bad language at once, and a command without {file} at its line', () => {
+      const both = problems(
+        `${base}confirm:\n  device:\n    enabled: true\n    voice:\n      pocketsphinx: true\n      command: [foo, "{file}"]\n      languages: [en, de]\n`,
+      );
+      assert.ok(
+        both.some((p) => /exactly one recogniser/.test(p.message)),
+        JSON.stringify(both),
+      );
+      assert.ok(
+        both.some((p) => p.path === 'confirm.device.voice.languages.1'),
+        JSON.stringify(both),
+      );
+      const noFile = problems(`${base}confirm:\n  device:\n    enabled: true\n    voice:\n      command: [foo]\n`);
+      assert.equal(noFile.length, 1, JSON.stringify(noFile));
+      assert.equal(noFile[0]?.path, 'confirm.device.voice.command');
+      assert.equal(noFile[0]?.line, 8);
+      assert.match(noFile[0]?.message ?? '', /\{file\}/);
+      assert.doesNotMatch(noFile[0]?.message ?? '', /recogniser\.argv/);
+    });
+    it('warns (and does not refuse) when device settings are given with enabled false', () => {
+      const c = parseConfig(`${base}confirm:\n  device:\n    port: 9000\n    voice: { pocketsphinx: true }\n`, '/etc/lf/lookfirst.yaml');
+      assert.equal(c.confirm.device, undefined);
+      assert.equal(c.warnings?.length, 1);
+      assert.match(c.warnings?.[0] ?? '', /confirm\.device \(line 5\) has settings \(port, voice\) but enabled is false.*set enabled: true/);
+      assert.deepEqual(parseConfig(`${base}confirm:\n  device: { enabled: false }\n`, '/etc/lf/lookfirst.yaml').warnings, []);
+      assert.deepEqual(parseConfig(`${base}confirm:\n  device: { enabled: true }\n`, '/etc/lf/lookfirst.yaml').warnings, []);
+    });
     it('refuses a device page off loopback without HTTPS, and a voice with no or two recognisers', () => {
       assert.match(problems(`${base}confirm:\n  device: { enabled: true, host: 0.0.0.0 }\n`)[0]?.message ?? '', /needs HTTPS/);
       assert.match(problems(`${base}confirm:\n  device: { enabled: true, voice: {} }\n`)[0]?.message ?? '', /exactly one recogniser/);

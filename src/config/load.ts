@@ -166,6 +166,12 @@ export interface Config {
   privacy?: PrivacyConfig;
   /** The preview redaction hook; absent = none. */
   redact?: RedactConfig;
+  /**
+   * Things the config says that take no effect, each a sentence with its key, line and what to do (for the
+   * gate to print at start). Not problems: a config that has them is valid and runs (copying the Config
+   * reference, with its `enabled: false` and settings below it, must keep working).
+   */
+  warnings?: string[];
 }
 
 /**
@@ -254,7 +260,27 @@ export function parseConfig(text: string, file: string): Config {
     store: storeOf(raw.store, base, logPath),
     privacy: privacyOf(raw.privacy),
     redact: raw.redact && redactOf(raw.redact, base),
+    warnings: warningsOf(data, doc.contents, lineOf),
   };
+}
+
+/**
+ * What the config sets that is ignored: settings under `confirm.device` while `enabled` is false (a
+ * `voice:` added to a device section never switched on is silently not used, and its user wonders why).
+ */
+function warningsOf(data: unknown, root: unknown, lineOf: (o: number | undefined) => number | undefined): string[] {
+  const out: string[] = [];
+  const device = (data as { confirm?: { device?: unknown } } | null)?.confirm?.device;
+  if (device && typeof device === 'object' && (device as { enabled?: unknown }).enabled !== true) {
+    const set = Object.keys(device).filter((k) => k !== 'enabled');
+    if (set.length > 0) {
+      const line = lineOf(findNode(root, ['confirm', 'device'], true)?.range?.[0]);
+      out.push(
+        `confirm.device${line === undefined ? '' : ` (line ${line})`} has settings (${set.join(', ')}) but enabled is false, so they are ignored: set enabled: true to use them, or remove them`,
+      );
+    }
+  }
+  return out;
 }
 
 function privacyOf(p: RawConfig['privacy']): PrivacyConfig | undefined {

@@ -168,15 +168,30 @@ const voiceSchema = z
     timeout_seconds: timeoutSeconds.default(20),
   })
   .strict()
-  .superRefine((v, ctx) => {
-    if ([v.command, v.url, v.pocketsphinx].filter((x) => x !== undefined).length !== 1)
-      ctx.addIssue({
-        code: 'custom',
-        path: [],
-        message:
-          'voice needs exactly one recogniser: pocketsphinx: true (offline, Debian pocketsphinx with its en-us model), command (a program of yours), or url (an OpenAI-compatible transcription endpoint)',
-      });
-  });
+  .superRefine(
+    (v, ctx) => {
+      if ([v.command, v.url, v.pocketsphinx].filter((x) => x !== undefined).length !== 1)
+        ctx.addIssue({
+          code: 'custom',
+          path: [],
+          message:
+            'voice needs exactly one recogniser: pocketsphinx: true (offline, Debian pocketsphinx with its en-us model), command (a program of yours), or url (an OpenAI-compatible transcription endpoint)',
+        });
+      // The recording reaches a command only through {file}: a command without it would transcribe nothing
+      // (or whatever it reads instead). Checked here, with the key's line, not first when a phone answers.
+      const command: unknown = v.command;
+      if (Array.isArray(command) && command.length > 0 && !command.some((a) => typeof a === 'string' && a.includes('{file}')))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['command'],
+          message: `command must pass the recording to the program as {file} in an argument, e.g. [${JSON.stringify(String(command[0])).slice(0, 40)}, "{file}"] (it is replaced by a 16 kHz mono WAV file's path)`,
+        });
+    },
+    // Run even when another voice field failed (languages: [de]): every problem is reported at once, as
+    // the rest of the config's are, instead of the recogniser's only after the first is fixed. The checks
+    // above read only whether keys are present, so a half-parsed value is safe here.
+    { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
+  );
 
 /**
  * `confirm.device`: paired phones. The gate serves the device page and its API (docs/device-api.md) on
