@@ -114,13 +114,33 @@ describe('a gated server built with createGatedServer (the example bank over std
     assert.equal(auditEntries(dir).filter((e) => e.call_id === p.call_id && e.event === 'executed').length, 0);
   });
 
-  it('leaves an audit log that lookfirst verify-log accepts', async () => {
+  it('refuses at once a transfer whose arguments do not fit its schema, naming the problem: nobody is asked', async () => {
+    const before = receiver.previews.length;
+    const args = { from: 'checking', to_iban: 'not an iban', to_name: 'Mallory', amount: 5 };
+    const started = Date.now();
+    const result = (await client.callTool({ name: 'transfer', arguments: args }, undefined, { timeout: 30_000 })) as Record<string, unknown>;
+    assert.ok(Date.now() - started < 10_000, 'refused at once, not held for a person');
+    assert.equal(result.isError, true);
+    const v = verdictOf(result);
+    assert.equal(v?.outcome, 'denied', JSON.stringify(result));
+    assert.match(String(v?.reason), /the server's own schema for transfer: the arguments do not fit \(.*to_iban/);
+    assert.equal(receiver.previews.length, before, 'no question was sent');
+    assert.equal(await balance(), 2380);
+    const entries = auditEntries(dir).filter((e) => e.call_id === v?.call_id);
+    assert.deepEqual(
+      entries.map((e) => e.event),
+      ['call_received', 'decision'],
+    );
+    assert.equal(entries[1]?.action, 'deny');
+  });
+
+  it('leaves an audit log that lookfirst verify-log accepts, with the config the example wrote', async () => {
     await client.close();
     // The example writes gate_stopped as its client goes away; then the log is complete.
     assert.ok(await waitFor(() => auditEntries(dir).some((e) => e.event === 'gate_stopped'), 10_000), 'the gate did not stop');
-    // verify-log reads the log and key paths from a config, as for `lookfirst serve`.
+    // verify-log reads the log and key paths from a config: the example writes one for it (its README says so).
     const config = join(dir, 'lookfirst.yaml');
-    writeFileSync(config, 'upstreams:\n  bank:\n    command: "unused"\naudit:\n  log: audit.jsonl\n  key: audit.key\n');
+    assert.ok(existsSync(config), 'the example wrote BANK_DIR/lookfirst.yaml');
     const r = runCli(['verify-log', '--config', config]);
     assert.equal(r.status, 0, r.stdout + r.stderr);
     assert.ok(existsSync(join(dir, 'audit.pub')));

@@ -3,12 +3,14 @@
  * answers at once; every `transfer` waits for a person (the approval page, or a webhook receiver when
  * BANK_WEBHOOK_URL is set), shown as "Send 120.00 EUR from checking to DE89 3704 0044 0532 0130 00 (Alice)"
  * (the whole IBAN: a phone shows nothing else) at a risk set by the amount, runs once if approved, and is read back (did the balance move by the amount?). Everything lands in the
- * signed audit log; `lookfirst verify-log <dir>/audit.jsonl` checks it.
+ * signed audit log; `lookfirst verify-log --config <dir>/lookfirst.yaml` checks it (the example writes that
+ * small config into BANK_DIR on start, since verify-log and receipt verify read the log's place from a config).
  *
  * Run: npm run build && node --import tsx examples/gated-bank/server.ts (then connect an MCP client on stdio).
  * Environment: BANK_DIR (audit log, key, state; default examples/gated-bank/.data), BANK_WEBHOOK_URL and
  * BANK_WEBHOOK_SECRET_FILE (a webhook receiver instead of the page), BANK_WEB_PORT (the page's port).
  */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -86,6 +88,21 @@ bank.write(
     return { transfer_id: id, balance_after: (before - cents) / 100 };
   },
 );
+
+// `lookfirst verify-log` and `lookfirst receipt verify` find the log and key through a lookfirst.yaml, and a
+// lookfirst.yaml must name an upstream: this one names the bank itself. It is only for checking the
+// evidence (the gate runs inside this process, not through `lookfirst serve`); an existing one is kept.
+const checkConfig = join(dir, 'lookfirst.yaml');
+if (!existsSync(checkConfig)) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    checkConfig,
+    `# For checking the bank's evidence only: lookfirst verify-log --config ${JSON.stringify(checkConfig)}\n` +
+      `upstreams:\n  bank:\n    command: ${JSON.stringify(process.execPath)}\n    args: ["--import", "tsx", ${JSON.stringify(fileURLToPath(import.meta.url))}]\n` +
+      'audit:\n  log: audit.jsonl\n  key: audit.key\n',
+  );
+}
+process.stderr.write(`bank: check the audit log with: lookfirst verify-log --config ${checkConfig}\n`);
 
 await bank.connect(new StdioServerTransport());
 const stop = () => void bank.close().then(() => process.exit(0));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ToolCall } from '../types.js';
 import { type CatalogueTool, classifyTool } from './catalogue.js';
-import { type DeclaredTool, declaredClassification, declaredPreviewText, MAX_PREVIEW_CHARS, runDeclaredReadback } from './declared.js';
+import { type DeclaredTool, declaredArgsProblem, declaredClassification, declaredPreviewText, MAX_PREVIEW_CHARS, runDeclaredReadback } from './declared.js';
 import { summaryOf } from './pipeline/ask.js';
 
 const result = { content: [{ type: 'text', text: 'done' }] };
@@ -40,6 +40,24 @@ describe('a declared tool', () => {
     }
     it('is high without a risk function', () => {
       assert.equal(declaredClassification({ kind: 'write' }, {}).risk, 'high');
+    });
+    it('names why arguments its schema refuses cannot be asked about (reads and unchecked tools: nothing)', () => {
+      assert.equal(declaredArgsProblem(write({ validate: () => 'to_iban: invalid\u001b[2J' }), { to_iban: 'x' }), 'to_iban: invalid\\u001B[2J');
+      assert.equal(
+        declaredArgsProblem(
+          write({
+            validate: () => {
+              throw new Error('boom');
+            },
+          }),
+          {},
+        ),
+        'the check failed: boom',
+      );
+      assert.equal(declaredArgsProblem(write({ validate: () => undefined }), { a: 1 }), undefined);
+      assert.equal(declaredArgsProblem(write({ validate: () => undefined }), [1]), 'the arguments must be an object');
+      assert.equal(declaredArgsProblem(write(), { a: 1 }), undefined);
+      assert.equal(declaredArgsProblem({ kind: 'read', validate: () => 'bad' }, { a: 1 }), undefined);
     });
     it('is high when the arguments do not fit its schema, and the risk function is not asked', () => {
       let asked = false;

@@ -78,6 +78,21 @@ export function declaredClassification(declared: DeclaredTool, args: unknown): C
   return { kind: 'mutation', risk: risk as Risk, reasons: [`the server rates this call ${risk}`, 'declared a write by the server'] };
 }
 
+/**
+ * Why a call of a declared write cannot be asked about: its arguments do not fit the tool's own schema.
+ * Such a call would fail in the handler anyway, and a card built from arguments the preview cannot read
+ * asks a person to approve something nobody can describe: it is refused before any question (fail closed,
+ * nothing to approve).
+ * @returns the schema's problem in words (one line), or undefined when the arguments fit (or the tool is a
+ *   read, or declares no zod schema to check against).
+ */
+export function declaredArgsProblem(declared: DeclaredTool, args: unknown): string | undefined {
+  if (declared.kind !== 'write') return undefined;
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return declared.validate ? 'the arguments must be an object' : undefined;
+  const problem = safeValidate(declared, args as Record<string, unknown>);
+  return problem === undefined ? undefined : oneLine(problem.length > 300 ? `${problem.slice(0, 299)}…` : problem);
+}
+
 function safeValidate(declared: DeclaredTool, args: Record<string, unknown>): string | undefined {
   if (!declared.validate) return undefined;
   try {

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { decideCall } from '../../../policy/decide.js';
 import { classifyTool } from '../../catalogue.js';
+import { declaredArgsProblem } from '../../declared.js';
 import type { CallState, Step } from '../context.js';
 import { denied, type Outcome } from '../outcome.js';
 import { disclosureOf } from './placeholders.js';
@@ -48,6 +49,16 @@ export const decide: Step = async (s: CallState) => {
       taintOf: () => liveTaint(s, s.resolved?.args ?? args),
       disclosure: s.resolved?.ask ? disclosureOf(s) : undefined,
     });
+    // A write of the server's own (library) whose arguments its schema refuses: refused before any question.
+    const misfit = tool.declared && declaredArgsProblem(tool.declared, args);
+    if (misfit)
+      s.decision = {
+        ...s.decision,
+        action: 'deny',
+        route: 'gated',
+        rule: undefined,
+        reason: `the server's own schema for ${tool.exposed}: the arguments do not fit (${misfit}); nothing to approve, fix the arguments and call again`,
+      };
     return maskTaint(s);
   }
   const ruled = decideCall({ policy: deps.policy, tool: tool.exposed, classification, definitionsChanging: false, dryRun: false });
