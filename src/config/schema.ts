@@ -1,6 +1,7 @@
 /**
  * The lookfirst.yaml schema (zod). Unknown keys are errors everywhere (strict objects), so a typo never
  * silently weakens the gate. Defaults are the safe ones: confirmation on, web page off, reads logged.
+ * Over 400 lines: one schema for one file, kept whole so every key of lookfirst.yaml is found in one place.
  */
 import { isSupportedCountry } from 'libphonenumber-js';
 import { z } from 'zod';

@@ -4,8 +4,9 @@
  * is read-only (allowed, the fast path); a `write` is always a mutation whose risk is the author's
  * `risk(args)`, whose card text is `preview(args)`, and whose read-back is the author's function.
  *
- * Fail closed, said once here: a risk function that throws, answers something that is not a risk, or
- * gets arguments its schema refuses gives `high`; a preview that throws gives the generic summary plus a
+ * Fail closed, said once here: a write whose arguments its schema refuses is denied before any question
+ * (`declaredArgsProblem`, consulted by pipeline/steps/decide.ts: nothing to approve); a risk function that
+ * throws, answers something that is not a risk, or gets arguments its schema refuses gives `high`; a preview that throws gives the generic summary plus a
  * note (the question is never skipped); a read-back that throws, times out or answers something else is
  * `unclear` (the tool is blocked until a person looks). What the author's functions say reaches people as
  * one line with hidden and control characters shown (`\uXXXX`), never raw.

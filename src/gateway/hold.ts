@@ -12,6 +12,8 @@
  * or after this replica stopped, takes the hold over there and waits for the same question's decision
  * (confirm/pending.ts `awaitDecision`). Whoever runs a decided call first claims it (kind `claim`,
  * put-if-absent: exactly one replica wins), so it runs once.
+ * Over 400 lines: a hold's local life and its shared record (take-over, claim) are one state machine,
+ * and split across files their invariants (one run, one owner) would no longer read in one place.
  */
 import type { AuditLog } from '../audit/writer.js';
 import { type Clock, systemClock } from '../clock.js';

@@ -32,6 +32,10 @@ async function maskTaint(s: CallState): Promise<Outcome | undefined> {
   }
 }
 
+/** Why a declared write whose arguments its own schema refuses is denied, and what to do. */
+const misfitReason = (tool: string, problem: string) =>
+  `the server's own schema for ${tool}: the arguments do not fit (${problem}); nothing to approve, fix the arguments and call again`;
+
 export const decide: Step = async (s: CallState) => {
   const { deps, input } = s;
   const tool = s.tool;
@@ -57,13 +61,18 @@ export const decide: Step = async (s: CallState) => {
         action: 'deny',
         route: 'gated',
         rule: undefined,
-        reason: `the server's own schema for ${tool.exposed}: the arguments do not fit (${misfit}); nothing to approve, fix the arguments and call again`,
+        reason: misfitReason(tool.exposed, misfit),
       };
     return maskTaint(s);
   }
   const ruled = decideCall({ policy: deps.policy, tool: tool.exposed, classification, definitionsChanging: false, dryRun: false });
   if (ruled.action === 'deny') {
     s.decision = { ...ruled, route: 'gated' };
+    return undefined;
+  }
+  const replayMisfit = tool.declared && declaredArgsProblem(tool.declared, args);
+  if (replayMisfit) {
+    s.decision = { ...ruled, action: 'deny', route: 'gated', rule: undefined, reason: misfitReason(tool.exposed, replayMisfit) };
     return undefined;
   }
   const live = classification.kind !== 'read-only' ? liveTaint(s, args) : undefined;
