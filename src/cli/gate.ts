@@ -71,6 +71,8 @@ export async function createGate(opts: GateOptions): Promise<Gate> {
   const { config } = opts;
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? logLine;
+  // What the config holds but will not use (settings under a section that is off), said once at start.
+  for (const w of config.warnings ?? []) log(`warning: ${w}`);
   const audit =
     opts.audit ??
     (await AuditLog.open({
