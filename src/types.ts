@@ -107,6 +107,11 @@ export interface Evidence {
   decidedAtMs: number;
   /** Every check, by name, in the order run. A decision only counts when all passed. */
   checks: CheckResult[];
+  /**
+   * A high-risk device call's first yes (the second is this evidence's own method): how it was given,
+   * what was heard and the recording's SHA-256 (voice), and when (ms since epoch).
+   */
+  first?: { method: 'tap' | 'voice'; transcript?: string; audioSha256?: string; decidedAtMs: number };
 }
 
 /** Coarse risk of a held call, shown to the approver: `high` when the upstream declares it destructive. */

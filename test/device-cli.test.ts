@@ -5,16 +5,18 @@
  * is refused on this store.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { pairHint } from '../src/cli/devices-start.js';
 import { systemClock } from '../src/clock.js';
 import { Pairing } from '../src/confirm/devices/pairing.js';
 import { DeviceRegistry } from '../src/confirm/devices/registry.js';
 import { signedHeaders, verifyDeviceRequest } from '../src/confirm/devices/signature.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite.js';
-import { FAKE_UPSTREAM, NODE, runCli, tmp, writeConfig } from './helpers.js';
+import { FAKE_UPSTREAM, MAIN, NODE, runCli, tmp, writeConfig } from './helpers.js';
 
 const dirs: string[] = [];
 after(() => {
@@ -36,7 +38,10 @@ describe('lookfirst pair', () => {
     assert.equal(shown.status, 0, shown.stderr);
     assert.match(shown.stdout, /code: \d{3} \d{3}/);
     assert.match(shown.stdout, /open on the phone: https:\/\/phone\.example\.com\/device\/#pair=pr_[0-9a-f]{16}/);
-    assert.match(shown.stdout, /[▀▄█]/, 'a terminal QR code');
+    // Not a terminal (a pipe): the address alone, no QR code and no colour codes.
+    assert.doesNotMatch(shown.stdout, /[▀▄█]/, 'no QR code in a pipe');
+    assert.ok(!shown.stdout.includes('\u001b['), 'no ANSI codes in a pipe');
+    assert.doesNotMatch(shown.stdout, /this machine only/, 'a public_url needs no note');
     const json = runCli(['pair', '--config', config, '--user', 'alice', '--name', 'Work phone', '--json']);
     assert.equal(json.status, 0, json.stderr);
     const p = JSON.parse(json.stdout) as { pairing_id: string; code: string; url: string; expires_at: string };
@@ -65,7 +70,58 @@ describe('lookfirst pair', () => {
     const mem = setup('confirm:\n  device:\n    enabled: true\nstore:\n  kind: memory\n');
     const r2 = runCli(['pair', '--config', mem.config]);
     assert.equal(r2.status, 1);
-    assert.match(r2.stderr, /memory.*sqlite or postgres.*Pair a phone/s);
+    assert.match(r2.stderr, /memory.*sqlite or postgres/s);
+    assert.doesNotMatch(r2.stderr, /Pair a phone/, 'no page button to name when confirm.web is off');
+    const memWeb = setup('confirm:\n  web: { enabled: true }\n  device:\n    enabled: true\nstore:\n  kind: memory\n');
+    const r3 = runCli(['pair', '--config', memWeb.config]);
+    assert.equal(r3.status, 1);
+    assert.match(r3.stderr, /memory.*sqlite or postgres.*"Pair a phone" button/s);
+  });
+
+  it('says plainly when the address is this machine only, and refuses port 0 (exit 1)', () => {
+    const local = setup('confirm:\n  device:\n    enabled: true\nstore:\n  kind: sqlite\n  path: state.db\n');
+    const r = runCli(['pair', '--config', local.config]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /open on the phone: http:\/\/127\.0\.0\.1:8473\/device\/#pair=/);
+    assert.match(r.stdout, /127\.0\.0\.1 is this machine only: open the address on this machine, or set confirm\.device\.public_url/);
+    const zero = setup('confirm:\n  device:\n    enabled: true\n    port: 0\nstore:\n  kind: sqlite\n  path: state.db\n');
+    const z = runCli(['pair', '--config', zero.config]);
+    assert.equal(z.status, 1);
+    assert.equal(z.stdout, '', 'no dead address printed');
+    assert.match(z.stderr, /confirm\.device\.port is 0 .*no phone can know the address.*fixed port/);
+    // A program asking for JSON gets the pairing (it may know the real port), and the warning with it.
+    const zj = runCli(['pair', '--config', zero.config, '--json']);
+    assert.equal(zj.status, 0, zj.stderr);
+    assert.match(String((JSON.parse(zj.stdout) as { warnings?: string[] }).warnings), /port is 0/);
+  });
+
+  it('warns when no call can belong to the user paired for', () => {
+    const { config } = setup();
+    const r = runCli(['pair', '--config', config, '--user', 'alice']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /no call belongs to alice: confirm\.device\.users maps none to alice and default_user is owner; this phone will see no cards/);
+    assert.doesNotMatch(runCli(['pair', '--config', config]).stdout, /no call belongs/, 'default_user has calls');
+    const mapped = setup(
+      'confirm:\n  device:\n    enabled: true\n    public_url: https://phone.example.com\n    users:\n      p1: alice\nstore:\n  kind: sqlite\n  path: state.db\n',
+    );
+    assert.doesNotMatch(runCli(['pair', '--config', mapped.config, '--user', 'alice']).stdout, /no call belongs/);
+  });
+
+  it('draws the QR code on a terminal, and not under NO_COLOR', { skip: !existsSync('/usr/bin/script') && 'needs script(1) for a terminal' }, () => {
+    const { config } = setup();
+    const inTty = (noColor: boolean) =>
+      spawnSync('/usr/bin/script', ['-qec', [NODE, MAIN, 'pair', '--config', config].map((a) => `'${a}'`).join(' '), '/dev/null'], {
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: noColor ? '1' : '', LOOKFIRST_NO_OPEN: '1' },
+        timeout: 30_000,
+      });
+    const tty = inTty(false);
+    assert.equal(tty.status, 0, tty.stderr);
+    assert.match(tty.stdout, /[▀▄█]/, 'a terminal QR code');
+    const plain = inTty(true);
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.doesNotMatch(plain.stdout, /[▀▄█]/, 'NO_COLOR: the address alone');
+    assert.match(plain.stdout, /open on the phone: https:\/\/phone\.example\.com/);
   });
 });
 
@@ -101,6 +157,10 @@ describe('lookfirst devices', () => {
       const revoke = runCli(['devices', 'revoke', device.id, '--config', config]);
       assert.equal(revoke.status, 0, revoke.stderr);
       assert.ok(!revoke.stdout.includes(key));
+      assert.match(revoke.stdout, /^revoked /);
+      const again = runCli(['devices', 'revoke', device.id, '--config', config]);
+      assert.equal(again.status, 0, again.stderr);
+      assert.match(again.stdout, new RegExp(`${device.id} .* was already revoked on \\d{4}-\\d{2}-\\d{2}T`));
 
       const refused = await verifyDeviceRequest(deps, request());
       assert.equal(refused.ok ? 0 : refused.status, 403);
@@ -109,5 +169,14 @@ describe('lookfirst devices', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('how serve says to pair', () => {
+  it('names lookfirst pair on a shared store, and the page button or sqlite on a memory store', () => {
+    assert.match(pairHint('sqlite', false, 'g.yaml'), /lookfirst pair --config g\.yaml/);
+    assert.match(pairHint('memory', true, 'g.yaml'), /"Pair a phone" button/);
+    assert.doesNotMatch(pairHint('memory', true, 'g.yaml'), /lookfirst pair --config/);
+    assert.match(pairHint('memory', false, 'g.yaml'), /set store to sqlite.*confirm\.web/);
   });
 });

@@ -70,6 +70,7 @@ describe('device endpoint', () => {
     assert.equal(me.json.device_id, phone.id);
     assert.equal(me.json.user, 'owner');
     assert.equal(me.json.key, undefined, 'the key is never sent back');
+    assert.equal(me.json.voice, false, 'no recogniser: the page hides "Hold to speak"');
   });
 
   it('refuses a foreign Host before anything else', async () => {
@@ -84,6 +85,11 @@ describe('device endpoint', () => {
     let r = await call(rig.endpoint.port, 'POST', '/device/api/pair', JSON_TYPE, body);
     assert.equal(r.status, 403);
     assert.equal(r.json.tries_left, 4);
+    // The gate logs "refused <this>": the reason alone, not "device endpoint: …" again.
+    assert.ok(
+      rig.refused.some((x) => /^pairing refused: /.test(x)),
+      JSON.stringify(rig.refused),
+    );
     r = await call(rig.endpoint.port, 'POST', '/device/api/pair', JSON_TYPE, '{"code": ');
     assert.equal(r.status, 400);
     assert.match(String(r.json.error), /not valid JSON/);
@@ -201,6 +207,7 @@ describe('device endpoint', () => {
     const r = await signed(rig, phone, 'POST', '/device/api/decide', decideBody(set.set_id, card));
     assert.equal(r.status, 200, JSON.stringify(r.json));
     assert.equal(r.json.outcome, 'approved');
+    assert.equal(r.json.message, 'Approved: executes now');
     assert.match(String(r.json.evidence_ref), /^ev_[0-9a-f]{16}$/);
     const answer = await held.answer;
     assert.equal(answer.kind, 'approved');
@@ -273,6 +280,24 @@ describe('device endpoint', () => {
   it('answers voice with 501 when no recogniser is configured', async () => {
     const r = await signed(rig, phone, 'POST', '/device/api/voice?set=cs_0000000000000000', Buffer.alloc(100), { type: 'audio/wav' });
     assert.equal(r.status, 501);
+  });
+});
+
+describe('device endpoint in pending mode', () => {
+  it('says an approved call runs when the agent collects it, not now', async () => {
+    const rig = await startDeviceRig({ pendingMode: true });
+    try {
+      const phone = await pairDevice(rig);
+      const held = rig.hold('write_file', { path: 'b.txt', content: 'x' });
+      const set = await cardsOf(rig, phone);
+      const card = set.cards.find((c) => c.call_id === held.callId)!;
+      const r = await signed(rig, phone, 'POST', '/device/api/decide', decideBody(set.set_id, card));
+      assert.equal(r.status, 200, JSON.stringify(r.json));
+      assert.equal(r.json.outcome, 'approved');
+      assert.equal(r.json.message, 'Approved: runs when the agent collects it');
+    } finally {
+      await rig.close();
+    }
   });
 });
 

@@ -173,7 +173,7 @@ describe('paired devices through the gate', () => {
   });
 
   it('a call a rule marks high risk needs a second, separately nonced yes', async () => {
-    const { agent, data, config } = await gate('wait', 'rules:\n  tools:\n    create_directory:\n      action: confirm\n      risk: high\n');
+    const { agent, data, dir, config } = await gate('wait', 'rules:\n  tools:\n    create_directory:\n      action: confirm\n      risk: high\n');
     const phone = await pairPhone(agent, config);
     const path = join(data, 'high');
     const result = agent.call('create_directory', { path });
@@ -196,6 +196,14 @@ describe('paired devices through the gate', () => {
     assert.equal(again.status, 200, JSON.stringify(again.body));
     assert.equal(verdictOf(await result)?.outcome, 'executed');
     assert.equal(existsSync(path), true);
+    // Both yeses are in the receipt: the second as `how.method`, the first as `how.first`.
+    const file = join(dir, 'receipts', `${first.card.call_id}.json`);
+    const receipt = JSON.parse(readFileSync(file, 'utf8')) as { how: { method: string; first?: { method: string; confirmed: string } } };
+    assert.equal(receipt.how.method, 'tap');
+    assert.equal(receipt.how.first?.method, 'tap', JSON.stringify(receipt.how));
+    assert.match(String(receipt.how.first?.confirmed), /^\d{4}-\d{2}-\d{2}T.*Z$/);
+    const verified = runCli(['receipt', 'verify', file, '--config', config]);
+    assert.equal(verified.status, 0, verified.stdout + verified.stderr);
   });
 
   it('pending mode: lookfirst_confirm runs with the device evidence, refuses another card’s evidence, and runs once', async () => {
@@ -209,6 +217,7 @@ describe('paired devices through the gate', () => {
     assert.equal(ca.set.cards.length, 2, 'both calls are cards, numbered');
     const yesA = await phone.post('/device/api/decide', { set_id: ca.set.set_id, call_id: ca.card.call_id, nonce: ca.card.nonce, decision: 'approve' });
     assert.equal(yesA.status, 200, JSON.stringify(yesA.body));
+    assert.equal(yesA.body.message, 'Approved: runs when the agent collects it', 'pending mode: nothing runs until the agent collects it');
     const cb = await cardFor(phone, /dir-b/);
     const yesB = await phone.post('/device/api/decide', { set_id: cb.set.set_id, call_id: cb.card.call_id, nonce: cb.card.nonce, decision: 'approve' });
     assert.equal(yesB.status, 200, JSON.stringify(yesB.body));

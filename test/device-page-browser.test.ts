@@ -116,6 +116,22 @@ describe('device page in Chromium (phone viewport)', () => {
     await tab.locator('#result', { hasText: 'Denied' }).waitFor();
   });
 
+  it('hides "Hold to speak" on a gate without voice, and says so when a new pairing link would replace this phone', async () => {
+    const held = rig.hold('write_file', { path: 'v.txt' });
+    await tab.locator(`.card[data-call-id="${held.callId}"]`).waitFor({ timeout: 10_000 });
+    assert.equal(await tab.locator('#voice-bar').isHidden(), true, 'no recogniser: no voice button');
+    const started = await rig.pairing.start('owner');
+    await tab.goto(`${rig.endpoint.url}/device/#pair=${started.pairingId}`);
+    await tab.locator('#pairing').waitFor();
+    const note = await tab.locator('#pair-note').innerText();
+    assert.match(note, /This phone is paired as Dana’s phone \(dev_[0-9a-f]{16}\) for user owner; pairing again replaces it\./);
+    await tab.locator('#pair-keep').tap();
+    await tab.locator(`.card[data-call-id="${held.callId}"]`).waitFor({ timeout: 10_000 });
+    assert.equal(new URL(tab.url()).hash, '', 'the link is put away');
+    await tab.locator(`.card[data-call-id="${held.callId}"] button.deny`).tap();
+    assert.equal((await held.answer).kind, 'denied');
+  });
+
   it('is installable (manifest and service worker) and its cache holds only the page, never an API answer', async () => {
     await tab.evaluate(() => navigator.serviceWorker.ready.then(() => true));
     const cdp = await context.newCDPSession(tab);
@@ -255,7 +271,8 @@ describe('answering by voice in Chromium (a recorded "yes" from espeak-ng, heard
     const dir = mkdtempSync(join(tmpdir(), 'lf-device-freeze-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, 'mic.wav'), encodeWav16k(new Int16Array(16_000 * 6)));
-    const rig = await startDeviceRig();
+    // A recogniser that hears nothing: voice is on (the button shows), and silence decides nothing.
+    const rig = await startDeviceRig({ recogniserArgv: [process.execPath, '-e', '', '{file}'] });
     t.after(() => rig.close());
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -283,6 +300,7 @@ describe('answering by voice in Chromium (a recorded "yes" from espeak-ng, heard
     await tab.waitForFunction(() => document.querySelectorAll('.card').length === 3, undefined, { timeout: 10_000 });
     const shown = () => tab.locator('.card').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-position')}:${e.getAttribute('data-call-id')}`));
     const before = await shown();
+    assert.equal(await tab.locator('#voice-hint').innerText(), 'Say a number ("two"), "yes" for the last, or "no".');
     const voice = tab.locator('#voice');
     const box = (await voice.boundingBox())!;
     await tab.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
@@ -296,7 +314,7 @@ describe('answering by voice in Chromium (a recorded "yes" from espeak-ng, heard
     await tab.locator('#result:not([hidden])').waitFor({ timeout: 10_000 });
     await tab.waitForFunction(() => document.querySelectorAll('.card').length === 2, undefined, { timeout: 10_000 });
     assert.deepEqual(await shown(), [`1:${b.callId}`, `2:${c.callId}`], 'after the recording, the new set');
-    assert.ok(rig.pending.get(b.callId) && rig.pending.get(c.callId), 'nothing was decided by the recording (voice is off on this gate)');
+    assert.ok(rig.pending.get(b.callId) && rig.pending.get(c.callId), 'nothing was decided by the recording (silence)');
   });
 
   it('records while the button is held, sends a 16 kHz WAV, and the words "yes" approve the final card', async (t) => {

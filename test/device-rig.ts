@@ -43,7 +43,7 @@ export interface Held {
 }
 
 /** Starts the rig. */
-export async function startDeviceRig(opts: { tls?: { cert: string; key: string }; recogniserArgv?: string[] } = {}): Promise<DeviceRig> {
+export async function startDeviceRig(opts: { tls?: { cert: string; key: string }; recogniserArgv?: string[]; pendingMode?: boolean } = {}): Promise<DeviceRig> {
   const dir = mkdtempSync(join(tmpdir(), 'lookfirst-device-'));
   const store = createSqliteStore(join(dir, 'state.db'));
   const registry = new DeviceRegistry({ store });
@@ -56,6 +56,7 @@ export async function startDeviceRig(opts: { tls?: { cert: string; key: string }
     host: '127.0.0.1',
     port: 0,
     tls: opts.tls,
+    pendingMode: opts.pendingMode,
     pairing,
     registry,
     cards,

@@ -53,13 +53,17 @@ export interface ReceiptWhen {
   executed: string;
 }
 
-/** How it was confirmed (Evidence.method), with the voice transcript and audio fingerprint, and the evidence ref. */
+/**
+ * How it was confirmed (Evidence.method), with the voice transcript and audio fingerprint, and the evidence
+ * ref. `first` is a high-risk call's first yes (Evidence.first) when the method is its second.
+ */
 export interface ReceiptHow {
   method: Evidence['method'];
   evidence_ref?: string;
   card_set?: string;
   transcript?: string;
   audio_sha256?: string;
+  first?: { method: 'tap' | 'voice'; transcript?: string; audio_sha256?: string; confirmed: string };
 }
 
 /** How the execution ended: the upstream's answer (`unknown` when none came) and the read-back, when known. */

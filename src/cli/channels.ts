@@ -66,6 +66,8 @@ export async function startChannels(deps: ChannelDeps): Promise<Channels> {
         clock: deps.clock ?? systemClock,
         log,
         refused: deps.refused,
+        mode: c.mode,
+        web: c.web.enabled,
       });
       closers.push(() => devices!.close());
       outOfBand.push(devices.channel);

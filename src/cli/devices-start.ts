@@ -35,6 +35,13 @@ export interface DevicesDeps {
   log: (line: string) => void;
   /** A refused device request (a security event). */
   refused: (what: string) => void;
+  /**
+   * `confirm.mode`: in `pending` an approved call runs only when the agent collects it, and the phone must
+   * not say "executes now". Absent means `wait`.
+   */
+  mode?: 'wait' | 'pending';
+  /** Whether the approval page (confirm.web) runs, so its "Pair a phone" button can be named. */
+  web?: boolean;
 }
 
 /** The running device parts. */
@@ -92,10 +99,12 @@ export async function startDevices(deps: DevicesDeps): Promise<Devices> {
       voice,
       store,
       clock,
-      onRefused: (reason, req) => deps.refused(`device ${req.method ?? ''} ${reason}`),
+      pendingMode: deps.mode === 'pending',
+      // The gate's log line reads "refused <what>": "refused POST on the device endpoint: <reason>".
+      onRefused: (reason, req) => deps.refused(`${req.method ?? 'a request'} on the device endpoint: ${reason}`),
     });
     const url = `${endpoint.url}/device/`;
-    deps.log(`device page at ${url} (pair a phone with: lookfirst pair --config ${deps.configFile}${voice ? '; voice answers on' : ''})`);
+    deps.log(`device page at ${url} (${pairHint(store.kind, deps.web === true, deps.configFile)}${voice ? '; voice answers on' : ''})`);
     if (!LOOPBACK.has(d.host) && !d.tls)
       deps.log(`warning: the device endpoint listens on ${d.host} over plain HTTP: only the TLS proxy at ${d.publicUrl} may reach it (firewall it).`);
     return {
@@ -113,6 +122,17 @@ export async function startDevices(deps: DevicesDeps): Promise<Devices> {
     removeGrammar();
     throw err;
   }
+}
+
+/**
+ * How to pair a phone with this gate. `lookfirst pair` refuses a memory store (no other process sees it),
+ * so with one the way is the approval page's button, or a shared store.
+ */
+export function pairHint(storeKind: Store['kind'], web: boolean, configFile: string): string {
+  if (storeKind !== 'memory') return `pair a phone with: lookfirst pair --config ${configFile}`;
+  return web
+    ? `pair a phone with the approval page's "Pair a phone" button (lookfirst pair cannot reach a memory store; set store to sqlite to use it)`
+    : 'to pair a phone, set store to sqlite (lookfirst pair cannot reach a memory store) or turn on confirm.web and use its "Pair a phone" button';
 }
 
 function readPem(file: string, key: string): string {

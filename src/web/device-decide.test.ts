@@ -28,6 +28,12 @@ describe('decisionAnswer', () => {
     assert.equal(a.body.evidence_ref, 'ev_1');
     assert.equal(decisionAnswer({ ok: true, status: 'decided', approve: false, evidenceRef: 'ev_2', checks }).body.outcome, 'denied');
   });
+  it('says in pending mode that an approval runs when the agent collects it, not now', () => {
+    const a = decisionAnswer({ ok: true, status: 'decided', approve: true, evidenceRef: 'ev_1', checks }, true);
+    assert.equal(a.body.outcome, 'approved');
+    assert.equal(a.body.message, 'Approved: runs when the agent collects it');
+    assert.equal(decisionAnswer({ ok: true, status: 'decided', approve: false, evidenceRef: 'ev_2', checks }, true).body.message, 'Denied');
+  });
   it('answers 200 second with the new set for a high-risk first yes', () => {
     const a = decisionAnswer({ ok: true, status: 'second_needed', checks, cards: { set_id: 'cs_1', expires_at: '', cards: [] } });
     assert.equal(a.status, 200);

@@ -75,12 +75,19 @@ export function toDecision(body: Record<string, unknown>): TapDecision | string 
   return { setId, callId, nonce, approve: decision === 'approve' };
 }
 
+/** The approved answer's message: in pending mode nothing runs until the agent collects the decision. */
+export function approvedMessage(pendingMode: boolean): string {
+  return pendingMode ? 'Approved: runs when the agent collects it' : 'Approved: executes now';
+}
+
 /**
  * The HTTP status and JSON body of a decision's answer (docs/device-api.md, "Decide"): 200 with
  * `outcome` `approved`, `denied` or `second` (a high-risk card's first yes; `cards` is the new set with its
  * second-stage card), else 409 (403 when the device is not entitled) naming the first failed check.
+ * @param pendingMode `confirm.mode: pending`: an approval runs only when the agent calls lookfirst_confirm,
+ *   so the message must not say it runs now.
  */
-export function decisionAnswer(r: VoiceDecision): { status: number; body: Record<string, unknown> } {
+export function decisionAnswer(r: VoiceDecision, pendingMode = false): { status: number; body: Record<string, unknown> } {
   const heard = r.transcript !== undefined ? { transcript: r.transcript } : {};
   if (r.ok && r.status === 'decided') {
     return {
@@ -88,7 +95,7 @@ export function decisionAnswer(r: VoiceDecision): { status: number; body: Record
       body: {
         ok: true,
         outcome: r.approve ? 'approved' : 'denied',
-        message: r.approve ? 'Approved: executes now' : 'Denied',
+        message: r.approve ? approvedMessage(pendingMode) : 'Denied',
         evidence_ref: r.evidenceRef,
         ...heard,
         checks: r.checks,

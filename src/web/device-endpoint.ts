@@ -44,8 +44,13 @@ export interface DeviceEndpointOptions {
   pairing: Pairing;
   registry: DeviceRegistry;
   cards: DeviceCards;
-  /** Voice answers; without it `POST /device/api/voice` answers 501. */
+  /** Voice answers; without it `POST /device/api/voice` answers 501 and `/device/api/me` says `voice: false`. */
   voice?: DeviceVoice;
+  /**
+   * `confirm.mode: pending`: an approved call runs only when the agent collects it (lookfirst_confirm), so
+   * the answer says so instead of "executes now".
+   */
+  pendingMode?: boolean;
   /** Where seen signatures are kept (kind `device-sig`): the same store every replica uses. */
   store: Store;
   clock?: Clock;
@@ -80,7 +85,7 @@ export async function startDeviceEndpoint(opts: DeviceEndpointOptions): Promise<
   const api = () => ({ ...base, 'x-lookfirst-now': String(clock.nowMs()) });
 
   const refuse = (res: ServerResponse, req: IncomingMessage, status: number, reason: string, extra: Record<string, unknown> = {}) => {
-    opts.onRefused?.(`device endpoint: ${reason}`, req);
+    opts.onRefused?.(reason, req);
     sendJson(res, status, { error: reason, ...extra }, api());
   };
   const handler = (req: IncomingMessage, res: ServerResponse) => {
@@ -132,7 +137,12 @@ export async function startDeviceEndpoint(opts: DeviceEndpointOptions): Promise<
     if (!who.ok) return refuse(res, req, who.status, who.reason);
     const device = who.device;
     if (path === '/device/api/me')
-      return sendJson(res, 200, { device_id: device.id, user: device.user, name: device.name, paired_at: device.pairedAtMs }, api());
+      return sendJson(
+        res,
+        200,
+        { device_id: device.id, user: device.user, name: device.name, paired_at: device.pairedAtMs, voice: opts.voice !== undefined },
+        api(),
+      );
     if (path === '/device/api/cards') {
       const set = await opts.cards.issue(device).catch(() => undefined);
       if (!set) return refuse(res, req, 503, 'the shared state store cannot be read or written: no cards were issued; retry in a moment');
@@ -147,7 +157,7 @@ export async function startDeviceEndpoint(opts: DeviceEndpointOptions): Promise<
       const d = toDecision(parsed);
       if (typeof d === 'string') return refuse(res, req, 400, d);
       const r = await opts.cards.decide(device, { ...d, how: { method: 'tap' } });
-      const a = decisionAnswer(r);
+      const a = decisionAnswer(r, opts.pendingMode === true);
       if (a.status !== 200) return refuse(res, req, a.status, String(a.body.error), a.body);
       return sendJson(res, 200, a.body, api());
     }
@@ -168,7 +178,7 @@ export async function startDeviceEndpoint(opts: DeviceEndpointOptions): Promise<
         `the recording could not be transcribed (${(err as Error).message.slice(0, 200)}): nothing was decided; record again, or tap instead`,
       );
     }
-    const a = decisionAnswer(r);
+    const a = decisionAnswer(r, opts.pendingMode === true);
     if (a.status !== 200) return refuse(res, req, a.status, String(a.body.error), a.body);
     return sendJson(res, 200, a.body, api());
   }

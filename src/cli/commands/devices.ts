@@ -54,13 +54,21 @@ export async function devicesListCommand(opts: { config: string; user?: string; 
 
 /** Runs `devices revoke ID`; returns 0 (revoked, or already revoked) or 2 (no such device). @throws as list. */
 export async function devicesRevokeCommand(id: string, opts: { config: string; json?: boolean }): Promise<number> {
-  const revoked = await withRegistry(opts.config, 'revoking a device', (r) => r.revoke(id));
+  // Read first: a device revoked before is said to be so, with its date, not revoked "now" once more.
+  const { before, revoked } = await withRegistry(opts.config, 'revoking a device', async (r) => ({
+    before: (await r.get(id))?.revokedAtMs,
+    revoked: await r.revoke(id),
+  }));
   if (!revoked) {
     if (opts.json) process.stdout.write(`${JSON.stringify({ error: { code: 'DEVICE_UNKNOWN', message: `no device with id ${JSON.stringify(id)}` } })}\n`);
     process.stderr.write(`lookfirst: no device with id ${JSON.stringify(id)}: see lookfirst devices list for the ids\n`);
     return 2;
   }
   if (opts.json) process.stdout.write(`${JSON.stringify(toJson(revoked))}\n`);
+  else if (before !== undefined)
+    process.stdout.write(
+      `${revoked.id} (${revoked.user}, ${JSON.stringify(revoked.name)}) was already revoked on ${iso(before)}: nothing changed; its requests are refused on every replica\n`,
+    );
   else process.stdout.write(`revoked ${revoked.id} (${revoked.user}, ${JSON.stringify(revoked.name)}): its next request is refused on every replica\n`);
   return 0;
 }

@@ -90,6 +90,19 @@ export interface CardStageRecord {
   /** When the first yes was taken, and until when the second yes is accepted (ms since epoch). */
   firstYesAtMs: number;
   expiresAtMs: number;
+  /** How the first yes was given, so the second stage's evidence (and the receipt) keeps both yeses. */
+  first?: FirstYes;
+}
+
+/**
+ * A high-risk call's first yes, carried into the evidence of its second: the method, what was heard and
+ * the recording's fingerprint (voice), and when (ms since epoch).
+ */
+export interface FirstYes {
+  method: 'tap' | 'voice';
+  transcript?: string;
+  audioSha256?: string;
+  decidedAtMs: number;
 }
 
 /**
@@ -147,4 +160,6 @@ export interface EvidenceRecord {
   expiresAtMs: number;
   /** The decision-side checks, every one passed. */
   checks: CheckResult[];
+  /** A second-stage decision's first yes (high risk): without it the first yes would be lost. */
+  first?: FirstYes;
 }

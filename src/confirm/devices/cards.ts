@@ -34,6 +34,7 @@ import type {
   DecideHow,
   DecideRequest,
   DeviceDecision,
+  FirstYes,
 } from './card-types.js';
 import {
   actionUnchangedCheck,
@@ -278,14 +279,24 @@ export class Cards {
     const consumed = goodNonce ? (await safe(() => this.store.consumeOnce<CardNonceRecord>(CARD_NONCE_KIND, nonce)))?.value : undefined;
     checks.push(nonceConsumedOnceCheck(consumed, expected, consumed !== undefined));
     if (firstFailed(checks)) return refused(checks);
-    if (approve && entry.stage === 'first' && view.risk === 'high') return this.toSecondStage(device, view, checks, now);
-    return this.record(current, { setId, entry, view, approve, how, checks, now });
+    if (approve && entry.stage === 'first' && view.risk === 'high') return this.toSecondStage(device, view, how, checks, now);
+    const first = entry.stage === 'second' ? await this.firstYes(view.callId, entry.argsSha256, device.user) : undefined;
+    return this.record(current, { setId, entry, view, approve, how, checks, now, first });
   }
 
-  /** A high-risk call's first yes: its card moves to stage `second` (new nonce, 60 s) in a fresh set. */
-  private async toSecondStage(device: DeviceRecord, view: PendingView, checks: CheckResult[], now: number): Promise<DeviceDecision> {
+  /**
+   * A high-risk call's first yes: its card moves to stage `second` (new nonce, 60 s) in a fresh set. The
+   * yes itself (method, words, recording hash, time) is kept with the stage for the second's evidence.
+   */
+  private async toSecondStage(device: DeviceRecord, view: PendingView, how: DecideHow, checks: CheckResult[], now: number): Promise<DeviceDecision> {
     const expiresAtMs = Math.min(now + SECOND_MS, view.deadlineMs);
-    const stage: CardStageRecord = { stage: 'second', argsSha256: view.argsSha256, user: device.user, firstYesAtMs: now, expiresAtMs };
+    const first: FirstYes = {
+      method: how.method,
+      ...(how.transcript !== undefined ? { transcript: how.transcript } : {}),
+      ...(how.audioSha256 !== undefined ? { audioSha256: how.audioSha256 } : {}),
+      decidedAtMs: now,
+    };
+    const stage: CardStageRecord = { stage: 'second', argsSha256: view.argsSha256, user: device.user, firstYesAtMs: now, expiresAtMs, first };
     try {
       await this.store.put(CARD_STAGE_KIND, view.callId, stage, { ttlMs: Math.max(1, expiresAtMs - now) });
       return { ok: true, status: 'second_needed', checks, cards: await this.issue(device) };
@@ -294,12 +305,38 @@ export class Cards {
     }
   }
 
+  /**
+   * The first yes kept with a call's second stage, when the stage is this call's (same arguments, same
+   * user). A store that cannot be read gives none: the second yes still stands on its own checks.
+   */
+  private async firstYes(callId: string, argsSha256: string, user: string): Promise<FirstYes | undefined> {
+    const s = (await this.store.get<CardStageRecord>(CARD_STAGE_KIND, callId).catch(() => undefined))?.value;
+    const f = s?.stage === 'second' && s.argsSha256 === argsSha256 && s.user === user ? s.first : undefined;
+    if (!f || (f.method !== 'tap' && f.method !== 'voice') || typeof f.decidedAtMs !== 'number') return undefined;
+    return {
+      method: f.method,
+      ...(typeof f.transcript === 'string' ? { transcript: f.transcript } : {}),
+      ...(typeof f.audioSha256 === 'string' ? { audioSha256: f.audioSha256 } : {}),
+      decidedAtMs: f.decidedAtMs,
+    };
+  }
+
   /** Writes the evidence of a passing decision and gives it to the pending call. */
   private async record(
     device: DeviceRecord,
-    d: { setId: string; entry: CardSetEntry; view: PendingView; approve: boolean; how: DecideHow; checks: CheckResult[]; now: number },
+    d: {
+      setId: string;
+      entry: CardSetEntry;
+      view: PendingView;
+      approve: boolean;
+      how: DecideHow;
+      checks: CheckResult[];
+      now: number;
+      first?: FirstYes;
+    },
   ): Promise<DeviceDecision> {
     const { view, entry, how, checks } = d;
+    const first = d.first ? { first: d.first } : {};
     const method = how.method === 'voice' ? 'voice' : 'tap';
     let ref: string;
     try {
@@ -320,6 +357,7 @@ export class Cards {
         decidedAtMs: d.now,
         expiresAtMs: view.deadlineMs,
         checks,
+        ...first,
       });
       ref = ev.ref;
     } catch {
@@ -344,6 +382,7 @@ export class Cards {
         shownAtMs: entry.shownAtMs,
         decidedAtMs: d.now,
         checks,
+        ...first,
       },
     };
     const result = await this.pending

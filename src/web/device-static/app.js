@@ -21,6 +21,8 @@
   let busy = false;
   let polling = false;
   let pollAgain = false;
+  // Whether the gate takes spoken answers (GET /device/api/me says so): without it "Hold to speak" is hidden.
+  let voiceOn = false;
   const shown = new Map();
 
   function load() {
@@ -120,11 +122,13 @@
       const body = await res.json().catch(() => ({}));
       if (res.status !== 201) {
         const why = String(body.error || `status ${res.status}`).replace(/^pairing refused: /, '');
-        const left = typeof body.tries_left === 'number' && !/left/.test(why) ? ` (${body.tries_left} tries left)` : '';
+        // A locked pairing has no tries left to count: "locked" says it.
+        const left = typeof body.tries_left === 'number' && body.tries_left > 0 && !/left|locked/.test(why) ? ` (${body.tries_left} tries left)` : '';
         msg.textContent = `Not paired: ${why}${left}`;
         return;
       }
       device = { id: body.device_id, user: body.user, name, key: b64url(key) };
+      cryptoKey = undefined; // a phone paired again signs with its new key from here on
       localStorage.setItem(STORE, JSON.stringify(device));
       history.replaceState(null, '', '/device/');
       msg.textContent = '';
@@ -154,8 +158,23 @@
 
   function showPairing() {
     view('pairing');
+    // A new pairing link on a phone that already holds a key: say what pairing again does, and offer to keep it.
+    const again = Boolean(device);
+    $('pair-again').hidden = !again;
+    if (again) $('pair-note').textContent = `This phone is paired as ${device.name} (${device.id}) for user ${device.user}; pairing again replaces it.`;
     status(new URLSearchParams(location.hash.slice(1)).get('pair') ? 'ready to pair' : 'not paired', '');
     $('pair-code').focus();
+  }
+
+  function keepPairing() {
+    history.replaceState(null, '', '/device/');
+    $('pair-again').hidden = true;
+    start();
+  }
+
+  // The words the gate takes for the cards shown: "yes" means the last card, a number picks one.
+  function voiceHint(n) {
+    return n > 1 ? 'Say a number ("two"), "yes" for the last, or "no".' : 'Say "yes" or "no".';
   }
 
   // ---- cards
@@ -265,7 +284,8 @@
       }
     }
     $('empty').hidden = cards.length > 0;
-    $('voice-bar').hidden = cards.length === 0;
+    $('voice-bar').hidden = cards.length === 0 || !voiceOn;
+    $('voice-hint').textContent = voiceHint(cards.length);
     $('count').textContent = cards.length ? `· ${cards.length}` : '';
     document.title = cards.length ? `(${cards.length}) lookfirst` : 'lookfirst';
     tick();
@@ -316,7 +336,8 @@
 
   function describe(status, body) {
     if (status === 200 && body.outcome === 'second') return ['High risk: confirm again to approve', 'warn'];
-    if (status === 200 && body.outcome === 'approved') return ['Approved: executes now', 'ok'];
+    // The gate's own words: in pending mode an approved call runs only when the agent collects it.
+    if (status === 200 && body.outcome === 'approved') return [typeof body.message === 'string' ? body.message : 'Approved', 'ok'];
     if (status === 200 && body.outcome === 'denied') return ['Denied', 'bad'];
     if (body.failed_check) return [`Refused: ${body.failed_check}${body.error ? ` (${body.error})` : ''}`, 'bad'];
     return [`Refused: ${body.error || `status ${status}`}`, 'bad'];
@@ -404,7 +425,19 @@
     view('device');
     $('who').textContent = `This phone: ${device.name} (${device.id}), for user ${device.user}.`;
     status('connecting…', '');
+    void fetchMe();
     void poll();
+  }
+
+  // Whether the gate takes voice; a failure leaves the button hidden (tapping always works).
+  async function fetchMe() {
+    try {
+      const r = await signed('GET', '/device/api/me');
+      voiceOn = r.status === 200 && r.body.voice === true;
+    } catch {
+      voiceOn = false;
+    }
+    render();
   }
 
   $('pair-form').addEventListener('submit', pair);
@@ -412,12 +445,20 @@
     $('pair-msg').textContent = '';
   });
   $('forget').addEventListener('click', forget);
+  $('pair-keep').addEventListener('click', keepPairing);
+  // A pairing link opened in the tab that is already showing the cards changes only the hash.
+  window.addEventListener('hashchange', () => {
+    if (!new URLSearchParams(location.hash.slice(1)).get('pair')) return;
+    clearTimeout(pollTimer);
+    pollTimer = undefined;
+    showPairing();
+  });
   const voice = $('voice');
   voice.addEventListener('pointerdown', startVoice);
   for (const ev of ['pointerup', 'pointercancel', 'pointerleave']) voice.addEventListener(ev, () => void stopVoice());
   voice.addEventListener('contextmenu', (e) => e.preventDefault());
   setInterval(tick, 1000);
   if ('serviceWorker' in navigator) navigator.serviceWorker.register('/device/sw.js', { scope: '/device/' }).catch(() => {});
-  if (device) start();
+  if (device && !new URLSearchParams(location.hash.slice(1)).get('pair')) start();
   else showPairing();
 })();
