@@ -184,7 +184,7 @@ export class PendingApprovals {
   async withdrawShared(callId: string, reason: string): Promise<void> {
     for (let tries = 0; tries < 5; tries++) {
       const r = await this.store.get<PendingRecord>(PENDING, callId);
-      if (!r || r.value.state !== 'waiting') return;
+      if (r?.value.state !== 'waiting') return;
       const answer: ChannelAnswer = { kind: 'denied', channel: 'store', reason: `withdrawn: ${reason}` };
       const ended = await this.store.compareAndSet<PendingRecord>(
         PENDING,

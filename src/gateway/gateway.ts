@@ -28,7 +28,7 @@ import { Catalogue } from './catalogue.js';
 import { DryRunBudget } from './dry-run-budget.js';
 import { FastPath } from './fast-path.js';
 import { Forwarder, unionCapabilities } from './forward.js';
-import { auditedHolds, type Holds } from './hold.js';
+import { auditedHolds } from './hold.js';
 import { Interlock } from './interlock.js';
 import type { InClientRound } from './mrtr.js';
 import { recipientsOf, trackSubscription } from './notify-scope.js';

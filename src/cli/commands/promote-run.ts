@@ -10,7 +10,6 @@ import type { AuditLog } from '../../audit/writer.js';
 import type { Config } from '../../config/load.js';
 import { replayRecorded, settleUnclear } from '../../gateway/replay.js';
 import { createGate } from '../gate.js';
-import { logLine } from '../output.js';
 import type { PromoteLine, PromoteReport } from './promote-view.js';
 
 /** A line the replay goes through: a call to send, one a deny rule refuses (logged, and it stops the replay), or one to settle. */

@@ -135,6 +135,14 @@ export function describeReceipt(r: Receipt, sha: string): string {
   lines.push(`how:   ${how.filter(Boolean).join(', ')}`);
   if (r.how.transcript !== undefined) lines.push(`heard: ${JSON.stringify(r.how.transcript)}`);
   if (r.how.audio_sha256 !== undefined) lines.push(`audio: sha256 ${r.how.audio_sha256}`);
+  // A high-risk call's first yes: the second is the method above.
+  const first = r.how.first;
+  if (first)
+    lines.push(
+      oneLine(
+        `first yes: ${first.method} at ${first.confirmed}${first.transcript !== undefined ? `, heard ${JSON.stringify(first.transcript)}` : ''}${first.audio_sha256 ? `, audio sha256 ${first.audio_sha256}` : ''}`,
+      ),
+    );
   lines.push(`checks (${r.checks.length}):`);
   for (const c of r.checks)
     lines.push(`  ${c.ok ? paint(out, 'green', 'ok    ') : paint(out, 'red', 'FAILED')} ${oneLine(`${c.name}${c.detail ? `: ${c.detail}` : ''}`)}`);

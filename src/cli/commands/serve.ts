@@ -5,7 +5,6 @@
  */
 
 import open from 'open';
-import { systemClock } from '../../clock.js';
 import { type Config, loadConfig } from '../../config/load.js';
 import { LOOPBACK } from '../../config/schema.js';
 import { loadSecret, MIN_SECRET_CHARS } from '../../confirm/channels/webhook.js';
@@ -17,7 +16,6 @@ import { createLaunchFile, type LaunchFile } from '../../web/launch-file.js';
 import { startMcpEndpoint } from '../../web/mcp-endpoint.js';
 import { createGate, type Gate } from '../gate.js';
 import { cliName, logLine } from '../output.js';
-import { VERSION } from '../version.js';
 
 /** Where to serve over HTTP, from the config and the command line; undefined for stdio. */
 function httpSettings(config: Config, opts: ServeOptions): { host: string; port: number; tokens: string[]; publicUrl?: string } | undefined {

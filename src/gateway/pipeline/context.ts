@@ -14,7 +14,7 @@ import type { CallDecision } from '../../policy/decide.js';
 import type { Policy } from '../../policy/evaluate.js';
 import type { PrivacySession } from '../../privacy/filter.js';
 import type { ResolvedPlaceholder } from '../../privacy/vault.js';
-import type { Approval, CheckResult, Decider, ToolCall, Verdict } from '../../types.js';
+import type { Approval, CheckResult, Decider, ToolCall } from '../../types.js';
 import type { Catalogue, CatalogueTool } from '../catalogue.js';
 import type { DryRunBudget } from '../dry-run-budget.js';
 import type { Hold, Holds } from '../hold.js';

@@ -1,8 +1,3 @@
-/**
- * Unlocking a blocked tool: the call that finds its tool locked becomes an UNLOCK request on the
- * confirmation channels. Approving unlocks and runs nothing; denying or a timeout keeps the lock.
- */
-import { oneLine } from '../../confirm/visible.js';
 import type { ToolCall, Verdict } from '../../types.js';
 import type { BlockInfo } from '../interlock.js';
 import { askPerson } from './ask.js';
