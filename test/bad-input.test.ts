@@ -78,6 +78,21 @@ describe('keygen', () => {
     assert.match(second.stderr, /never overwrites/);
     assert.equal(readFileSync(join(dir, 'audit.key'), 'utf8'), key);
   });
+  it('makes the key folder the config names (private), and says what to do when it cannot write there', () => {
+    const dir = tmp();
+    const config = writeConfig(dir, `${fakeConfig(dir)}audit:\n  key: keys/gate/audit.key\n`, { keygen: false });
+    const made = runCli(['keygen', '--config', config]);
+    assert.equal(made.status, 0, made.stderr);
+    assert.equal(statSync(join(dir, 'keys/gate')).mode & 0o777, 0o700);
+    assert.equal(statSync(join(dir, 'keys/gate/audit.key')).mode & 0o777, 0o600);
+    // A folder that cannot be made (a file stands where it should be): a sentence, no stack trace.
+    writeFileSync(join(dir, 'blocker'), 'not a folder');
+    const bad = writeConfig(dir, `${fakeConfig(dir)}audit:\n  key: blocker/audit.key\n`, { keygen: false });
+    const refused = runCli(['keygen', '--config', bad]);
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /cannot write the audit key at .*blocker.* \((ENOTDIR|EEXIST)\): give audit\.key a path in a folder you can write/);
+    assert.doesNotMatch(refused.stderr, /unexpected error|at \S+\.js:\d+/);
+  });
 });
 
 describe('one writer per log', () => {

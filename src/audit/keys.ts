@@ -4,7 +4,8 @@
  * Keys are parsed once per process, never per entry.
  */
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { LookfirstError } from '../errors.js';
 import { sha256Hex } from './canonical.js';
 import { formatVerifierKey, keyIdOf, type NoteSigner, type NoteVerifier, parseVerifierKey, rawPublicKey } from './note.js';
@@ -17,7 +18,8 @@ export function keyNameFor(key: KeyObject): string {
 /**
  * Creates a new key pair at `keyPath` (0600) and `pubPath`.
  * @throws LookfirstError `AUDIT_KEY_EXISTS` when either file exists: a key is never overwritten, since
- *   that would orphan every signature already in the log.
+ *   that would orphan every signature already in the log; `AUDIT_KEY_UNWRITABLE` when a file or its
+ *   folder cannot be written (a missing folder is created, 0700).
  */
 export function generateAuditKey(keyPath: string, pubPath: string): { name: string; vkey: string } {
   for (const p of [keyPath, pubPath]) {
@@ -30,8 +32,21 @@ export function generateAuditKey(keyPath: string, pubPath: string): { name: stri
   const { privateKey } = generateKeyPairSync('ed25519');
   const name = keyNameFor(privateKey);
   const vkey = formatVerifierKey(name, privateKey);
-  writeFileSync(keyPath, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
-  writeFileSync(pubPath, `${vkey}\n`, { mode: 0o644, flag: 'wx' });
+  try {
+    // A folder the config names but nobody made yet: made here, private (it holds the signing key).
+    mkdirSync(dirname(keyPath), { recursive: true, mode: 0o700 });
+    mkdirSync(dirname(pubPath), { recursive: true, mode: 0o755 });
+    writeFileSync(keyPath, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
+    writeFileSync(pubPath, `${vkey}\n`, { mode: 0o644, flag: 'wx' });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    const path = (err as NodeJS.ErrnoException).path ?? keyPath;
+    throw new LookfirstError(
+      'AUDIT_KEY_UNWRITABLE',
+      `cannot write the audit key at ${path} (${code}): give audit.key a path in a folder you can write, or fix that folder's permissions`,
+      { cause: err },
+    );
+  }
   return { name, vkey };
 }
 
