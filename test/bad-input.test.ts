@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { approve, FAKE_UPSTREAM, MAIN, NODE, ResultSchema, runCli, startAgent, textOf, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
@@ -92,6 +92,31 @@ describe('keygen', () => {
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /cannot write the audit key at .*blocker.* \((ENOTDIR|EEXIST)\): give audit\.key a path in a folder you can write/);
     assert.doesNotMatch(refused.stderr, /unexpected error|at \S+\.js:\d+/);
+  });
+});
+
+describe('secret files', () => {
+  it('warns at start, as ssh does, when the audit key or the token file is readable by group or others', async () => {
+    const dir = tmp();
+    const config = writeConfig(dir, fakeConfig(dir));
+    chmodSync(join(dir, 'audit.key'), 0o644);
+    const agent = await startAgent(config, approve);
+    try {
+      assert.ok(
+        await waitFor(() => /warning: the audit key .*audit\.key is readable by others \(mode 0644\): run chmod 600 /.test(agent.stderr()), 5000),
+        agent.stderr(),
+      );
+    } finally {
+      await agent.close();
+    }
+    chmodSync(join(dir, 'audit.key'), 0o600);
+    const quiet = await startAgent(config, approve);
+    try {
+      await quiet.client.listTools();
+      assert.doesNotMatch(quiet.stderr(), /is readable by/);
+    } finally {
+      await quiet.close();
+    }
   });
 });
 

@@ -21,6 +21,7 @@ import { PrivacyFilter } from '../privacy/filter.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import { type Channels, startChannels } from './channels.js';
+import { openSecretFiles } from './file-modes.js';
 import { cliName, logLine } from './output.js';
 import { VERSION } from './version.js';
 
@@ -73,6 +74,7 @@ export async function createGate(opts: GateOptions): Promise<Gate> {
   const log = opts.log ?? logLine;
   // What the config holds but will not use (settings under a section that is off), said once at start.
   for (const w of config.warnings ?? []) log(`warning: ${w}`);
+  for (const w of openSecretFiles(config)) log(`warning: ${w}`);
   const audit =
     opts.audit ??
     (await AuditLog.open({
