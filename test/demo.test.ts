@@ -21,7 +21,10 @@ describe('lookfirst demo', () => {
   it('without a terminal: no means no, and the money stays', () => {
     const r = runCli(['demo']);
     assert.equal(r.status, 0, r.stdout + r.stderr);
-    assert.match(r.stdout, /\(no terminal to ask on, so the answer is No\)/);
+    assert.match(r.stdout, /\(no terminal to ask: denied\)/);
+    assert.match(r.stdout, /result: NOT executed: no terminal to ask, so denied/);
+    assert.doesNotMatch(r.stdout, /result: .*the person answered no/, 'nobody was asked: the demo says so');
+    assert.match(r.stdout, /transfers 250\.00 EUR to/, 'the prompt shows the currency');
     assert.match(r.stdout, /"outcome":"denied"/);
     assert.doesNotMatch(r.stdout, /Balance: 1000\.00/);
   });

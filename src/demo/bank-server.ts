@@ -48,7 +48,12 @@ server.registerTool(
   {
     title: 'Transfer money',
     description: 'Send money from the account to an IBAN',
-    inputSchema: { to: z.string().describe('IBAN of the recipient'), amount: z.number().positive(), memo: z.string().default('') },
+    inputSchema: {
+      to: z.string().describe('IBAN of the recipient'),
+      amount: z.number().positive(),
+      currency: z.literal('EUR').default('EUR').describe('The account is in EUR'),
+      memo: z.string().default(''),
+    },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   },
   async ({ to, amount, memo }) => {

@@ -64,13 +64,23 @@ export async function demoCommand(opts: { yes?: boolean }): Promise<number> {
 
   step('The agent transfers 250 EUR (a write: held until a person decides)');
   const transfer = await client.request(
-    { method: 'tools/call', params: { name: 'transfer', arguments: { to: 'DE89 3704 0044 0532 0130 00', amount: 250, memo: 'invoice 2026-117' } } },
+    {
+      method: 'tools/call',
+      params: { name: 'transfer', arguments: { to: 'DE89 3704 0044 0532 0130 00', amount: 250, currency: 'EUR', memo: 'invoice 2026-117' } },
+    },
     CallToolResultSchema,
     { timeout: 300_000 },
   );
   const verdict = (transfer._meta as { lookfirst?: { outcome: string; reason: string; approved_by?: string } } | undefined)?.lookfirst;
-  say(`  result: ${textOf(transfer)}`);
-  say(`  verdict: ${paint(out, verdict?.outcome === 'executed' ? 'green' : 'yellow', JSON.stringify(verdict))}`);
+  // With no terminal the demo answered No itself: say so, rather than that a person did.
+  say(
+    noTerminal
+      ? '  result: NOT executed: no terminal to ask, so denied (run the demo in a terminal to decide, or with --yes)'
+      : `  result: ${textOf(transfer)}`,
+  );
+  say(
+    `  verdict${noTerminal ? ' (the gate logs the demo’s No as an answer to its question)' : ''}: ${paint(out, verdict?.outcome === 'executed' ? 'green' : 'yellow', JSON.stringify(verdict))}`,
+  );
 
   step('The agent checks the balance again');
   say(`  ${textOf(await client.callTool({ name: 'get_balance', arguments: {} }))}`);
@@ -96,9 +106,13 @@ export async function demoCommand(opts: { yes?: boolean }): Promise<number> {
   return ok ? 0 : 2;
 }
 
+/** Set when the demo had no terminal to ask on and answered No itself. */
+let noTerminal = false;
+
 async function askYesNo(prompt: string): Promise<boolean> {
   if (!process.stdin.isTTY) {
-    process.stdout.write(`${prompt}(no terminal to ask on, so the answer is No)\n`);
+    noTerminal = true;
+    process.stdout.write(`${prompt}(no terminal to ask: denied)\n`);
     return false;
   }
   const rl = createInterface({ input: process.stdin, output: process.stdout });
