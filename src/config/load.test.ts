@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../errors.js';
-import { parseConfig } from './load.js';
+import { KNOWN_KEYS, parseConfig, schemaKeys } from './load.js';
+import { configSchema } from './schema.js';
 
 const problems = (text: string) => {
   try {
@@ -211,6 +212,48 @@ audit:
     it('rejects an upstream with both command and url', () => {
       const [p] = problems('upstreams:\n  a:\n    command: x\n    url: http://h/\n');
       assert.equal(p!.path, 'upstreams.a');
+      assert.match(p!.message, /not both/);
+    });
+    it('names each field of an upstream entry that is wrong, all at once', () => {
+      const p = problems('upstreams:\n  files:\n    command: npx\n    args: "-y x"\n    env:\n      PORT: 8080\n    comand: x\n');
+      assert.deepEqual(
+        p.map((x) => `${x.path}: ${x.message}`),
+        [
+          'upstreams.files.args: must be a list of strings, not "-y x"',
+          'upstreams.files.env.PORT: must be a string, not 8080',
+          'upstreams.files.comand: unknown key "comand" (did you mean "command"?)',
+        ],
+      );
+      assert.deepEqual(
+        p.map((x) => x.line),
+        [4, 6, 7],
+      );
+    });
+    it('names a wrong item of args on the list', () => {
+      assert.deepEqual(problems('upstreams:\n  files:\n    command: npx\n    args: ["-y", 8]\n'), [
+        { path: 'upstreams.files.args', line: 4, message: 'must be a list of strings (item 2 is 8)' },
+      ]);
+    });
+    it('checks an entry with url as an HTTP upstream', () => {
+      assert.deepEqual(
+        problems('upstreams:\n  web:\n    url: http://h/mcp\n    timeout_seconds: "5"\n').map((x) => `${x.path}: ${x.message}`),
+        ['upstreams.web.timeout_seconds: must be a number, not "5"'],
+      );
+    });
+    it('says an upstream needs command or url, and names a misspelt command', () => {
+      assert.deepEqual(
+        problems('upstreams:\n  files:\n    comand: npx\n').map((x) => `${x.path}: ${x.message}`),
+        [
+          'upstreams.files: an upstream needs either `command` (a program to start, stdio) or `url` (a Streamable HTTP address)',
+          'upstreams.files.comand: unknown key "comand" (did you mean "command"?)',
+        ],
+      );
+    });
+    it('takes the keys it suggests from the schema itself', () => {
+      for (const k of ['pocketsphinx', 'receipts', 'default_user', 'dry_run', 'taint', 'untrusted', 'execution', 'headers', 'command'])
+        assert.ok(KNOWN_KEYS.has(k), k);
+      assert.deepEqual(KNOWN_KEYS, schemaKeys(configSchema));
+      assert.match(problems('upstreams:\n  a:\n    command: x\ntaint:\n  untrustd: []\n')[0]!.message, /did you mean "untrusted"/);
     });
     it('rejects a non-loopback web host', () => {
       const [p] = problems('upstreams:\n  a:\n    command: x\nconfirm:\n  web: { enabled: true, host: 0.0.0.0 }\n');

@@ -357,7 +357,13 @@ function toProblems(issue: z.core.$ZodIssue, root: unknown, lineOf: (o: number |
       message: `unknown key "${key}"${suggest(key)}`,
     }));
   }
-  const message = describeIssue(issue, path, valueAt(data, path));
+  let message = describeIssue(issue, path, valueAt(data, path));
+  // A wrong item of a list whose one sentence covers its items (`args`) is named on the list, with its place.
+  const item = path.at(-1);
+  if (issue.code === 'invalid_type' && issue.message.startsWith('must be a list') && item !== undefined && /^\d+$/.test(item)) {
+    message = `${issue.message} (item ${Number(item) + 1} is ${JSON.stringify(valueAt(data, path))?.slice(0, 40)})`;
+    path.pop();
+  }
   let node = findNode(root, path, false);
   // A missing key has no node: point at its parent, which is where it should be added.
   for (let up = path.length - 1; !node && up >= 0; up--) node = findNode(root, path.slice(0, up), false);
@@ -378,6 +384,8 @@ function describeIssue(issue: z.core.$ZodIssue, path: string[], received: unknow
   if (issue.code === 'invalid_type') {
     if (received === undefined)
       return path.length === 1 && path[0] === 'upstreams' ? 'is required: name at least one MCP server to put behind the gate' : 'is required';
+    // The schema's own sentence, when it has one (`must be a list of strings`), says more than the bare type.
+    if (issue.message.startsWith('must be ')) return `${issue.message}, not ${JSON.stringify(received)?.slice(0, 40)}`;
     const example = issue.expected === 'object' && typeof received === 'boolean' && path.at(-1) === 'web' ? ` (write web: { enabled: ${received} })` : '';
     return `must be ${what[issue.expected] ?? issue.expected}, not ${JSON.stringify(received)?.slice(0, 40)}${example}`;
   }
@@ -386,73 +394,33 @@ function describeIssue(issue: z.core.$ZodIssue, path: string[], received: unknow
   return issue.message;
 }
 
-const KNOWN_KEYS = [
-  'upstreams',
-  'rules',
-  'confirm',
-  'audit',
-  'command',
-  'args',
-  'env',
-  'cwd',
-  'timeout_seconds',
-  'url',
-  'headers',
-  'tools',
-  'action',
-  'elicitation',
-  'web',
-  'terminal',
-  'progress_seconds',
-  'hold_seconds',
-  'http',
-  'token_file',
-  'identity_header',
-  'public_url',
-  'webhook',
-  'secret_file',
-  'ca_file',
-  'allow_insecure_loopback',
-  'listen_host',
-  'listen_port',
-  'enabled',
-  'host',
-  'port',
-  'log',
-  'key',
-  'reads',
-  'store',
-  'kind',
-  'external',
-  'privacy',
-  'resolve',
-  'ttl_seconds',
-  'names',
-  'patterns',
-  'phone_regions',
-  'allow_binary',
-  'redact',
-  'hook',
-  'timeout_ms',
-  'label',
-  'pattern',
-  'path',
-  'mode',
-  'device',
-  'tls',
-  'cert_file',
-  'key_file',
-  'users',
-  'default_user',
-  'voice',
-  'model',
-  'api_key_file',
-  'languages',
-  'max_seconds',
-  'receipts',
-  'risk',
-  'pocketsphinx',
-];
+/**
+ * Every key a mapping anywhere in `schema` can hold, found by walking its object shapes through the
+ * wrappers around them (optional, default, pipe, union, record, list). "Did you mean" takes its keys from
+ * here, so it cannot drift from the schema as a hand-kept list did.
+ * @returns the key names, in no particular order.
+ */
+export function schemaKeys(schema: z.core.$ZodType): Set<string> {
+  const keys = new Set<string>();
+  const seen = new Set<unknown>();
+  const walk = (s: unknown): void => {
+    if (!s || typeof s !== 'object' || seen.has(s) || !('_zod' in s)) return;
+    seen.add(s);
+    const def = (s as z.core.$ZodType)._zod.def as unknown as Record<string, unknown>;
+    if (def.type === 'object')
+      for (const [k, v] of Object.entries(def.shape as Record<string, unknown>)) {
+        keys.add(k);
+        walk(v);
+      }
+    for (const inner of ['innerType', 'in', 'out', 'valueType', 'element', 'left', 'right']) walk(def[inner]);
+    if (Array.isArray(def.options)) for (const o of def.options) walk(o);
+  };
+  walk(schema);
+  return keys;
+}
+
+/** The keys lookfirst.yaml can hold anywhere, for "did you mean". */
+export const KNOWN_KEYS: ReadonlySet<string> = schemaKeys(configSchema);
 
 function valueAt(data: unknown, path: string[]): unknown {
   let v = data;
@@ -466,7 +434,8 @@ function suggest(key: string): string {
   let bestDistance = 3;
   for (const k of KNOWN_KEYS) {
     const d = editDistance(key.toLowerCase(), k);
-    if (d < bestDistance) [best, bestDistance] = [k, d];
+    // 0 is a key that is right elsewhere but not here (`headers` on a stdio upstream): no suggestion helps.
+    if (d > 0 && d < bestDistance) [best, bestDistance] = [k, d];
   }
   return best ? ` (did you mean "${best}"?)` : '';
 }

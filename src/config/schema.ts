@@ -15,6 +15,9 @@ const upstreamName = z
     'an upstream name holds lowercase letters and digits, with single - or _ between them (so that <upstream>__<tool> names cannot collide)',
   );
 
+/** The one sentence for `args` and each of its items, so a wrong item reads as a wrong list. */
+const LIST_OF_STRINGS = 'must be a list of strings';
+
 /** A timeout in seconds: positive, and short enough for a Node timer (2^31-1 ms, about 24.8 days). */
 const timeoutSeconds = z.number().positive().max(2_147_483, 'must be at most 2147483 seconds (about 24 days)');
 
@@ -28,7 +31,7 @@ const upstreamPrivacySchema = z.object({ resolve: z.enum(['always', 'ask', 'neve
 const stdioUpstream = z
   .object({
     command: z.string().min(1, 'command must not be empty'),
-    args: z.array(z.string()).default([]),
+    args: z.array(z.string({ error: LIST_OF_STRINGS }), { error: LIST_OF_STRINGS }).default([]),
     env: z.record(z.string(), z.string()).default({}),
     cwd: z.string().optional(),
     timeout_seconds: timeoutSeconds.default(60),
@@ -49,10 +52,37 @@ const httpUpstream = z
   })
   .strict();
 
-/** One upstream: stdio (`command`) or Streamable HTTP (`url`), never both. */
-export const upstreamSchema = z.union([stdioUpstream, httpUpstream], {
-  error: 'an upstream needs either `command` (stdio) or `url` (Streamable HTTP), not both, and no other keys',
-});
+const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * One upstream: stdio (`command`) or Streamable HTTP (`url`), never both. The kind is picked by the keys
+ * present before anything is validated, so every problem comes from that kind's own schema with its
+ * field path (`env.PORT: must be a string`); a plain union could only say that neither kind matched.
+ * Both keys, or neither, get one sentence, plus any key that belongs to no kind.
+ */
+export const upstreamSchema = z
+  .unknown()
+  .superRefine((v, ctx) => {
+    const hasCommand = isMapping(v) && 'command' in v;
+    const hasUrl = isMapping(v) && 'url' in v;
+    if (isMapping(v) && hasCommand === hasUrl) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: hasCommand
+          ? 'an upstream has either `command` (stdio) or `url` (Streamable HTTP), not both: keep the one this server speaks'
+          : 'an upstream needs either `command` (a program to start, stdio) or `url` (a Streamable HTTP address)',
+      });
+      const known = new Set([...Object.keys(stdioUpstream.shape), ...Object.keys(httpUpstream.shape)]);
+      const unknown = Object.keys(v).filter((k) => !known.has(k));
+      if (unknown.length > 0) ctx.addIssue({ code: 'unrecognized_keys', keys: unknown, path: [] });
+      return;
+    }
+    const checked = (hasUrl ? httpUpstream : stdioUpstream).safeParse(v);
+    for (const issue of checked.error?.issues ?? []) ctx.addIssue({ ...issue } as z.core.$ZodRawIssue);
+  })
+  // Runs only when the check above found nothing; it gives the typed value with its defaults.
+  .pipe(z.union([stdioUpstream, httpUpstream]));
 
 /** One tool rule. */
 export const toolRuleSchema = z
