@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { MAIN, NODE, runCli, tmp } from './helpers.js';
@@ -23,6 +23,43 @@ const tools = {
 };
 
 describe('lookfirst plan', () => {
+  it('run on a terminal with nothing piped in, says what to pass instead of waiting or failing with EAGAIN', async () => {
+    const dir = tmp('lf-plan-tty-');
+    const out = join(dir, 'out.txt');
+    const session = `lf-plan-${process.pid}`;
+    // A real terminal: tmux gives the command a pty as stdin.
+    const started = spawnSync('tmux', [
+      'new-session',
+      '-d',
+      '-s',
+      session,
+      '-x',
+      '200',
+      '-y',
+      '20',
+      `${NODE} ${MAIN} plan > ${out} 2>&1; echo "exit $?" >> ${out}`,
+    ]);
+    assert.equal(started.status, 0, String(started.stderr));
+    try {
+      let text = '';
+      for (let i = 0; i < 100 && !/exit \d/.test(text); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        text = (() => {
+          try {
+            return readFileSync(out, 'utf8');
+          } catch {
+            return '';
+          }
+        })();
+      }
+      assert.match(text, /no calls given: pass a file \(lookfirst plan calls\.json\) or pipe JSON in/);
+      assert.match(text, /exit 1/);
+    } finally {
+      spawnSync('tmux', ['kill-session', '-t', session]);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('prints each call as read-only or mutation with its effect, and a summary', () => {
     const dir = tmp();
     writeFileSync(join(dir, 'calls.json'), JSON.stringify(calls));

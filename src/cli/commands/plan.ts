@@ -32,6 +32,12 @@ export interface PlanOptions {
 
 function readJson(path: string | undefined, what: string): unknown {
   let text: string;
+  // Reading a terminal would wait for typing (or fail with EAGAIN): a person ran `plan` with nothing to plan.
+  if ((path === undefined || path === '-') && process.stdin.isTTY)
+    throw new LookfirstError(
+      'USAGE',
+      `no ${what} given: pass a file (lookfirst plan calls.json) or pipe JSON in (echo '[{"name":"write_file","arguments":{}}]' | lookfirst plan)`,
+    );
   try {
     text = path === undefined || path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
   } catch (err) {
