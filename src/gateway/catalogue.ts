@@ -121,6 +121,8 @@ export class Catalogue {
   private readonly started = new Map<string, number>();
   /** Upstreams whose tools changed (list_changed, restart) and have not been re-read yet. */
   private readonly changed = new Set<string>();
+  /** Upstreams whose latest listing failed with no connection open: why, in the upstream's own words. */
+  private readonly down = new Map<string, string>();
 
   constructor(
     private readonly upstreams: readonly Upstream[],
@@ -153,6 +155,22 @@ export class Catalogue {
     return this.byName.get(name);
   }
 
+  /**
+   * Which upstream a name that is not in the catalogue would belong to, when that upstream could not be
+   * reached at its latest listing: with one upstream any name, with several a `<upstream>__` prefix (a
+   * tool never listed cannot be known by name, so this is the most the gate can say). Undefined when
+   * no such upstream is down: the name is then simply unknown.
+   * @returns the upstream's name and why its listing failed (a sentence that already names it).
+   */
+  unreachableFor(name: string): { upstream: string; reason: string } | undefined {
+    const candidates = this.prefixed ? this.upstreams.filter((u) => name.startsWith(`${u.name}__`)) : this.upstreams;
+    for (const u of candidates) {
+      const reason = this.down.get(u.name);
+      if (reason !== undefined) return { upstream: u.name, reason };
+    }
+    return undefined;
+  }
+
   /** All tools, upstreams in config order. */
   all(): CatalogueTool[] {
     return [...this.byName.values()];
@@ -183,7 +201,13 @@ export class Catalogue {
     } catch (err) {
       this.warn(`upstream ${upstream.name}: cannot list its tools (${plainMessage(err)}); its tools are unavailable until it answers`);
       found.length = 0;
+      // Only a failure with no connection is "not reachable"; an upstream that answers with an error is up.
+      if (this.started.get(upstream.name) === generation) {
+        if (upstream.connected) this.down.delete(upstream.name);
+        else this.down.set(upstream.name, plainMessage(err));
+      }
     }
+    if (listed && this.started.get(upstream.name) === generation) this.down.delete(upstream.name);
     // A refresh that started before another one must not overwrite the newer definitions.
     if (this.started.get(upstream.name) !== generation) return;
     // Namespace prefixes are a property of the whole list: definitions are judged once all pages are in.

@@ -1,9 +1,11 @@
 /**
- * `lookfirst serve --config F`: the gate on stdio. Order matters: the audit key and log first (no log,
- * no gate), then the web page, then upstreams and catalogue, then the client connection. stdout carries
- * only MCP messages; everything for the operator goes to stderr.
+ * `lookfirst serve --config F`: the gate on stdio. Order matters: over HTTP the port first (a busy port
+ * starts no upstream), then the audit key and log (no log, no gate), then the web page, then upstreams
+ * and catalogue, then the client connection. stdout carries only MCP messages; everything for the
+ * operator goes to stderr.
  */
 
+import { createServer, type Server } from 'node:http';
 import open from 'open';
 import { type Config, loadConfig } from '../../config/load.js';
 import { LOOPBACK } from '../../config/schema.js';
@@ -12,6 +14,7 @@ import { LookfirstError } from '../../errors.js';
 import { serveBothEras } from '../../gateway/stdio-eras.js';
 import { LineServerTransport } from '../../gateway/transport/stdio-server.js';
 import { MAX_MESSAGE_BYTES } from '../../gateway/upstream.js';
+import { close as closeServer, listen } from '../../web/http.js';
 import { createLaunchFile, type LaunchFile } from '../../web/launch-file.js';
 import { startMcpEndpoint } from '../../web/mcp-endpoint.js';
 import { createGate, type Gate } from '../gate.js';
@@ -108,12 +111,21 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
   const loaded = loadConfig(opts.config);
   const config = opts.dryRun ? { ...loaded, dryRun: true } : loaded;
   const http = httpSettings(config, opts);
+  // A busy port must fail before any upstream process starts: the address is held while the gate is
+  // built and let go just before the endpoint binds it (port 0 picks a free one: nothing to hold).
+  let held = http && http.port !== 0 ? await holdPort(http.host, http.port) : undefined;
+  const release = async () => {
+    const h = held;
+    held = undefined;
+    if (h) await closeServer(h);
+  };
   const opener = process.env.LOOKFIRST_NO_OPEN === '1' ? undefined : createBrowserOpener();
   let gate: Gate;
   try {
     gate = await createGate({ config, openBrowser: opener?.open });
   } catch (err) {
     opener?.close();
+    await release();
     throw err;
   }
   const { gateway, modern } = gate;
@@ -137,6 +149,7 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
     let transport: LineServerTransport | undefined;
     if (http) {
       const token = http.tokens.length > 0;
+      await release();
       const endpoint = await startMcpEndpoint({
         host: http.host,
         port: http.port,
@@ -189,10 +202,23 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
       process.once('SIGTERM', () => void stop('SIGTERM'));
     });
   } catch (err) {
+    await release();
     for (const c of cleanup) await c();
     await gate.close(`failed to start: ${(err as Error).message.slice(0, 200)}`);
     throw err;
   }
+}
+
+/**
+ * Binds host:port with a plain listener that accepts nothing useful, so that a port in use is found
+ * before anything else starts (the endpoint itself needs the gateway, built after the upstreams).
+ * @throws LookfirstError `WEB_UNAVAILABLE` with the endpoint's own sentence when the address is taken.
+ */
+async function holdPort(host: string, port: number): Promise<Server> {
+  // Requests that arrive in the short wait are dropped: the client retries once the gate is up.
+  const server = createServer((req) => req.socket.destroy());
+  await listen(server, host, port, 'MCP endpoint', '--port (or http.port)');
+  return server;
 }
 
 /** Where the gate keeps its state, in words for the start message. */

@@ -9,7 +9,8 @@ import { denied } from '../outcome.js';
 
 /**
  * @throws WireError InvalidParams for a live call without a string name or of an unknown tool (a
- *   JSON-RPC error, spec §tools); a replay of an unknown tool ends as a denial instead.
+ *   JSON-RPC error, spec §tools), naming the upstream when the name would be one of a down upstream's
+ *   (Catalogue.unreachableFor); a replay of an unknown tool ends as a denial instead.
  */
 export const lookup: Step = async (s: CallState) => {
   const name = s.input.kind === 'live' ? s.input.params.name : s.input.tool;
@@ -20,7 +21,16 @@ export const lookup: Step = async (s: CallState) => {
     tool = s.deps.catalogue.get(name);
   }
   if (s.input.kind === 'live') {
-    if (!tool) throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (!tool) {
+      // The tools of an upstream that never came up were never listed: say which one is down, not "unknown".
+      const down = s.deps.catalogue.unreachableFor(name);
+      if (down)
+        throw new WireError(
+          ErrorCode.InvalidParams,
+          `Tool ${name} is not available: ${down.reason}. Nothing was run; the gate starts upstream "${down.upstream}" again on the next call (at most once a second).`,
+        );
+      throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    }
     s.tool = tool;
     return undefined;
   }
