@@ -11,6 +11,9 @@
  * a decision made there (compare-and-set: the first decision anywhere wins) reaches the call waiting on A
  * through the store's change notification. The audit log, not the store, is the record of a decision:
  * the replica that runs the call logs its approval.
+ *
+ * Over 400 lines: the queue's local entries and their shared store records are one state machine (hold,
+ * decide, end, take-over, withdrawal); split, each half would reach into the other's maps.
  */
 import { type Clock, systemClock } from '../clock.js';
 import { createMemoryStore } from '../store/memory/memory.js';

@@ -19,28 +19,20 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const RACE_TIMEOUT_MS = 60_000;
 
 /**
- * Starts `processes` racers on the store `config` names, each firing `callsEach` consume-once calls on
- * kind/key at the same signal.
- * @returns the number of wins of each process and every error code a racer hit.
+ * Starts one racer process per argument list (`node --import tsx <worker> ...args`), waits until each has
+ * printed `ready` (its store is open), writes `go` to all at once, and returns each one's last stdout line
+ * parsed as JSON. Used by the store contract and the device suites.
  * @throws Error when a racer does not start, answer or exit cleanly within RACE_TIMEOUT_MS.
  */
-export async function raceAcrossProcesses(
-  config: StoreConfig,
-  kind: string,
-  key: string,
-  processes: number,
-  callsEach: number,
-): Promise<{ wins: number[]; errors: string[] }> {
-  const children = Array.from({ length: processes }, () =>
-    spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify(config), kind, key, String(callsEach)], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] }),
-  );
+export async function raceProcesses(worker: string, argLists: string[][]): Promise<unknown[]> {
+  const children = argLists.map((args) => spawn(process.execPath, ['--import', 'tsx', worker, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] }));
   const timer = setTimeout(() => {
     for (const c of children) c.kill('SIGKILL');
   }, RACE_TIMEOUT_MS);
   try {
     const outputs = children.map(
       (c) =>
-        new Promise<string[]>((resolve, reject) => {
+        new Promise<string>((resolve, reject) => {
           let out = '';
           let err = '';
           c.stdout.on('data', (d: Buffer) => {
@@ -49,7 +41,7 @@ export async function raceAcrossProcesses(
           c.stderr.on('data', (d: Buffer) => {
             err += d.toString();
           });
-          c.on('exit', (code) => (code === 0 ? resolve(out.trim().split('\n')) : reject(new Error(`racer exited ${code}: ${err.slice(-2000)}`))));
+          c.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`racer exited ${code}: ${err.slice(-2000)}`))));
         }),
     );
     const ready = children.map(
@@ -65,12 +57,32 @@ export async function raceAcrossProcesses(
     );
     await Promise.race([Promise.all(ready), Promise.all(outputs)]);
     for (const c of children) c.stdin.write('go\n');
-    const results = (await Promise.all(outputs)).map((lines) => JSON.parse(lines.at(-1)!) as { wins: number; errors: string[] });
-    return { wins: results.map((r) => r.wins), errors: results.flatMap((r) => r.errors) };
+    return (await Promise.all(outputs)).map((o) => JSON.parse(o.trim().split('\n').at(-1) as string));
   } finally {
     clearTimeout(timer);
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   }
+}
+
+/**
+ * Starts `processes` racers on the store `config` names, each firing `callsEach` consume-once calls on
+ * kind/key at the same signal.
+ * @returns the number of wins of each process and every error code a racer hit.
+ * @throws Error when a racer does not start, answer or exit cleanly within RACE_TIMEOUT_MS.
+ */
+export async function raceAcrossProcesses(
+  config: StoreConfig,
+  kind: string,
+  key: string,
+  processes: number,
+  callsEach: number,
+): Promise<{ wins: number[]; errors: string[] }> {
+  const args = [JSON.stringify(config), kind, key, String(callsEach)];
+  const results = (await raceProcesses(
+    WORKER,
+    Array.from({ length: processes }, () => args),
+  )) as { wins: number; errors: string[] }[];
+  return { wins: results.map((r) => r.wins), errors: results.flatMap((r) => r.errors) };
 }
 
 /**

@@ -17,6 +17,9 @@
  *
  * Over 300 lines on purpose: issue and decide share the set, nonce and stage bookkeeping, and the order of
  * a decision (read-only checks, close the set, spend the nonce, then evidence) reads best as one sequence.
+ *
+ * Over 400 lines: issuing a set and deciding from it share the set's records, nonces and stages, and the
+ * order of their reads and writes is the security argument; its answers' shapes are in card-answers.ts.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { type Clock, systemClock } from '../../clock.js';

@@ -1,13 +1,9 @@
-/**
- * Test helpers of the device suites (imported by tests only): the two stores every suite runs on (memory,
- * and SQLite in a temp folder), a clock the test moves, a device key, and a held call on channel `device`.
- */
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { raceProcesses } from '../../store/contract-race.js';
 import { createMemoryStore } from '../../store/memory/memory.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite.js';
 import type { Store, StoreConfig } from '../../store/store.js';
@@ -82,49 +78,12 @@ export function heldCall(
 }
 
 const WORKER = fileURLToPath(new URL('../../../test/device-race-worker.ts', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 /**
  * Starts one racer process per argument list (test/device-race-worker.ts), waits until all have opened
- * the store, starts them together, and returns each one's JSON answer.
+ * the store, starts them together, and returns each one's JSON answer (store/contract-race.ts).
  * @throws Error when a racer fails or the race takes over 60 s.
  */
-export async function raceWorkers(argLists: string[][]): Promise<unknown[]> {
-  const children = argLists.map((args) => spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] }));
-  const timer = setTimeout(() => {
-    for (const c of children) c.kill('SIGKILL');
-  }, 60_000);
-  try {
-    const outputs = children.map(
-      (c) =>
-        new Promise<string>((resolve, reject) => {
-          let out = '';
-          let err = '';
-          c.stdout.on('data', (d: Buffer) => {
-            out += d.toString();
-          });
-          c.stderr.on('data', (d: Buffer) => {
-            err += d.toString();
-          });
-          c.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`racer exited ${code}: ${err.slice(-2000)}`))));
-        }),
-    );
-    const ready = children.map(
-      (c) =>
-        new Promise<void>((resolve) => {
-          const onData = (d: Buffer) => {
-            if (!d.toString().includes('ready')) return;
-            c.stdout.off('data', onData);
-            resolve();
-          };
-          c.stdout.on('data', onData);
-        }),
-    );
-    await Promise.race([Promise.all(ready), Promise.all(outputs)]);
-    for (const c of children) c.stdin.write('go\n');
-    return (await Promise.all(outputs)).map((o) => JSON.parse(o.trim().split('\n').at(-1) as string));
-  } finally {
-    clearTimeout(timer);
-    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-  }
+export function raceWorkers(argLists: string[][]): Promise<unknown[]> {
+  return raceProcesses(WORKER, argLists);
 }
