@@ -12,7 +12,10 @@ import { LookfirstError } from '../errors.js';
  */
 export function takeLock(lock: string, logPath: string, warn: (message: string) => void): void {
   const locked = (pid: string) =>
-    new LookfirstError('AUDIT_LOCKED', `another lookfirst (pid ${pid}) is writing ${logPath}. Stop it, or give this gate its own audit.log.`);
+    new LookfirstError(
+      'AUDIT_LOCKED',
+      `another lookfirst (pid ${pid}) is writing ${logPath}, and a log has one writer. Stop that gate, or run this one from its own config with its own audit.log and confirm.web.port: 0, or let both clients share one gate over HTTP (lookfirst serve --transport http); see README "State, restarts and several gates".`,
+    );
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       writeFileSync(lock, `${process.pid}\n${startTicks(process.pid) ?? ''}\n`, { flag: 'wx' });

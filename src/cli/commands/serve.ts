@@ -12,13 +12,14 @@ import { LOOPBACK } from '../../config/schema.js';
 import { loadSecret, MIN_SECRET_CHARS } from '../../confirm/channels/webhook.js';
 import { LookfirstError } from '../../errors.js';
 import { serveBothEras } from '../../gateway/stdio-eras.js';
+import { answerStartFailure } from '../../gateway/transport/refuse-start.js';
 import { LineServerTransport } from '../../gateway/transport/stdio-server.js';
 import { MAX_MESSAGE_BYTES } from '../../gateway/upstream.js';
 import { close as closeServer, listen } from '../../web/http.js';
 import { createLaunchFile, type LaunchFile } from '../../web/launch-file.js';
 import { startMcpEndpoint } from '../../web/mcp-endpoint.js';
 import { createGate, type Gate } from '../gate.js';
-import { cliName, logLine } from '../output.js';
+import { cliName, logLine, paint } from '../output.js';
 
 /** Where to serve over HTTP, from the config and the command line; undefined for stdio. */
 function httpSettings(config: Config, opts: ServeOptions): { host: string; port: number; tokens: string[]; publicUrl?: string } | undefined {
@@ -105,9 +106,28 @@ export interface ServeOptions {
 
 /**
  * Runs the gate until the client disconnects (stdio) or a signal arrives; resolves with the exit code.
+ * On stdio, a gate that cannot start answers its client's first request with the reason (an error the
+ * client shows) and resolves with 1, after printing it to stderr.
  * @throws ConfigError for a bad config or option, LookfirstError when a channel or the endpoint cannot start.
  */
 export async function serveCommand(opts: ServeOptions): Promise<number> {
+  const stdio = (opts.transport ?? 'stdio') === 'stdio';
+  const started = { client: false };
+  try {
+    return await serveGate(opts, started);
+  } catch (err) {
+    // On stdio the client is waiting for an answer to initialize: tell it why, or all it shows is
+    // "Connection closed". A person at a terminal (stdin a TTY) reads stderr instead. stderr first, as
+    // main.ts would: a client that gets the error stops the gate at once, before a later line is written.
+    if (!stdio || started.client || process.stdin.isTTY || !(err instanceof LookfirstError)) throw err;
+    process.stderr.write(`${paint(process.stderr, 'red', 'lookfirst:')} ${err.message}\n`);
+    await answerStartFailure(process.stdin, process.stdout, `lookfirst could not start: ${err.message}`, err.code);
+    return 1;
+  }
+}
+
+/** `serveCommand` itself; `started.client` turns true once the client's transport is connected. */
+async function serveGate(opts: ServeOptions, started: { client: boolean }): Promise<number> {
   const loaded = loadConfig(opts.config);
   const config = opts.dryRun ? { ...loaded, dryRun: true } : loaded;
   const http = httpSettings(config, opts);
@@ -172,6 +192,7 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
         logLine('warning: no http.token_file: every process on this machine can call tools through the gate. Set http.token_file to require a bearer token.');
     } else {
       transport = new LineServerTransport(process.stdin, process.stdout, MAX_MESSAGE_BYTES);
+      started.client = true;
       const closeModern = await serveBothEras(transport, { legacy: (t) => gateway.serve(t), modern, log: logLine });
       cleanup.unshift(closeModern);
     }
