@@ -28,27 +28,40 @@ const timeoutSeconds = z.number().positive().max(2_147_483, 'must be at most 214
  */
 const upstreamPrivacySchema = z.object({ resolve: z.enum(['always', 'ask', 'never']) }).strict();
 
+/** `external` and `privacy`, the same on both kinds of upstream. */
+const EXTERNAL = z
+  .boolean()
+  .default(false)
+  .describe("A server outside your organisation: placeholders are resolved toward it only with a person's yes (privacy.resolve).");
+const UPSTREAM_PRIVACY = upstreamPrivacySchema
+  .optional()
+  .describe('Where real values behind placeholders may go: always, ask (a person decides) or never. Default ask if external, else always.');
+
 const stdioUpstream = z
   .object({
-    command: z.string().min(1, 'command must not be empty'),
-    args: z.array(z.string({ error: LIST_OF_STRINGS }), { error: LIST_OF_STRINGS }).default([]),
-    env: z.record(z.string(), z.string()).default({}),
-    cwd: z.string().optional(),
-    timeout_seconds: timeoutSeconds.default(60),
-    /** A server outside your organisation: placeholders are resolved toward it only with a person's yes (privacy.resolve). */
-    external: z.boolean().default(false),
-    privacy: upstreamPrivacySchema.optional(),
+    command: z.string().min(1, 'command must not be empty').describe('The program that starts this MCP server (stdio), e.g. npx.'),
+    args: z
+      .array(z.string({ error: LIST_OF_STRINGS }), { error: LIST_OF_STRINGS })
+      .default([])
+      .describe("The program's arguments."),
+    env: z.record(z.string(), z.string()).default({}).describe('Variables added to a minimal environment (HOME, PATH, USER, …); values are strings.'),
+    cwd: z.string().optional().describe("Working folder, relative to the config file; default the config file's folder."),
+    timeout_seconds: timeoutSeconds.default(60).describe('Bound of each request to this upstream (seconds).'),
+    external: EXTERNAL,
+    privacy: UPSTREAM_PRIVACY,
   })
   .strict();
 
 const httpUpstream = z
   .object({
-    url: z.url({ protocol: /^https?$/, error: 'url must be an http:// or https:// address' }),
-    headers: z.record(z.string(), z.string().regex(/^[\t\x20-\x7e]*$/, 'a header value must be printable ASCII (no "…" or other symbols)')).default({}),
-    timeout_seconds: timeoutSeconds.default(60),
-    /** A server outside your organisation: placeholders are resolved toward it only with a person's yes (privacy.resolve). */
-    external: z.boolean().default(false),
-    privacy: upstreamPrivacySchema.optional(),
+    url: z.url({ protocol: /^https?$/, error: 'url must be an http:// or https:// address' }).describe("The server's Streamable HTTP address."),
+    headers: z
+      .record(z.string(), z.string().regex(/^[\t\x20-\x7e]*$/, 'a header value must be printable ASCII (no "…" or other symbols)'))
+      .default({})
+      .describe('HTTP headers sent with every request, e.g. Authorization (printable ASCII).'),
+    timeout_seconds: timeoutSeconds.default(60).describe('Bound of each request to this upstream (seconds).'),
+    external: EXTERNAL,
+    privacy: UPSTREAM_PRIVACY,
   })
   .strict();
 
@@ -87,10 +100,11 @@ export const upstreamSchema = z
 /** One tool rule. */
 export const toolRuleSchema = z
   .object({
-    action: z.enum(['allow', 'confirm', 'deny']),
-    /** The risk a person is shown, whatever the classifier says; `high` needs a second yes on a paired device. */
-    risk: z.enum(['low', 'medium', 'high']).optional(),
-    /** After an executed call: read the target back with an allowed read tool and compare. */
+    action: z.enum(['allow', 'confirm', 'deny']).describe('allow: runs at once; confirm: waits for a person; deny: never runs.'),
+    risk: z
+      .enum(['low', 'medium', 'high'])
+      .optional()
+      .describe('The risk a person is shown, whatever the classifier says; high needs a second yes on a paired device.'),
     readback: z
       .object({
         tool: z.string().min(1),
@@ -98,7 +112,8 @@ export const toolRuleSchema = z
         expect: z.record(z.string().min(1), z.unknown()).refine((e) => Object.keys(e).length > 0, 'expect needs at least one path'),
       })
       .strict()
-      .optional(),
+      .optional()
+      .describe('After an executed call: read the target back with an allowed read tool and compare (tool, args, expect).'),
   })
   .strict();
 
@@ -362,43 +377,89 @@ const redactSchema = z
   })
   .strict();
 
+/**
+ * `metrics`: a Prometheus endpoint (`GET /metrics`) on a listener of its own. Off by default. It shows
+ * counts, durations and upstream names, never arguments, principals or tokens; off loopback, anyone who
+ * reaches the port reads them (the gate warns at start).
+ */
+const metricsSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    host: z.string().min(1).default('127.0.0.1'),
+    /** 0 picks a free port (the address is printed at start). */
+    port: z.number().int().min(0).max(65535).default(9464),
+    /** Also prom-client's process metrics (CPU, memory, event-loop lag, open handles), prefixed `lookfirst_`. */
+    process: z.boolean().default(true),
+  })
+  .strict();
+
+/**
+ * `tracing`: OpenTelemetry spans of each tools/call, sent to an OTLP/HTTP receiver. Off by default; when a
+ * call's `_meta` carries W3C trace context (`traceparent`, `tracestate`), the gate's span is its child.
+ */
+const tracingSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    /** The receiver's traces URL (OTLP/HTTP, JSON), e.g. `http://127.0.0.1:4318/v1/traces`. */
+    otlp_endpoint: z.url({ protocol: /^https?$/, error: 'otlp_endpoint must be an http:// or https:// address' }).default('http://127.0.0.1:4318/v1/traces'),
+    /** The `service.name` resource attribute of every span. */
+    service_name: z.string().min(1).max(128).default('lookfirst'),
+  })
+  .strict();
+
 /** Whole config file. */
 export const configSchema = z
   .object({
-    upstreams: z.record(upstreamName, upstreamSchema).refine((u) => Object.keys(u).length > 0, 'at least one upstream is needed'),
+    upstreams: z
+      .record(upstreamName, upstreamSchema)
+      .refine((u) => Object.keys(u).length > 0, 'at least one upstream is needed')
+      .describe('The MCP servers behind the gate, by name: each has command (stdio) or url (Streamable HTTP).'),
     rules: z
-      .object({ tools: z.record(z.string().min(1), toolRuleSchema).default({}) })
+      .object({
+        tools: z
+          .record(z.string().min(1), toolRuleSchema)
+          .default({})
+          .describe('Rules by the tool name the client sees (<upstream>__<tool> with several upstreams); glob patterns allowed.'),
+      })
       .strict()
-      .default({ tools: {} }),
+      .default({ tools: {} })
+      .describe('Tool rules: allow, confirm or deny by tool name.'),
     confirm: z
       .object({
-        timeout_seconds: timeoutSeconds.default(120),
-        elicitation: z.boolean().default(true),
-        /** Ask on the gate's controlling terminal (/dev/tty): for `lookfirst serve` started by hand. */
-        terminal: z.boolean().default(false),
-        /** How long one request waits for a decision shown outside the client before answering "pending". */
-        hold_seconds: timeoutSeconds.default(45),
-        /** While a call waits for a person, a progress notification this often (when the client gave a token). */
-        progress_seconds: z.number().positive().max(3600).default(10),
-        web: webSchema.prefault({}),
-        webhook: webhookSchema.optional(),
+        timeout_seconds: timeoutSeconds.default(120).describe('One timeout for all channels (seconds); a timeout is a denial.'),
+        elicitation: z.boolean().default(true).describe('Ask inside the client (MCP elicitation) when it can.'),
+        terminal: z.boolean().default(false).describe("Also ask on the gate's controlling terminal (/dev/tty): for lookfirst serve started by hand."),
+        hold_seconds: timeoutSeconds
+          .default(45)
+          .describe('How long one request waits for a decision shown outside the client before answering pending (seconds).'),
+        progress_seconds: z
+          .number()
+          .positive()
+          .max(3600)
+          .default(10)
+          .describe('While a call waits for a person, a progress notification this often (seconds), when the client gave a token.'),
+        web: webSchema.prefault({}).describe('The local approval page.'),
+        webhook: webhookSchema.optional().describe('POST each held call to a receiver that answers at decision_url.'),
         /**
          * `wait` (default): a held call waits for its decision (answering `pending` after hold_seconds);
          * `pending`: it returns at once `pending_user_confirmation`, and `lookfirst_confirm` runs it once
          * a person confirmed and every named check passes.
          */
-        mode: z.enum(['wait', 'pending']).default('wait'),
-        device: deviceSchema.optional(),
+        mode: z
+          .enum(['wait', 'pending'])
+          .default('wait')
+          .describe('wait: a held call waits for its decision; pending: it returns pending_user_confirmation at once and lookfirst_confirm runs it.'),
+        device: deviceSchema.optional().describe('Paired phones: approve on your phone, optionally by voice.'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('How a person is asked: in the client, on the web page, by webhook, on the terminal or on a paired phone.'),
     /** `serve --transport http`: where the MCP endpoint listens, and the bearer token it requires. */
     http: z
       .object({
-        host: z.string().min(1).default('127.0.0.1'),
-        port: z.number().int().min(0).max(65535).default(8470),
-        /** File holding the bearer token (at least 32 characters). Required off loopback. */
-        token_file: z.string().min(1).optional(),
+        host: z.string().min(1).default('127.0.0.1').describe('Listen address; off loopback, token_file is required.'),
+        port: z.number().int().min(0).max(65535).default(8470).describe('Listen port; 0 picks a free port.'),
+        token_file: z.string().min(1).optional().describe('File of bearer tokens, one a line, each at least 32 characters. Required off loopback.'),
         /** Address clients use, when a TLS proxy is in front: its host is accepted in Host and Origin. */
         public_url: z.url({ protocol: /^https?$/, error: 'public_url must be an http:// or https:// address' }).optional(),
       })
@@ -407,31 +468,40 @@ export const configSchema = z
         path: ['host'],
         message: 'http.host off loopback needs http.token_file: every request must then carry the bearer token',
       })
-      .prefault({}),
+      .prefault({})
+      .describe('serve --transport http: where the MCP endpoint listens, and the bearer tokens it requires.'),
     execution: z
-      .object({ timeout_seconds: timeoutSeconds.default(60) })
+      .object({ timeout_seconds: timeoutSeconds.default(60).describe('Bounds each upstream execution and each read-back request (seconds).') })
       .strict()
       .default({ timeout_seconds: 60 }),
-    /** Dry run (`serve --dry-run`): reads run for real; every other call is recorded and answered, never executed. */
-    dry_run: z.boolean().default(false),
+    dry_run: z.boolean().default(false).describe('Dry run (serve --dry-run): reads run for real; every other call is recorded and answered, never executed.'),
     taint: z
-      .object({ untrusted: z.array(z.string().min(1, 'a pattern cannot be empty')).optional() })
+      .object({
+        untrusted: z
+          .array(z.string().min(1, 'a pattern cannot be empty'))
+          .optional()
+          .describe('Tool-name globs whose output is untrusted; default: names with fetch, search, web, mail and the like.'),
+      })
       .strict()
       .default({}),
     audit: z
       .object({
-        log: z.string().min(1).default('audit.jsonl'),
-        key: z.string().min(1).default('audit.key'),
-        reads: z.boolean().default(true),
-        /** Folder of the signed receipts of executed writes (relative to the config's folder). */
-        receipts: z.string().min(1).default('receipts'),
+        log: z.string().min(1).default('audit.jsonl').describe('The signed, hash-chained audit log (JSON Lines), relative to the config file.'),
+        key: z.string().min(1).default('audit.key').describe('Ed25519 private key (PEM, mode 0600); the public key sits beside it as audit.pub.'),
+        reads: z.boolean().default(true).describe('Log allowed reads too. Writes are always logged.'),
+        receipts: z.string().min(1).default('receipts').describe('Folder of the signed receipts of executed writes.'),
       })
       .strict()
-      .default({ log: 'audit.jsonl', key: 'audit.key', reads: true, receipts: 'receipts' }),
-    store: storeSchema.prefault({}),
+      .default({ log: 'audit.jsonl', key: 'audit.key', reads: true, receipts: 'receipts' })
+      .describe('Where the audit log, its key and the receipts live.'),
+    store: storeSchema.prefault({}).describe('Where the gate keeps its state: sqlite (default), postgres (shared by replicas) or memory.'),
     // A bare `privacy:` (null) turns it on with the defaults, as `privacy: {}` does.
-    privacy: z.preprocess((v) => (v === null ? {} : v), privacySchema.optional()),
-    redact: redactSchema.optional(),
+    privacy: z
+      .preprocess((v) => (v === null ? {} : v), privacySchema.optional())
+      .describe('Private values in answers reach the client only as placeholders. Present (even bare) = on.'),
+    redact: redactSchema.optional().describe('A function of yours that masks each preview before a person or a receiver sees it.'),
+    metrics: metricsSchema.prefault({}),
+    tracing: tracingSchema.prefault({}),
   })
   .strict();
 

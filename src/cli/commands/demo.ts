@@ -30,6 +30,8 @@ export async function demoCommand(opts: { yes?: boolean }): Promise<number> {
   writeFileSync(
     configPath,
     [
+      // Editors that speak yaml-language-server complete and check the file against the shipped schema.
+      `# yaml-language-server: $schema=${fileURLToPath(new URL('../../../schema/lookfirst.schema.json', import.meta.url))}`,
       'upstreams:',
       '  bank:',
       `    command: ${JSON.stringify(node[0])}`,
