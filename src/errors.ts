@@ -27,6 +27,8 @@ export type ErrorCode =
   | 'VOICE_AUDIO_INVALID'
   | 'VOICE_RECOGNISER_FAILED'
   | 'DEVICE_TLS'
+  | 'WRAP_INVALID'
+  | 'WRAP_REFUSED'
   | 'USAGE';
 
 /** Base class: a known failure with a stable code (pinned by tests; change on purpose only). */

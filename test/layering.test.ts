@@ -42,8 +42,13 @@ const RANK: Record<string, number> = {
   privacy: 3, // planned (STYLE.md)
   audit: 3,
   gateway: 4,
+  // `lookfirst check` and `pilot-status`: pure checks over facts cli/check-gather.ts reads (config types, the classifier, rules).
+  check: 4,
+  observe: 4, // reading the audit log's decisions for tail and stats: audit's events, confirm's visible text
   web: 5,
   demo: 5,
+  // `lookfirst wrap`'s pure transforms of client config files; only cli/ uses them.
+  wrap: 5,
   cli: 6,
   // createGatedServer builds its gate with cli/gate.ts's composition root (which starts web/), so it sits above cli.
   library: 7,
@@ -300,6 +305,12 @@ const PURE_AREAS: ReadonlyArray<{ name: string; files: (rel: string) => boolean;
     files: (r) => r === 'confirm/devices/checks.ts' || r.startsWith('confirm/devices/consent'),
     packages: [],
   },
+  // check/ judges facts the CLI gathered (cli/check-gather.ts); it reads nothing itself (its packages: the classifier's, through policy/).
+  { name: 'check/', files: (r) => r.startsWith('check/'), packages: ['graphql', 'mvdan-sh', 'libpg-query', 'node-sql-parser'] },
+  // wrap/ rewrites text into text; the command (cli/commands/wrap.ts) reads and writes the files.
+  { name: 'wrap/', files: (r) => r.startsWith('wrap/'), packages: ['jsonc-parser', '@decimalturn/toml-patch', 'yaml', 'node:path', 'node:util'] },
+  // tail and stats: the entries, the summing and the formatting are pure; the reading is cli/commands/{tail,stats}.ts.
+  { name: 'observe/', files: (r) => r.startsWith('observe/'), packages: [] },
   {
     name: 'privacy detection',
     files: (r) => r.startsWith('privacy/') && r !== 'privacy/vault.ts' && r !== 'privacy/filter.ts' && !r.startsWith('privacy/gateway'),

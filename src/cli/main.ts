@@ -6,18 +6,23 @@
  */
 import { Command } from 'commander';
 import { ConfigError, LookfirstError } from '../errors.js';
+import { checkCommand } from './commands/check.js';
 import { demoCommand } from './commands/demo.js';
 import { devicesListCommand, devicesRevokeCommand } from './commands/devices.js';
 import { ecosystemCommand } from './commands/ecosystem.js';
 import { keygenCommand } from './commands/keygen.js';
 import { pairCommand } from './commands/pair.js';
+import { pilotStatusCommand } from './commands/pilot-status.js';
 import { planCommand } from './commands/plan.js';
 import { promoteCommand } from './commands/promote.js';
 import { receiptShowCommand, receiptVerifyCommand } from './commands/receipt.js';
 import { serveCommand } from './commands/serve.js';
+import { statsCommand } from './commands/stats.js';
+import { tailCommand } from './commands/tail.js';
 import { timelineCommand } from './commands/timeline.js';
 import { verifyLogCommand } from './commands/verify-log.js';
 import { verifyLogDirCommand } from './commands/verify-log-dir.js';
+import { unwrapCommand, wrapCommand } from './commands/wrap.js';
 import { paint } from './output.js';
 import { VERSION } from './version.js';
 
@@ -50,6 +55,26 @@ program
   .action((o: { config: string; json?: boolean }) => run(() => keygenCommand(o))());
 
 program
+  .command('check')
+  .description(
+    'pre-flight check of a config: one line per check (OK, WARN, ERROR); starts no gate, binds no port, writes no log, calls no tool (exit 0 no ERROR, 2 an ERROR, 1 usage or no config)',
+  )
+  .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
+  .option('--timeout <seconds>', 'per upstream: to connect, and for each page of tools/list', '10')
+  .option('--json', 'machine-readable output: { config, checks: [{ id, level, message }], summary: { ok, warn, error } }')
+  .action((o: { config: string; timeout?: string; json?: boolean }) => run(() => checkCommand(o))());
+
+program
+  .command('pilot-status')
+  .description('scored checklist of readiness for a pilot, each item pass or fail with its fix (exit 0 all pass, 2 any fails, 1 usage or no config)')
+  .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
+  .option('--trusted-head <file>', "your copy of the log's head kept elsewhere (outside the log's folder); the log must continue it")
+  .option('--replicas <n>', "how many gate processes share this config's store", '1')
+  .option('--timeout <seconds>', 'per upstream: to connect, and for each page of tools/list', '10')
+  .option('--json', 'machine-readable output: { config, score: { passed, total }, items: [{ id, title, pass, detail, fix? }] }')
+  .action((o: { config: string; trustedHead?: string; replicas?: string; timeout?: string; json?: boolean }) => run(() => pilotStatusCommand(o))());
+
+program
   .command('verify-log')
   .description('check the audit log: signatures, hash chain, signed head (exit 0 intact, 2 tampered, 1 no verdict)')
   .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
@@ -78,10 +103,29 @@ program
   );
 
 program
+  .command('tail')
+  .description('the decisions the gate takes, live from the audit log: the last N, then each new one (Ctrl-C stops; does not verify the log: see verify-log)')
+  .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
+  .option('-n, --lines <n>', 'how many past decisions to show first', '10')
+  .option('--json', 'one JSON object per decision: { time, ts, seq, tool, outcome, channel, approver, rule, call_id, decision_ms, detail }')
+  .action((o: { config: string; lines?: string; json?: boolean }) => run(() => tailCommand(o))());
+
+program
+  .command('stats')
+  .description(
+    'counts of decisions by outcome, tool, channel and who decided; median time to decision; denied, lapsed and waiting calls (does not verify the log: see verify-log)',
+  )
+  .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
+  .option('--since <when>', 'a duration back from now (30m, 24h, 7d) or an ISO time (2026-12-01T09:00:00Z)', '24h')
+  .option('--json', 'machine-readable output')
+  .action((o: { config: string; since?: string; json?: boolean }) => run(() => statsCommand(o))());
+
+program
   .command('demo')
   .description('offline demo: a fake bank behind the gate, an agent, a held transfer, a verified log')
   .option('--yes', 'approve the transfer without asking (for CI)')
-  .action((o: { yes?: boolean }) => run(() => demoCommand(o))());
+  .option('--keep', 'keep the demo folder (config, key, log) to try verify-log on it; by default it is removed at the end')
+  .action((o: { yes?: boolean; keep?: boolean }) => run(() => demoCommand(o))());
 
 program
   .command('plan')
@@ -156,6 +200,35 @@ receipt
   .option('--pub <path>', "the audit public key to check its signature with (default: the config's audit.pub)")
   .option('--json', 'machine-readable output: { file, log, pub, ok, checks: [{ name, ok, message }] }')
   .action((file: string, o: { config?: string; log?: string; pub?: string; json?: boolean }) => run(() => receiptVerifyCommand(file, o))());
+
+program
+  .command('wrap')
+  .description("rewrite an MCP client's own config so that its servers run behind the gate (a byte-exact backup is kept; unwrap restores it)")
+  .argument('<client>', 'claude-desktop, claude-code, cursor, vscode, gemini or codex')
+  .option('--config-file <file>', "the client's config file (default: the client's own location for this OS and --scope)")
+  .option(
+    '--scope <scope>',
+    'claude-code and cursor: project (default; .mcp.json, .cursor/mcp.json) or user (~/.claude.json, ~/.cursor/mcp.json); gemini: user (default) or project',
+  )
+  .option('--gate-config <file>', "the lookfirst.yaml to create or add the upstreams to (default: lookfirst.yaml beside the client's file)")
+  .option('--name <name>', "the gate's server name in the client's config", 'lookfirst')
+  .option('--launcher <kind>', 'how the client starts the gate: node (this node and main.js, absolute paths), lookfirst (on PATH) or npx', 'node')
+  .option('--dry-run', 'print the diff of both files (env and header values as ***) and write nothing')
+  .option('--json', 'machine-readable output: { client, file, gate_config, server, moved, kept, timeout, backup, … }')
+  .action(
+    (client: string, o: { configFile?: string; scope?: string; gateConfig?: string; name?: string; launcher?: string; dryRun?: boolean; json?: boolean }) =>
+      run(() => wrapCommand(client, o))(),
+  );
+
+program
+  .command('unwrap')
+  .description("put back the client's config that wrap saved, byte for byte (refuses if it changed since; lookfirst.yaml stays)")
+  .argument('<client>', 'claude-desktop, claude-code, cursor, vscode, gemini or codex')
+  .option('--config-file <file>', "the client's config file, as given to wrap")
+  .option('--scope <scope>', 'as for wrap')
+  .option('--force', 'restore even though the file changed since wrap; the edited file is kept as <file>.lookfirst-edited')
+  .option('--json', 'machine-readable output')
+  .action((client: string, o: { configFile?: string; scope?: string; force?: boolean; json?: boolean }) => run(() => unwrapCommand(client, o))());
 
 // Output piped into a reader that stops early (`| head`): stop quietly, as Unix tools do.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {

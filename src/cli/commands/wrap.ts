@@ -1,0 +1,294 @@
+/**
+ * `lookfirst wrap CLIENT` and `lookfirst unwrap CLIENT`: the file work around src/wrap/'s pure
+ * transforms. wrap reads the client's file and lookfirst.yaml, plans everything, validates the new
+ * lookfirst.yaml with the config loader, and only then writes: first a byte-exact backup
+ * (`<file>.lookfirst-backup`) and a note of what it wrote (`<file>.lookfirst-wrap.json`, hashes only),
+ * then lookfirst.yaml, then the client's file. unwrap puts the backup back byte for byte, and refuses
+ * when the file changed since wrap (restoring would lose those edits) unless told `--force`.
+ * Output never shows env or header values: `--dry-run`'s diff is made from masked copies.
+ */
+import { createHash } from 'node:crypto';
+import { constants, copyFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createTwoFilesPatch } from 'diff';
+import { parseConfig } from '../../config/load.js';
+import { LookfirstError } from '../../errors.js';
+import { defaultClientFile, type Scope } from '../../wrap/clients.js';
+import { maskCodex, wrapCodex } from '../../wrap/codex.js';
+import { maskGateConfig, mergeGateConfig, upstreamNamesIn } from '../../wrap/gate-config.js';
+import { maskJson, wrapJson } from '../../wrap/json.js';
+import { CLIENT_KINDS, type ClientKind, type Launcher, type WrapInput, type WrapResult } from '../../wrap/types.js';
+import { VERSION } from '../version.js';
+
+/** Options of `lookfirst wrap`. */
+export interface WrapOptions {
+  configFile?: string;
+  gateConfig?: string;
+  scope?: string;
+  name?: string;
+  launcher?: string;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+/** Seconds added to the gate's longest wait, so that the client's timer never ends a call the gate is finishing. */
+const MARGIN_SECONDS = 15;
+
+/** The note wrap leaves beside the backup: enough for unwrap to tell whether the file changed since. */
+interface WrapNote {
+  client: ClientKind;
+  gate_config: string;
+  original_sha256: string;
+  wrapped_sha256: string;
+}
+
+const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
+const backupOf = (file: string) => `${file}.lookfirst-backup`;
+const noteOf = (file: string) => `${file}.lookfirst-wrap.json`;
+
+function clientOf(client: string): ClientKind {
+  if ((CLIENT_KINDS as readonly string[]).includes(client)) return client as ClientKind;
+  throw new LookfirstError('USAGE', `unknown client "${client}": use one of ${CLIENT_KINDS.join(', ')}`);
+}
+
+function scopeOf(client: ClientKind, scope: string | undefined): Scope {
+  if (scope === undefined) return client === 'gemini' ? 'user' : 'project';
+  if (scope === 'project' || scope === 'user') return scope;
+  throw new LookfirstError('USAGE', `--scope is project or user, not "${scope}"`);
+}
+
+/** The client's file: --config-file, else the client's default for this OS and scope. */
+function clientFileOf(client: ClientKind, o: { configFile?: string; scope?: string }): string {
+  if (o.configFile !== undefined) return resolve(o.configFile);
+  const place = {
+    platform: process.platform,
+    home: homedir(),
+    cwd: process.cwd(),
+    ...(process.env.APPDATA ? { appData: process.env.APPDATA } : {}),
+    ...(process.env.XDG_CONFIG_HOME ? { xdgConfigHome: process.env.XDG_CONFIG_HOME } : {}),
+  };
+  return defaultClientFile(client, place, scopeOf(client, o.scope));
+}
+
+/**
+ * How the client will start the gate. `node` (default): this Node and this install's main.js, both
+ * absolute, so that a client started outside a shell (Claude Desktop has no PATH of yours) finds them;
+ * `lookfirst`: the command on PATH; `npx`: `npx -y lookfirst@<this version>`.
+ */
+function launcherOf(kind: string | undefined): Launcher {
+  switch (kind ?? 'node') {
+    case 'node':
+      return { command: process.execPath, args: [fileURLToPath(new URL('../main.js', import.meta.url))] };
+    case 'lookfirst':
+      return { command: 'lookfirst', args: [] };
+    case 'npx':
+      return { command: 'npx', args: ['-y', `lookfirst@${VERSION}`] };
+    default:
+      throw new LookfirstError('USAGE', `--launcher is node, lookfirst or npx, not "${kind}"`);
+  }
+}
+
+function readText(file: string, what: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new LookfirstError(
+      'WRAP_INVALID',
+      code === 'ENOENT' ? `${file}: no such file (${what}); nothing was written.` : `${file}: cannot read it (${code ?? String(err)}); nothing was written.`,
+    );
+  }
+}
+
+/** The longest a call can take through the gate: a person's whole confirm timeout, then the slowest upstream. */
+function neededSeconds(gateText: string | undefined, gateFile: string): number {
+  if (gateText === undefined) return 120 + 60 + MARGIN_SECONDS;
+  const c = parseConfig(gateText, gateFile);
+  const slowest = Math.max(60_000, ...c.upstreams.map((u) => u.timeoutMs));
+  return Math.ceil((c.confirm.timeoutMs + slowest) / 1000) + MARGIN_SECONDS;
+}
+
+function transform(client: ClientKind, input: WrapInput): WrapResult {
+  return client === 'codex' ? wrapCodex(input) : wrapJson(client, input);
+}
+
+/** Runs `lookfirst wrap`; returns the exit code. @throws LookfirstError WRAP_*, USAGE; ConfigError for a bad lookfirst.yaml. */
+export function wrapCommand(clientArg: string, o: WrapOptions): number {
+  const client = clientOf(clientArg);
+  const file = clientFileOf(client, o);
+  const gateFile = resolve(o.gateConfig ?? join(dirname(file), 'lookfirst.yaml'));
+  if (existsSync(backupOf(file)) || existsSync(noteOf(file)))
+    throw new LookfirstError(
+      'WRAP_REFUSED',
+      `${file} is wrapped already (${backupOf(file)} exists). Run \`lookfirst unwrap ${client}${o.configFile ? ` --config-file ${file}` : ''}\` first; nothing was written.`,
+    );
+  const raw = readBytes(file);
+  const text = raw.toString('utf8');
+  const gateText = existsSync(gateFile) ? readText(gateFile, 'the gate config') : undefined;
+  const input: WrapInput = {
+    text,
+    file,
+    gateConfig: gateFile,
+    launcher: launcherOf(o.launcher),
+    takenUpstreams: gateText === undefined ? new Set() : upstreamNamesIn(gateText, gateFile),
+    neededSeconds: neededSeconds(gateText, gateFile),
+    gateServer: o.name ?? 'lookfirst',
+  };
+  const result = transform(client, input);
+  const newGate = mergeGateConfig(gateText, result.moved, gateFile, file);
+  parseConfig(newGate, gateFile); // fail closed: never write a lookfirst.yaml the gate would refuse
+  const keyMissing = !existsSync(parseConfig(newGate, gateFile).audit.keyPath);
+
+  const summary = {
+    client,
+    file,
+    gate_config: gateFile,
+    gate_config_created: gateText === undefined,
+    server: result.gateServer,
+    command: input.launcher.command,
+    args: [...input.launcher.args, 'serve', '--config', gateFile],
+    moved: result.moved.map((m) => ({ name: m.clientName, upstream: m.upstream, kind: 'url' in m.entry ? 'http' : 'stdio' })),
+    kept: result.kept.map((k) => ({ name: k.clientName, reason: k.reason })),
+    timeout: result.timeout,
+    backup: backupOf(file),
+    audit_key_missing: keyMissing,
+    dry_run: o.dryRun === true,
+  };
+  if (o.dryRun) {
+    const masked = transform(client, { ...input, text: client === 'codex' ? maskCodex(text, file) : maskJson(client, text, file) });
+    const diff =
+      createTwoFilesPatch(file, file, client === 'codex' ? maskCodex(text, file) : maskJson(client, text, file), masked.text) +
+      createTwoFilesPatch(
+        gateText === undefined ? '/dev/null' : gateFile,
+        gateFile,
+        gateText === undefined ? '' : maskGateConfig(gateText, gateFile),
+        maskGateConfig(newGate, gateFile),
+      );
+    if (o.json) process.stdout.write(`${JSON.stringify({ ...summary, diff })}\n`);
+    else process.stdout.write(`${diff}\n${describe(summary)}\n(dry run: nothing was written; env and header values are shown as ***)\n`);
+    return 0;
+  }
+
+  // Backup and note first: if anything below fails, unwrap (or a copy by hand) still has the original.
+  copyFileSync(file, backupOf(file), constants.COPYFILE_EXCL);
+  try {
+    const note: WrapNote = { client, gate_config: gateFile, original_sha256: sha256(raw), wrapped_sha256: sha256(result.text) };
+    writeFileSync(noteOf(file), `${JSON.stringify(note, null, 2)}\n`, { flag: 'wx', mode: 0o600 });
+    writeFileSync(gateFile, newGate, gateText === undefined ? { flag: 'wx', mode: 0o600 } : {});
+  } catch (err) {
+    // The client's file is untouched: take the backup and note away, so the file does not look wrapped.
+    rmSync(noteOf(file), { force: true });
+    rmSync(backupOf(file), { force: true });
+    throw new LookfirstError(
+      'WRAP_INVALID',
+      `cannot write ${gateFile} (${(err as NodeJS.ErrnoException).code ?? String(err)}); the client's file is unchanged.`,
+      { cause: err },
+    );
+  }
+  // Written in place (not renamed over) so that a symlinked config stays a link.
+  writeFileSync(file, result.text);
+  if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+  else process.stdout.write(`${describe(summary)}\n`);
+  return 0;
+}
+
+/** The client's file as bytes (the backup must be byte-exact). @throws LookfirstError WRAP_INVALID when unreadable. */
+function readBytes(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new LookfirstError(
+      'WRAP_INVALID',
+      code === 'ENOENT'
+        ? `${file}: no such file (the client's config). Pass the file with --config-file, or --scope user|project; nothing was written.`
+        : `${file}: cannot read it (${code ?? String(err)}); nothing was written.`,
+    );
+  }
+}
+
+function describe(s: {
+  client: string;
+  file: string;
+  gate_config: string;
+  gate_config_created: boolean;
+  server: string;
+  command: string;
+  args: string[];
+  moved: { name: string; upstream: string }[];
+  kept: { name: string; reason: string }[];
+  timeout: { note: string };
+  backup: string;
+  audit_key_missing: boolean;
+  dry_run: boolean;
+}): string {
+  const would = s.dry_run ? 'would ' : '';
+  const lines = [
+    `${s.dry_run ? 'would wrap' : 'wrapped'} ${s.file} (${s.client})`,
+    `  behind the gate: ${s.moved.map((m) => `${m.name} → upstreams.${m.upstream}`).join(', ')}`,
+    ...s.kept.map((k) => `  left unwrapped: ${k.name} (${k.reason})`),
+    `  the client ${would}start${s.dry_run ? '' : 's'} "${s.server}": ${[s.command, ...s.args].join(' ')}`,
+    `  timeout: ${s.timeout.note}`,
+    `  gate config: ${s.gate_config} (${s.gate_config_created ? 'new' : 'upstreams added'})`,
+    `  backup: ${s.backup}; \`lookfirst unwrap ${s.client} --config-file ${s.file}\` restores the file byte for byte`,
+  ];
+  if (s.audit_key_missing)
+    lines.push(`next: lookfirst keygen --config ${s.gate_config} (the gate will not start without its audit key), then restart the client`);
+  else lines.push('next: restart the client');
+  return lines.join('\n');
+}
+
+/** Options of `lookfirst unwrap`. */
+export interface UnwrapOptions {
+  configFile?: string;
+  scope?: string;
+  force?: boolean;
+  json?: boolean;
+}
+
+/**
+ * Runs `lookfirst unwrap`: puts back the bytes wrap saved. lookfirst.yaml is left as it is (its audit
+ * log is evidence, and another client may share it).
+ * @throws LookfirstError WRAP_REFUSED when there is no backup, the backup changed, or the file changed
+ *   since wrap (without --force).
+ */
+export function unwrapCommand(clientArg: string, o: UnwrapOptions): number {
+  const client = clientOf(clientArg);
+  const file = clientFileOf(client, o);
+  const backup = backupOf(file);
+  if (!existsSync(backup) || !existsSync(noteOf(file)))
+    throw new LookfirstError(
+      'WRAP_REFUSED',
+      `${file}: no ${existsSync(backup) ? 'note' : 'backup'} from lookfirst wrap beside it (${existsSync(backup) ? noteOf(file) : backup}), so there is nothing to restore. Edit the file by hand; nothing was changed.`,
+    );
+  const note = JSON.parse(readFileSync(noteOf(file), 'utf8')) as WrapNote;
+  const original = readFileSync(backup);
+  if (sha256(original) !== note.original_sha256)
+    throw new LookfirstError(
+      'WRAP_REFUSED',
+      `${backup} is not the file wrap saved (its hash differs); nothing was changed. Restore the client's file by hand.`,
+    );
+  const current = existsSync(file) ? readFileSync(file) : undefined;
+  let edited: string | undefined;
+  if (current !== undefined && sha256(current) !== note.wrapped_sha256) {
+    if (!o.force)
+      throw new LookfirstError(
+        'WRAP_REFUSED',
+        `${file} changed since \`lookfirst wrap\`: restoring the backup would lose those edits, so nothing was changed. Compare with \`diff ${backup} ${file}\`; then either carry your edits over by hand and delete ${backup} and ${noteOf(file)}, or run \`lookfirst unwrap ${client} --config-file ${file} --force\` (your edited file is kept as ${file}.lookfirst-edited).`,
+      );
+    edited = `${file}.lookfirst-edited`;
+    writeFileSync(edited, current, { mode: statSync(file).mode & 0o777 });
+  }
+  writeFileSync(file, original);
+  rmSync(noteOf(file));
+  rmSync(backup);
+  const out = { client, file, restored: true, edited_copy: edited ?? null, gate_config: note.gate_config };
+  if (o.json) process.stdout.write(`${JSON.stringify(out)}\n`);
+  else
+    process.stdout.write(
+      `restored ${file} byte for byte from its backup${edited ? ` (your edited version: ${edited})` : ''}\n${note.gate_config} is left as it is (its upstreams and audit log stay); restart the client\n`,
+    );
+  return 0;
+}

@@ -1,0 +1,86 @@
+/**
+ * Wrapping Codex's `config.toml`: the moved `[mcp_servers.NAME]` tables are removed with
+ * @decimalturn/toml-patch (which keeps every other comment, blank line and value as written; comments
+ * inside a removed table go with it, and stay in the backup), and the gate's table is appended at the
+ * end. The result is parsed again and must equal the intended document, else nothing is written. Pure.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { parse, patch, stringify } from '@decimalturn/toml-patch';
+import { LookfirstError } from '../errors.js';
+import { gateEntry } from './clients.js';
+import { SECRET_KEYS } from './json.js';
+import { planServers } from './plan.js';
+import type { WrapInput, WrapResult } from './types.js';
+
+/**
+ * Parses a TOML file.
+ * @throws LookfirstError WRAP_INVALID naming the file, line and column of the syntax error.
+ */
+export function parseToml(text: string, file: string): Record<string, unknown> {
+  try {
+    return parse(text) as Record<string, unknown>;
+  } catch (err) {
+    const e = err as { line?: number; column?: number; message?: string };
+    const where = e.line === undefined ? '' : ` at line ${e.line}, column ${(e.column ?? 0) + 1}`;
+    const why = (e.message ?? String(err)).split('\n').at(-1)?.trim() ?? '';
+    throw new LookfirstError(
+      'WRAP_INVALID',
+      `${file}: not valid TOML${where}${why === '' ? '' : ` (${why})`}. Fix the file (Codex would not read it either); nothing was written.`,
+    );
+  }
+}
+
+/** A TOML key as written in a table header: bare when it can be, else quoted. */
+const tomlKey = (k: string): string => (/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k));
+
+/**
+ * Rewrites Codex's config.toml: the movable servers leave, `[mcp_servers.<gate>]` runs `lookfirst serve`
+ * with `tool_timeout_sec` raised to fit the gate.
+ * @throws LookfirstError WRAP_INVALID (unparseable file, or a layout wrap cannot extend, such as an inline
+ *   `mcp_servers = { … }`), WRAP_REFUSED (already wrapped, nothing to move, name taken).
+ */
+export function wrapCodex(input: WrapInput): WrapResult {
+  const doc = parseToml(input.text, input.file);
+  const servers = doc.mcp_servers;
+  const plan = planServers('codex', servers, input.file, 'mcp_servers', input.takenUpstreams, input.neededSeconds, input.gateServer);
+  const want = structuredClone(doc) as Record<string, Record<string, unknown>>;
+  const table = want.mcp_servers as Record<string, unknown>;
+  for (const m of plan.moved) delete table[m.clientName];
+  let text = patch(input.text, want);
+  const entry = gateEntry('codex', input.launcher, input.gateConfig, plan.timeout, plan.startupSec);
+  table[input.gateServer] = entry;
+  const eol = input.text.includes('\r\n') ? '\r\n' : '\n';
+  const body = stringify(entry).replace(/\r?\n/g, eol).trimEnd();
+  const head = `# lookfirst wrap: ${plan.moved.map((m) => m.clientName).join(', ')} now run${plan.moved.length === 1 ? 's' : ''} behind this gate (upstreams in ${input.gateConfig})`;
+  text = `${text.replace(/\s*$/, '')}${eol}${eol}${head}${eol}[mcp_servers.${tomlKey(input.gateServer)}]${eol}${body}${eol}`;
+  let after: unknown;
+  try {
+    after = parse(text);
+  } catch {
+    after = undefined;
+  }
+  // Compared as plain JSON: the parser's tables have no prototype, the clone's do; dates become strings on both sides.
+  const plain = (v: unknown): unknown => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
+  if (!isDeepStrictEqual(plain(after), plain(want)))
+    throw new LookfirstError(
+      'WRAP_INVALID',
+      `${input.file}: wrap cannot add the gate's [mcp_servers.${input.gateServer}] table to this file's layout (an inline or dotted mcp_servers?); nothing was written. Write [mcp_servers.NAME] tables, one per server, and run wrap again.`,
+    );
+  return { text, moved: plan.moved, kept: plan.kept, gateServer: input.gateServer, timeout: plan.timeout };
+}
+
+/** The same file with every env and header value of every server replaced by `***` (for `--dry-run`). */
+export function maskCodex(text: string, file: string): string {
+  const doc = parseToml(text, file);
+  const servers = doc.mcp_servers;
+  if (typeof servers !== 'object' || servers === null) return text;
+  for (const entry of Object.values(servers)) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    for (const sk of SECRET_KEYS) {
+      const block = (entry as Record<string, unknown>)[sk];
+      if (typeof block !== 'object' || block === null) continue;
+      for (const k of Object.keys(block)) (block as Record<string, unknown>)[k] = '***';
+    }
+  }
+  return patch(text, doc);
+}

@@ -1,0 +1,79 @@
+/**
+ * The gate's side of a wrap: the moved servers become `upstreams` entries of lookfirst.yaml, either in a
+ * new file (with the approval page on, for clients that cannot ask in their own window) or merged into
+ * an existing one through the `yaml` package's document model, which keeps its comments. Pure: the
+ * caller validates the result with the config loader before anything is written.
+ */
+import { Document, isMap, parseDocument } from 'yaml';
+import { LookfirstError } from '../errors.js';
+import type { MovedServer } from './types.js';
+
+/**
+ * The upstream names an existing lookfirst.yaml already uses.
+ * @throws LookfirstError WRAP_INVALID when the YAML does not parse (line and column named).
+ */
+export function upstreamNamesIn(text: string, file: string): Set<string> {
+  const doc = parseGate(text, file);
+  const ups = doc.get('upstreams');
+  return new Set(isMap(ups) ? ups.items.map((p) => String((p.key as { value?: unknown })?.value ?? p.key)) : []);
+}
+
+function parseGate(text: string, file: string): Document.Parsed {
+  const doc = parseDocument(text, { prettyErrors: true });
+  const first = doc.errors[0];
+  if (first !== undefined) {
+    const pos = first.linePos?.[0];
+    throw new LookfirstError(
+      'WRAP_INVALID',
+      `${file}: not valid YAML${pos ? ` at line ${pos.line}, column ${pos.col}` : ''} (${first.message.split('\n')[0]}). Fix it first; nothing was written.`,
+    );
+  }
+  return doc;
+}
+
+/**
+ * lookfirst.yaml with the moved servers added under `upstreams`.
+ * @param existing the current file's text, or undefined to write a new one.
+ * @param source the client's file, named in a new file's header comment.
+ * @throws LookfirstError WRAP_INVALID when the existing YAML does not parse; WRAP_REFUSED when an
+ *   upstream name is already taken (the caller avoids that by passing the taken names to the plan).
+ */
+export function mergeGateConfig(existing: string | undefined, moved: readonly MovedServer[], file: string, source: string): string {
+  if (existing === undefined) {
+    const doc = new Document({
+      upstreams: Object.fromEntries(moved.map((m) => [m.upstream, m.entry])),
+      confirm: { web: { enabled: true } },
+    });
+    doc.commentBefore = ` Written by \`lookfirst wrap\` from ${source}.\n The servers below run behind the gate; see README "Config reference" for rules and channels.\n The audit key and log sit beside this file: run \`lookfirst keygen --config ${file}\` once.`;
+    const enabled = doc.getIn(['confirm', 'web', 'enabled'], true) as { comment?: string } | undefined;
+    if (enabled) enabled.comment = ' the approval page, for clients that cannot ask in their own window';
+    return doc.toString({ lineWidth: 0 });
+  }
+  const doc = parseGate(existing, file);
+  if (!isMap(doc.get('upstreams'))) doc.set('upstreams', doc.createNode({}));
+  for (const m of moved) {
+    if (doc.hasIn(['upstreams', m.upstream]))
+      throw new LookfirstError('WRAP_REFUSED', `${file}: upstreams.${m.upstream} exists already; rename it there, then run wrap again.`);
+    doc.setIn(['upstreams', m.upstream], doc.createNode(m.entry));
+  }
+  return doc.toString({ lineWidth: 0 });
+}
+
+/**
+ * lookfirst.yaml text with every env and header value under `upstreams` replaced by `***`, comments
+ * kept: what `--dry-run` shows.
+ */
+export function maskGateConfig(text: string, file: string): string {
+  const doc = parseGate(text, file);
+  const ups = doc.get('upstreams');
+  if (!isMap(ups)) return text;
+  for (const p of ups.items) {
+    const name = (p.key as { value?: unknown })?.value ?? p.key;
+    for (const sk of ['env', 'headers']) {
+      const block = doc.getIn(['upstreams', name, sk]);
+      if (!isMap(block)) continue;
+      for (const q of block.items) doc.setIn(['upstreams', name, sk, (q.key as { value?: unknown })?.value ?? q.key], '***');
+    }
+  }
+  return doc.toString({ lineWidth: 0 });
+}

@@ -1,0 +1,74 @@
+/**
+ * Shapes shared by `lookfirst wrap`'s pure transforms: which client, what a server entry becomes, and
+ * what one wrap changes. The transforms take text and return text; the command (cli/commands/wrap.ts)
+ * does every read and write.
+ */
+
+/** The MCP clients whose own config `wrap` can rewrite. */
+export type ClientKind = 'claude-desktop' | 'claude-code' | 'cursor' | 'vscode' | 'gemini' | 'codex';
+
+/** Every client kind, in the order help text lists them. */
+export const CLIENT_KINDS: readonly ClientKind[] = ['claude-desktop', 'claude-code', 'cursor', 'vscode', 'gemini', 'codex'];
+
+/** A server entry as lookfirst.yaml's `upstreams.<name>` holds it (only the keys wrap writes). */
+export type UpstreamEntry = { command: string; args: string[]; env?: Record<string, string>; cwd?: string } | { url: string; headers?: Record<string, string> };
+
+/** One server of the client's file that moves behind the gate. */
+export interface MovedServer {
+  /** Its name in the client's file. */
+  clientName: string;
+  /** Its name under `upstreams` (lowercase, `-`/`_` separated, unique). */
+  upstream: string;
+  entry: UpstreamEntry;
+}
+
+/** One server of the client's file left where it is, and why (a sentence for a person). */
+export interface KeptServer {
+  clientName: string;
+  reason: string;
+}
+
+/** How the client starts the gate: the program and the arguments before `serve --config <file>`. */
+export interface Launcher {
+  command: string;
+  /** e.g. [`/abs/lookfirst/dist/cli/main.js`] when command is node. */
+  args: string[];
+}
+
+/** What the tool-call timeout setting of the client becomes. */
+export interface TimeoutChange {
+  /** The setting, as the client's docs name it (`timeout`, `tool_timeout_sec`). */
+  setting: string;
+  /** Its new value in the client's unit, or undefined when the client's default already fits. */
+  value?: number;
+  /** A sentence for the user: what was raised, or why nothing was. */
+  note: string;
+}
+
+/** The result of wrapping one client file: the new text and what happened. */
+export interface WrapResult {
+  /** The client's file, rewritten. */
+  text: string;
+  moved: MovedServer[];
+  kept: KeptServer[];
+  /** The name of the one server entry that now runs the gate. */
+  gateServer: string;
+  timeout: TimeoutChange;
+}
+
+/** Inputs every client transform needs besides the file's text. */
+export interface WrapInput {
+  /** The client file's text, exactly as read. */
+  text: string;
+  /** The file's path, for error messages only. */
+  file: string;
+  /** Absolute path of lookfirst.yaml the gate will read. */
+  gateConfig: string;
+  launcher: Launcher;
+  /** Upstream names already in lookfirst.yaml, which the moved servers must not take. */
+  takenUpstreams: ReadonlySet<string>;
+  /** The longest a tool call may take through the gate (person's decision plus execution), in seconds. */
+  neededSeconds: number;
+  /** The gate's entry name in the client's file (default `lookfirst`). */
+  gateServer: string;
+}
