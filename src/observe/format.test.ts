@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { DecisionRecord } from './decisions.js';
+import { durationOf, type Paint, toJsonRecord, toLine } from './format.js';
+
+const TS = Date.parse('2026-12-02T04:39:35.123Z');
+const executed: DecisionRecord = {
+  ts: TS,
+  seq: 6,
+  tool: 'write_note',
+  callId: '7c6bd005-055a-4b2e-a891-7f4394ae0167',
+  outcome: 'executed ok',
+  channel: 'web',
+  approver: 'web:alice',
+  decisionMs: 4000,
+};
+
+describe('toLine', () => {
+  it('shows time, tool, outcome, channel, who and the short call id, in fixed columns', () => {
+    assert.equal(toLine(executed), '2026-12-02T04:39:35Z  write_note            executed ok       web          web:alice               7c6bd005');
+  });
+
+  it('names the rule when a rule decided, and adds why for what is not a clean run', () => {
+    const line = toLine({ ts: TS, seq: 1, tool: 'drop_table', callId: 'abcdef0123', outcome: 'denied', rule: 'drop_*', detail: 'rule "drop_*"' });
+    assert.match(line, /drop_table +denied +- +rule drop_\* +abcdef01 {2}rule "drop_\*"$/);
+  });
+
+  it('shows a read with dashes for what it has not', () => {
+    assert.match(toLine({ ts: TS, seq: 1, tool: 'echo', outcome: 'read ok' }), /echo +read ok +- +- +-$/);
+  });
+
+  it('keeps text from the log on one line, hidden characters made visible', () => {
+    const line = toLine({ ...executed, tool: 'evil\nTOOL\u202e', detail: 'a\rb' });
+    assert.equal(line.includes('\n'), false);
+    assert.equal(line.includes('\r'), false);
+    assert.equal(line.includes('\u202e'), false);
+  });
+
+  it('colours the outcome through the paint it is given', () => {
+    const tag: Paint = (c, t) => `<${c}>${t}</${c}>`;
+    assert.match(toLine(executed, tag), /<green>executed ok +<\/green>/);
+    assert.match(toLine({ ...executed, outcome: 'denied' }, tag), /<red>denied/);
+    assert.match(toLine({ ...executed, outcome: 'lapsed' }, tag), /<yellow>lapsed/);
+  });
+});
+
+describe('toJsonRecord', () => {
+  it('is snake_case with an ISO time, and parses back', () => {
+    const j = JSON.parse(JSON.stringify(toJsonRecord(executed)));
+    assert.deepEqual(j, {
+      time: '2026-12-02T04:39:35.123Z',
+      ts: TS,
+      seq: 6,
+      tool: 'write_note',
+      outcome: 'executed ok',
+      channel: 'web',
+      approver: 'web:alice',
+      call_id: executed.callId,
+      decision_ms: 4000,
+    });
+  });
+});
+
+describe('durationOf', () => {
+  it('picks a unit a person reads at a glance', () => {
+    assert.equal(durationOf(850), '850 ms');
+    assert.equal(durationOf(4200), '4.2 s');
+    assert.equal(durationOf(210_000), '3.5 min');
+    assert.equal(durationOf(7_200_000), '2.0 h');
+  });
+});

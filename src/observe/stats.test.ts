@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { DecisionRecord } from './decisions.js';
+import { computeStats, median, renderStats, statsJson, table } from './stats.js';
+
+const rec = (ts: number, tool: string, outcome: DecisionRecord['outcome'], extra: Partial<DecisionRecord> = {}): DecisionRecord => ({
+  ts,
+  seq: ts,
+  tool,
+  outcome,
+  ...extra,
+});
+
+const records: DecisionRecord[] = [
+  rec(50, 'echo', 'read ok'), // before the window
+  rec(100, 'echo', 'read ok'),
+  rec(110, 'echo', 'read ok'),
+  rec(120, 'write_note', 'executed ok', { callId: 'c1', channel: 'web', approver: 'web:alice', decisionMs: 1000 }),
+  rec(130, 'write_note', 'denied', { callId: 'c2', channel: 'elicitation', approver: 'elicitation:claude', decisionMs: 3000, detail: 'the person declined' }),
+  rec(140, 'drop_table', 'denied', { callId: 'c3', rule: 'drop_*', detail: 'rule "drop_*"' }),
+  rec(150, 'write_note', 'lapsed', { callId: 'c4', channel: 'web', approver: 'web:alice', decisionMs: 2000 }),
+  rec(160, 'write_note', 'executed unclear', { callId: 'c5', channel: 'web', approver: 'web:bob', decisionMs: 10_000 }),
+];
+
+describe('computeStats', () => {
+  const s = computeStats(
+    records,
+    [
+      { callId: 'w1', tool: 'write_note', heldTs: 155 },
+      { callId: 'w0', tool: 'x', heldTs: 10 },
+    ],
+    { sinceMs: 100, untilMs: 200 },
+  );
+
+  it('counts the decisions in the window only', () => {
+    assert.equal(s.total, 7);
+    assert.deepEqual(s.byTool, [
+      { name: 'write_note', count: 4 },
+      { name: 'echo', count: 2 },
+      { name: 'drop_table', count: 1 },
+    ]);
+  });
+
+  it('lists outcomes in their fixed order', () => {
+    assert.deepEqual(
+      s.byOutcome.map((c) => [c.name, c.count]),
+      [
+        ['executed ok', 1],
+        ['executed unclear', 1],
+        ['denied', 2],
+        ['lapsed', 1],
+        ['read ok', 2],
+      ],
+    );
+  });
+
+  it('counts channels and who decided, with none and the rule where no person was asked', () => {
+    assert.deepEqual(
+      s.byChannel,
+      [
+        { name: 'web', count: 3 },
+        { name: 'none', count: 3 },
+        { name: 'elicitation', count: 1 },
+      ].sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1)),
+    );
+    assert.deepEqual(Object.fromEntries(s.byApprover.map((c) => [c.name, c.count])), {
+      none: 2,
+      'web:alice': 2,
+      'elicitation:claude': 1,
+      'rule drop_*': 1,
+      'web:bob': 1,
+    });
+  });
+
+  it('takes the median time to decision over the calls a person answered', () => {
+    assert.deepEqual(s.decision, { count: 4, medianMs: 2500, maxMs: 10_000 });
+  });
+
+  it('lists the denied and lapsed calls, and the calls waiting since the window began', () => {
+    assert.deepEqual(
+      s.denied.map((r) => r.callId),
+      ['c2', 'c3'],
+    );
+    assert.deepEqual(
+      s.lapsed.map((r) => r.callId),
+      ['c4'],
+    );
+    assert.deepEqual(
+      s.waiting.map((c) => c.callId),
+      ['w1'],
+    );
+  });
+
+  it('is empty, with no median, over an empty window', () => {
+    const e = computeStats(records, [], { sinceMs: 1000, untilMs: 2000 });
+    assert.equal(e.total, 0);
+    assert.deepEqual(e.decision, { count: 0 });
+    assert.match(renderStats(e), /^0 decisions from /);
+  });
+
+  it('renders aligned tables and JSON with the same numbers', () => {
+    const text = renderStats(s);
+    assert.match(text, /^7 decisions from 1970-01-01T00:00:00Z to 1970-01-01T00:00:00Z\n/);
+    assert.ok(text.includes('By outcome\n  executed ok       1\n  executed unclear  1\n  denied            2\n'), text);
+    assert.match(text, /\n {2}median +2\.5 s\n/);
+    assert.match(text, /Denied \(2\)/);
+    assert.match(text, /Waiting for a person now \(1\)/);
+    const j = statsJson(s, 'audit.jsonl') as { by_outcome: Record<string, number>; time_to_decision: Record<string, number>; denied: unknown[] };
+    assert.equal(j.by_outcome.denied, 2);
+    assert.equal(j.time_to_decision.median_ms, 2500);
+    assert.equal(j.denied.length, 2);
+  });
+});
+
+describe('median', () => {
+  it('is the middle value, or the mean of the middle two', () => {
+    assert.equal(median([]), undefined);
+    assert.equal(median([5]), 5);
+    assert.equal(median([9, 1, 5]), 5);
+    assert.equal(median([4, 1, 3, 2]), 2.5);
+  });
+});
+
+describe('table', () => {
+  it('aligns text left and numbers right', () => {
+    assert.deepEqual(
+      table([
+        ['a', '1'],
+        ['long name', '100'],
+      ]),
+      ['  a            1', '  long name  100'],
+    );
+  });
+});

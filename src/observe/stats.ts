@@ -1,0 +1,187 @@
+/**
+ * `lookfirst stats`: what the gate decided in a window, summed. Pure: decisions in (observe/decisions.ts),
+ * counts out, and their rendering as small aligned tables.
+ */
+import { oneLine } from '../confirm/visible.js';
+import { DECISION_OUTCOMES, type DecisionRecord, type OpenCall } from './decisions.js';
+import { byOf, durationOf, noPaint, OUTCOME_COLOUR, type Paint, SHORT_ID, timeOf } from './format.js';
+
+/** A name and how many decisions had it, most first. */
+export interface Count {
+  name: string;
+  count: number;
+}
+
+/** The summary of a window. */
+export interface Stats {
+  /** The window: decisions settled at or after `sinceMs` and at or before `untilMs` (ms since the epoch). */
+  sinceMs: number;
+  untilMs: number;
+  /** Decisions in the window (reads included). */
+  total: number;
+  byTool: Count[];
+  /** Every outcome that occurred, in DECISION_OUTCOMES order. */
+  byOutcome: Count[];
+  /** The channel a person answered on; `none` where nobody was asked (a rule, or a read). */
+  byChannel: Count[];
+  /** Who decided: the approver, `rule <name>`, or `none` (the classifier, nobody asked). */
+  byApprover: Count[];
+  /**
+   * Time to decision over the calls a person answered in the window (ms): from the hold to the answer.
+   * `medianMs` and `maxMs` are absent when no person answered.
+   */
+  decision: { count: number; medianMs?: number; maxMs?: number };
+  /** The denied and lapsed calls, oldest first. */
+  denied: DecisionRecord[];
+  lapsed: DecisionRecord[];
+  /** Calls held for a person since the window began, with no answer yet. */
+  waiting: OpenCall[];
+}
+
+/** Counts names, most first, then by name. */
+function countBy(records: readonly DecisionRecord[], key: (r: DecisionRecord) => string): Count[] {
+  const counts = new Map<string, number>();
+  for (const r of records) counts.set(key(r), (counts.get(key(r)) ?? 0) + 1);
+  return [...counts].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** The median of numbers (the mean of the middle two for an even count); undefined for none. */
+export function median(values: readonly number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+/**
+ * Sums the decisions settled in a window.
+ * @param records decisions in log order (any window; those outside it are left out here).
+ * @param open calls still waiting for a person at the end of the log.
+ * @param window `sinceMs` and `untilMs`, ms since the epoch.
+ */
+export function computeStats(records: readonly DecisionRecord[], open: readonly OpenCall[], window: { sinceMs: number; untilMs: number }): Stats {
+  const inWindow = records.filter((r) => r.ts >= window.sinceMs && r.ts <= window.untilMs);
+  const times = inWindow.flatMap((r) => (r.decisionMs !== undefined ? [r.decisionMs] : []));
+  const byOutcome = countBy(inWindow, (r) => r.outcome).sort((a, b) => DECISION_OUTCOMES.indexOf(a.name as never) - DECISION_OUTCOMES.indexOf(b.name as never));
+  const decision: Stats['decision'] = { count: times.length };
+  if (times.length > 0) {
+    decision.medianMs = median(times);
+    decision.maxMs = Math.max(...times);
+  }
+  return {
+    ...window,
+    total: inWindow.length,
+    byTool: countBy(inWindow, (r) => r.tool),
+    byOutcome,
+    byChannel: countBy(inWindow, (r) => r.channel ?? 'none'),
+    byApprover: countBy(inWindow, (r) => r.approver ?? (r.rule !== undefined ? `rule ${r.rule}` : 'none')),
+    decision,
+    denied: inWindow.filter((r) => r.outcome === 'denied'),
+    lapsed: inWindow.filter((r) => r.outcome === 'lapsed'),
+    waiting: open.filter((c) => c.heldTs >= window.sinceMs && c.heldTs <= window.untilMs),
+  };
+}
+
+/** Rows as aligned columns, the first left-aligned, numbers right-aligned; two spaces between columns. */
+export function table(rows: readonly (readonly string[])[], indent = '  '): string[] {
+  const widths: number[] = [];
+  for (const row of rows) for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
+  const isNumber = (s: string) => /^\d+$/.test(s);
+  return rows.map(
+    (row) =>
+      indent +
+      row
+        .map((cell, i) => (isNumber(cell) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
+        .join('  ')
+        .trimEnd(),
+  );
+}
+
+/** How many of the most frequent names each table shows (the rest are summed as `(N others)`). */
+export const TABLE_ROWS = 15;
+
+function countTable(title: string, counts: readonly Count[], paint: Paint, colour?: (name: string) => Parameters<Paint>[0]): string[] {
+  if (counts.length === 0) return [];
+  const shown = counts.slice(0, TABLE_ROWS);
+  const rest = counts.slice(TABLE_ROWS).reduce((n, c) => n + c.count, 0);
+  const rows = shown.map((c) => [oneLine(c.name), String(c.count)]);
+  if (rest > 0) rows.push([`(${counts.length - TABLE_ROWS} others)`, String(rest)]);
+  const lines = table(rows);
+  // Colour after aligning: escape codes would count as width.
+  const painted = colour ? lines.map((l, i) => (i < shown.length ? l.replace(rows[i]?.[0] ?? '', (m) => paint(colour(shown[i]?.name ?? ''), m)) : l)) : lines;
+  return [paint('bold', title), ...painted, ''];
+}
+
+function callList(title: string, records: readonly DecisionRecord[], paint: Paint): string[] {
+  if (records.length === 0) return [];
+  const shown = records.slice(-TABLE_ROWS);
+  const rows = shown.map((r) => [
+    timeOf(r.ts),
+    oneLine(r.tool),
+    oneLine(r.callId?.slice(0, SHORT_ID) ?? '-'),
+    oneLine(byOf(r)),
+    oneLine(r.detail ?? '').slice(0, 80),
+  ]);
+  const more = records.length > shown.length ? [`  (${records.length - shown.length} earlier not shown; --json lists all)`] : [];
+  return [paint('bold', `${title} (${records.length})`), ...more, ...table(rows), ''];
+}
+
+/**
+ * The stats as text: a header line, then small tables (by outcome, tool, channel, who decided), time to
+ * decision, and the denied, lapsed and waiting calls. Names from the log are shown on one line with hidden
+ * characters made visible.
+ */
+export function renderStats(s: Stats, paint: Paint = noPaint): string {
+  const lines: string[] = [`${s.total} decision${s.total === 1 ? '' : 's'} from ${timeOf(s.sinceMs)} to ${timeOf(s.untilMs)}`, ''];
+  if (s.total === 0 && s.waiting.length === 0) return `${lines.join('\n')}\n`;
+  lines.push(...countTable('By outcome', s.byOutcome, paint, (name) => OUTCOME_COLOUR[name as keyof typeof OUTCOME_COLOUR] ?? 'bold'));
+  lines.push(...countTable('By tool', s.byTool, paint));
+  lines.push(...countTable('By channel', s.byChannel, paint));
+  lines.push(...countTable('By who decided', s.byApprover, paint));
+  lines.push(paint('bold', 'Time to decision'));
+  if (s.decision.medianMs === undefined) lines.push('  no call was answered by a person in this window', '');
+  else
+    lines.push(
+      ...table([
+        ['answered by a person', String(s.decision.count)],
+        ['median', durationOf(s.decision.medianMs)],
+        ['longest', durationOf(s.decision.maxMs ?? 0)],
+      ]),
+      '',
+    );
+  lines.push(...callList('Denied', s.denied, paint));
+  lines.push(...callList('Lapsed', s.lapsed, paint));
+  if (s.waiting.length > 0) {
+    lines.push(paint('bold', `Waiting for a person now (${s.waiting.length})`));
+    lines.push(...table(s.waiting.map((c) => [timeOf(c.heldTs), oneLine(c.tool), oneLine(c.callId.slice(0, SHORT_ID))])), '');
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+/** The stats as one JSON object, for `--json` (snake_case; times in ms and ISO 8601). */
+export function statsJson(s: Stats, log: string): Record<string, unknown> {
+  const call = (r: DecisionRecord) => ({
+    time: new Date(r.ts).toISOString(),
+    tool: r.tool,
+    call_id: r.callId,
+    channel: r.channel,
+    approver: r.approver,
+    rule: r.rule,
+    detail: r.detail,
+  });
+  const asObject = (counts: readonly Count[]) => Object.fromEntries(counts.map((c) => [c.name, c.count]));
+  return {
+    log,
+    since: new Date(s.sinceMs).toISOString(),
+    until: new Date(s.untilMs).toISOString(),
+    total: s.total,
+    by_outcome: asObject(s.byOutcome),
+    by_tool: asObject(s.byTool),
+    by_channel: asObject(s.byChannel),
+    by_approver: asObject(s.byApprover),
+    time_to_decision: { answered: s.decision.count, median_ms: s.decision.medianMs, max_ms: s.decision.maxMs },
+    denied: s.denied.map(call),
+    lapsed: s.lapsed.map(call),
+    waiting: s.waiting.map((c) => ({ since: new Date(c.heldTs).toISOString(), tool: c.tool, call_id: c.callId })),
+  };
+}
