@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { parse } from 'jsonc-parser';
+import { LookfirstError } from '../errors.js';
+import { maskJson, wrapJson } from './json.js';
+import type { ClientKind, WrapInput } from './types.js';
+
+const fixture = (name: string) => readFileSync(new URL(`../../test/fixtures/clients/${name}`, import.meta.url), 'utf8');
+const input = (text: string, extra: Partial<WrapInput> = {}): WrapInput => ({
+  text,
+  file: 'client.json',
+  gateConfig: '/home/sam/lookfirst.yaml',
+  launcher: { command: '/usr/bin/node', args: ['/opt/lookfirst/dist/cli/main.js'] },
+  takenUpstreams: new Set(),
+  neededSeconds: 195,
+  gateServer: 'lookfirst',
+  ...extra,
+});
+const serversOf = (client: ClientKind, text: string) =>
+  (parse(text) as Record<string, Record<string, Record<string, unknown>>>)[client === 'vscode' ? 'servers' : 'mcpServers']!;
+
+describe('wrapJson', () => {
+  describe('when a Claude Code .mcp.json has stdio, HTTP, SSE and variable-using servers', () => {
+    const r = wrapJson('claude-code', input(fixture('claude-code.mcp.json')));
+    it('moves the stdio and Streamable HTTP servers, with their env and headers', () => {
+      assert.deepEqual(
+        r.moved.map((m) => [m.clientName, m.upstream, m.entry]),
+        [
+          ['files', 'files', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', './data'] }],
+          ['linear', 'linear', { url: 'https://mcp.linear.app/mcp', headers: { Authorization: 'Bearer lin_api_exampleSecret' } }],
+        ],
+      );
+    });
+    it('keeps the SSE server and the one using an env variable reference, saying why', () => {
+      assert.deepEqual(
+        r.kept.map((k) => k.clientName),
+        ['old-sse', 'api'],
+      );
+      assert.match(r.kept[0]!.reason, /SSE/);
+      assert.match(r.kept[1]!.reason, /variable/);
+    });
+    it('leaves one gate entry that runs lookfirst serve with the absolute config path, first in place', () => {
+      const servers = serversOf('claude-code', r.text);
+      assert.deepEqual(Object.keys(servers), ['lookfirst', 'old-sse', 'api']);
+      assert.deepEqual(servers.lookfirst, {
+        command: '/usr/bin/node',
+        args: ['/opt/lookfirst/dist/cli/main.js', 'serve', '--config', '/home/sam/lookfirst.yaml'],
+      });
+    });
+  });
+
+  describe('when VS Code mcp.json has comments, trailing commas, tabs and inputs', () => {
+    const text = fixture('vscode.mcp.json');
+    const r = wrapJson('vscode', input(text));
+    it('keeps the comments outside the moved entries, the inputs and the tabs', () => {
+      assert.ok(r.text.startsWith('// VS Code MCP servers for this workspace.\n{\n\t"inputs": ['));
+      assert.ok(r.text.includes('"PERPLEXITY_API_KEY": "$' + '{input:perplexity-key}"'));
+      assert.match(r.text, /\n\t\t"lookfirst": \{\n\t\t\t"type": "stdio",/);
+    });
+    it('writes type stdio on the gate entry, as VS Code requires', () => {
+      assert.equal(serversOf('vscode', r.text).lookfirst?.type, 'stdio');
+    });
+  });
+
+  it('keeps the four-space indentation of a Cursor file and names envFile as the reason to keep a server', () => {
+    const r = wrapJson('cursor', input(fixture('cursor.mcp.json')));
+    assert.match(r.text, /\n {8}"lookfirst": \{\n {12}"command"/);
+    assert.match(r.kept[0]!.reason, /envFile/);
+  });
+
+  it('raises Gemini timeout to the gate need, keeps other settings, and keeps SSE (url) servers', () => {
+    const text = fixture('gemini.settings.json');
+    const r = wrapJson('gemini', input(text, { neededSeconds: 700 }));
+    assert.equal(serversOf('gemini', r.text).lookfirst?.timeout, 700_000);
+    assert.equal(r.timeout.value, 700_000);
+    assert.ok(r.text.includes('"checkpointing": { "enabled": true }'));
+    assert.deepEqual(
+      r.kept.map((k) => k.clientName),
+      ['sseServer', 'filtered'],
+    );
+    assert.deepEqual(r.moved[0]?.entry, {
+      command: 'python',
+      args: ['-m', 'my_mcp_server', '--port', '8080'],
+      env: { DATABASE_URL: 'postgres://sam:s3cret@localhost/db' },
+      cwd: '/home/sam/mcp-servers/python',
+    });
+  });
+
+  it("leaves Gemini's timeout unset when its default (600 s) already covers the gate", () => {
+    const r = wrapJson('gemini', input('{"mcpServers":{"a":{"command":"x"}}}'));
+    assert.equal(r.timeout.value, undefined);
+    assert.equal(serversOf('gemini', r.text).lookfirst?.timeout, undefined);
+  });
+
+  it('gives upstream names the gate accepts, unique against the taken ones', () => {
+    const r = wrapJson('claude-desktop', input('{"mcpServers":{"My Files":{"command":"x"},"files":{"command":"y"}}}', { takenUpstreams: new Set(['files']) }));
+    assert.deepEqual(
+      r.moved.map((m) => m.upstream),
+      ['my-files', 'files-2'],
+    );
+  });
+
+  describe('refusals (nothing is returned to write)', () => {
+    const code = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        assert.ok(e instanceof LookfirstError);
+        return [e.code, e.message] as const;
+      }
+      assert.fail('no error');
+    };
+    it('refuses an already-wrapped file, naming the server', () => {
+      const [c, m] = code(() => wrapJson('claude-code', input(fixture('wrapped/claude-code.mcp.json'))));
+      assert.equal(c, 'WRAP_REFUSED');
+      assert.match(m, /"lookfirst" already runs the gate/);
+    });
+    it('names the line and column of a syntax error', () => {
+      const [c, m] = code(() => wrapJson('cursor', input(fixture('invalid.mcp.json'))));
+      assert.equal(c, 'WRAP_INVALID');
+      assert.match(m, /line 5, column 7/);
+    });
+    it('refuses a file with no server that can move, listing each reason', () => {
+      const [c, m] = code(() => wrapJson('claude-code', input('{"mcpServers":{"a":{"type":"sse","url":"http://x/sse"}}}')));
+      assert.equal(c, 'WRAP_REFUSED');
+      assert.match(m, /a: it speaks SSE/);
+    });
+    it('refuses when the gate name is a server that stays', () => {
+      const [c] = code(() => wrapJson('claude-code', input('{"mcpServers":{"lookfirst":{"type":"sse","url":"u"},"b":{"command":"x"}}}')));
+      assert.equal(c, 'WRAP_REFUSED');
+    });
+    it('refuses a file without its servers key', () => {
+      const [c] = code(() => wrapJson('vscode', input('{"mcpServers":{"b":{"command":"x"}}}')));
+      assert.equal(c, 'WRAP_REFUSED');
+    });
+  });
+});
+
+describe('maskJson', () => {
+  it('replaces every env and header value, keeping the layout', () => {
+    const text = fixture('claude_desktop_config.json');
+    const masked = maskJson('claude-desktop', text, 'f');
+    assert.ok(!masked.includes('ghp_exampleSecretValue123'));
+    assert.equal(masked, text.replace('ghp_exampleSecretValue123', '***'));
+  });
+});
