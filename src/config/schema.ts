@@ -123,16 +123,18 @@ export const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 /** `confirm.web`: the approval page. Off loopback only behind an authenticating proxy (identity_header). */
 const webSchema = z
   .object({
-    enabled: z.boolean().default(false),
-    host: z.string().min(1).default('127.0.0.1'),
-    port: z.number().int().min(0).max(65535).default(8471),
-    /** Header an authenticating reverse proxy sets to the signed-in user, e.g. `X-Forwarded-User`. */
+    enabled: z.boolean().default(false).describe('Serve the approval page.'),
+    host: z.string().min(1).default('127.0.0.1').describe('Listen address: loopback, unless identity_header is set.'),
+    port: z.number().int().min(0).max(65535).default(8471).describe('Listen port; 0 picks a free port.'),
     identity_header: z
       .string()
       .regex(/^[A-Za-z0-9-]{1,64}$/, 'identity_header is an HTTP header name, e.g. X-Forwarded-User')
-      .optional(),
-    /** The address people open through the proxy, e.g. `https://approve.example.com`: its host is accepted in Host and Origin. */
-    public_url: z.url({ protocol: /^https?$/, error: 'public_url must be an http:// or https:// address' }).optional(),
+      .optional()
+      .describe('Header an authenticating reverse proxy sets to the signed-in user, e.g. X-Forwarded-User.'),
+    public_url: z
+      .url({ protocol: /^https?$/, error: 'public_url must be an http:// or https:// address' })
+      .optional()
+      .describe('The address people open through the proxy, e.g. https://approve.example.com: its host is accepted in Host and Origin.'),
   })
   .strict()
   .refine((w) => LOOPBACK.has(w.host) || w.identity_header !== undefined, {
@@ -144,20 +146,19 @@ const webSchema = z
 /** `confirm.webhook`: POST each held call to a receiver that answers at decision_url. */
 const webhookSchema = z
   .object({
-    url: z.url({ protocol: /^https?$/, error: 'webhook.url must be an https:// address' }),
-    /** File holding the shared secret (at least 32 characters); tokens are HMAC-SHA256(secret, call_id). */
-    secret_file: z.string().min(1),
-    /** PEM file of the CA that signed the receiver's certificate, for a private CA. */
-    ca_file: z.string().min(1).optional(),
-    /** Allow http:// to a loopback receiver (tests, a receiver on the same host). */
-    allow_insecure_loopback: z.boolean().default(false),
-    /** Where the gate listens for the receiver's decisions (`POST /decision/<call_id>`). */
-    listen_host: z.string().min(1).default('127.0.0.1'),
-    listen_port: z.number().int().min(0).max(65535).default(8472),
-    /** The address the receiver reaches the listener at, when not `http://<listen_host>:<listen_port>`. */
-    public_url: z.url({ protocol: /^https?$/, error: 'public_url must be an http:// or https:// address' }).optional(),
-    /** Bound of delivering one call to the receiver (seconds). */
-    timeout_seconds: timeoutSeconds.default(10),
+    url: z
+      .url({ protocol: /^https?$/, error: 'webhook.url must be an https:// address' })
+      .describe('The receiver: https://, or http:// to loopback with allow_insecure_loopback.'),
+    secret_file: z.string().min(1).describe('File holding the shared secret (at least 32 characters); tokens are HMAC-SHA256(secret, call_id).'),
+    ca_file: z.string().min(1).optional().describe("PEM file of the CA that signed the receiver's certificate, for a private CA."),
+    allow_insecure_loopback: z.boolean().default(false).describe('Allow http:// to a receiver on this host.'),
+    listen_host: z.string().min(1).default('127.0.0.1').describe("Where the gate listens for the receiver's decisions (POST /decision/<call_id>)."),
+    listen_port: z.number().int().min(0).max(65535).default(8472).describe('Port of the decision listener; 0 picks a free port.'),
+    public_url: z
+      .url({ protocol: /^https?$/, error: 'public_url must be an http:// or https:// address' })
+      .optional()
+      .describe('The address the receiver reaches the listener at (base of decision_url), when not http://<listen_host>:<listen_port>.'),
+    timeout_seconds: timeoutSeconds.default(10).describe('Bound of delivering one call to the receiver (seconds).'),
   })
   .strict()
   .superRefine((w, ctx) => {
@@ -247,21 +248,21 @@ const voiceSchema = z
  */
 const deviceSchema = z
   .object({
-    enabled: z.boolean().default(false),
-    host: z.string().min(1).default('127.0.0.1'),
-    port: z.number().int().min(0).max(65535).default(8473),
-    /** The address phones open, when a TLS proxy is in front, e.g. `https://phone.example.com`. */
-    public_url: z.url({ protocol: /^https?$/, error: 'public_url must be an http:// or https:// address' }).optional(),
-    /** Serve the device page over HTTPS with this certificate and key (PEM files). */
+    enabled: z.boolean().default(false).describe('Serve the device page and its API for paired phones.'),
+    host: z.string().min(1).default('127.0.0.1').describe('Listen address; off loopback, tls or an https public_url is required.'),
+    port: z.number().int().min(0).max(65535).default(8473).describe('Listen port; 0 picks a free port.'),
+    public_url: z
+      .url({ protocol: /^https?$/, error: 'public_url must be an http:// or https:// address' })
+      .optional()
+      .describe('The address phones open, when a TLS proxy is in front, e.g. https://phone.example.com.'),
     tls: z
       .object({ cert_file: z.string().min(1), key_file: z.string().min(1) })
       .strict()
-      .optional(),
-    /** Whose calls are whose: principal (`stdio`, `loopback`, `token:<digest>`) → user. Others: `default_user`. */
-    users: z.record(z.string().min(1), userName).default({}),
-    /** The user of every call whose principal `users` does not name. */
-    default_user: userName.default('owner'),
-    voice: voiceSchema.optional(),
+      .optional()
+      .describe('Serve the device page over HTTPS with this certificate and key (PEM files).'),
+    users: z.record(z.string().min(1), userName).default({}).describe('Whose calls are whose: principal (stdio, loopback, token:<digest>) → user.'),
+    default_user: userName.default('owner').describe('The user of every call whose principal users does not name.'),
+    voice: voiceSchema.optional().describe('Answering a card by voice: exactly one of pocketsphinx, command or url.'),
   })
   .strict()
   .superRefine((d, ctx) => {
@@ -281,11 +282,13 @@ const deviceSchema = z
  */
 const storeSchema = z
   .object({
-    kind: z.enum(['memory', 'sqlite', 'postgres']).default('sqlite'),
-    /** The SQLite file (relative to the config's folder); default `lookfirst-state.db` beside the audit log. */
-    path: z.string().min(1, 'path must not be empty').optional(),
-    /** `postgres://` or `postgresql://` connection string. */
-    url: z.string().optional(),
+    kind: z.enum(['memory', 'sqlite', 'postgres']).default('sqlite').describe('sqlite (one file), postgres (shared by replicas) or memory (nothing kept).'),
+    path: z
+      .string()
+      .min(1, 'path must not be empty')
+      .optional()
+      .describe('sqlite only: the file, relative to the config; default lookfirst-state.db beside the audit log.'),
+    url: z.string().optional().describe('postgres only, required: a postgres:// or postgresql:// connection string.'),
   })
   .strict()
   .superRefine((s, ctx) => {
@@ -347,12 +350,16 @@ const privacyPattern = z
  */
 const privacySchema = z
   .object({
-    enabled: z.boolean().default(true),
-    /** How long a placeholder can be resolved after it was issued (seconds). */
-    ttl_seconds: timeoutSeconds.default(86_400),
-    /** Names to mask wherever they appear (whole words, any case). */
-    names: z.array(z.string().trim().min(2, 'a name needs at least 2 characters')).default([]),
-    patterns: z.array(privacyPattern).default([]),
+    enabled: z.boolean().default(true).describe('On when the section is there.'),
+    ttl_seconds: timeoutSeconds.default(86_400).describe('How long a placeholder can be resolved after it was issued (seconds).'),
+    names: z
+      .array(z.string().trim().min(2, 'a name needs at least 2 characters'))
+      .default([])
+      .describe('Names to mask as NAME wherever they appear (whole words, any case).'),
+    patterns: z
+      .array(privacyPattern)
+      .default([])
+      .describe("Your own kinds: a label and a JavaScript regular expression (u flag); in YAML, write it in 'single quotes'."),
     /** Regions (ISO 3166-1 alpha-2) whose national phone forms are recognised, besides +E.164. */
     phone_regions: z
       .array(
@@ -362,18 +369,18 @@ const privacySchema = z
           .refine((r) => !/^[A-Z]{2}$/.test(r) || isSupportedCountry(r), 'not a region libphonenumber knows (ISO 3166-1 alpha-2, e.g. DE, US, GB)'),
       )
       .optional(),
-    /** Let images, audio and blobs through (they cannot be scanned): off by default. */
-    allow_binary: z.boolean().default(false),
+    allow_binary: z.boolean().default(false).describe('Let images, audio and blobs through unscanned.'),
   })
   .strict();
 
 /** `redact`: a function of yours that masks each preview before a person or a receiver sees it. */
 const redactSchema = z
   .object({
-    /** `./file.js#exportName` (relative to the config file); the export defaults to `redact`. */
-    hook: z.string().regex(/^[^#]+(#[A-Za-z_$][A-Za-z0-9_$]*)?$/, 'hook is a module path, optionally with #exportName, e.g. ./my-redact.js#redact'),
-    /** How long the hook may take per preview (ms); past it, the call is denied. */
-    timeout_ms: z.number().int().positive().max(60_000).default(1000),
+    hook: z
+      .string()
+      .regex(/^[^#]+(#[A-Za-z_$][A-Za-z0-9_$]*)?$/, 'hook is a module path, optionally with #exportName, e.g. ./my-redact.js#redact')
+      .describe('An ES module relative to the config file, and its export: ./file.js#exportName (default export name redact).'),
+    timeout_ms: z.number().int().positive().max(60_000).default(1000).describe('How long the hook may take per preview (ms); past it, the call is denied.'),
   })
   .strict();
 
