@@ -139,11 +139,8 @@ export async function startChannels(deps: ChannelDeps): Promise<Channels> {
       log(
         `confirm.mode is pending: a held call answers at once pending_user_confirmation, and lookfirst_confirm runs it after a person's yes on ${[c.device && 'a paired device', c.web.enabled && 'the page', c.webhook && 'the webhook', c.terminal && 'the terminal'].filter(Boolean).join(', ') || 'no channel (enable one)'}; the client is never asked itself`,
       );
-    else if (c.elicitation)
-      log(
-        'warning: confirm.elicitation is on: an autonomous client can answer elicitation itself (self-approval). For such clients set confirm.elicitation: false, so that only the page, webhook or terminal can approve.',
-      );
-    else if (!c.web.enabled && !c.webhook && !c.terminal && !c.device)
+    // With elicitation on, its self-approval warning waits for a client that can elicit (gateway/self-approval.ts).
+    else if (!c.elicitation && !c.web.enabled && !c.webhook && !c.terminal && !c.device)
       log(
         deps.noChannel ??
           'warning: no confirmation channel is enabled: every call that needs a person will be denied. Enable confirm.web, confirm.webhook, confirm.terminal or confirm.elicitation.',

@@ -41,6 +41,7 @@ import { MAX_RECORDED_RUN_BYTES } from './pipeline/steps/record.js';
 import { routeMasked } from './privacy-route.js';
 import { idKey, isPlainObject, RAW_RESULT } from './raw.js';
 import type { Replicas } from './replicas.js';
+import { createSelfApprovalNotice, declaresFormElicitation } from './self-approval.js';
 import { holdsOwner, isAuthenticated, type Session, userOf } from './session.js';
 import { TaintMemory, untrustedTest } from './taint.js';
 import { PrincipalTaint } from './taint-principals.js';
@@ -125,7 +126,11 @@ export class Gateway {
   /** Where decisions' evidence is checked before execution (confirm/evidence-ledger.ts). */
   private readonly evidence: EvidenceLedger | undefined;
 
+  /** Call with each connecting client's name and `elicitation` capability: warns of self-approval once per gate (self-approval.ts). */
+  readonly noteElicitingClient: (clientName: string, elicitation: unknown) => void;
+
   constructor(private readonly opts: GatewayOptions) {
+    this.noteElicitingClient = createSelfApprovalNotice(opts.config.confirm, opts.log);
     this.questions = new UpstreamQuestions(
       opts.audit,
       () => this.sessions,
@@ -354,11 +359,7 @@ export class Gateway {
     server.removeRequestHandler('logging/setLevel');
     const elicitation = createElicitationChannel(
       {
-        clientSupportsForm: () => {
-          const e = server.getClientCapabilities()?.elicitation as Record<string, unknown> | undefined;
-          // A bare `elicitation: {}` means form mode (spec 2025-11-25); `{ url: {} }` alone does not.
-          return e !== undefined && (e.form !== undefined || e.url === undefined);
-        },
+        clientSupportsForm: () => declaresFormElicitation(server.getClientCapabilities()?.elicitation),
         clientName: () => server.getClientVersion()?.name ?? 'client',
         elicit: (params, signal, timeoutMs) => server.request({ method: 'elicitation/create', params }, ElicitResultSchema, { signal, timeout: timeoutMs }),
       },
@@ -395,6 +396,7 @@ export class Gateway {
     };
     server.oninitialized = () => {
       session.ready = true;
+      this.noteElicitingClient(server.getClientVersion()?.name ?? 'client', server.getClientCapabilities()?.elicitation);
     };
     server.onerror = (err) => this.opts.log(`client connection: ${err.message}`);
     return server;

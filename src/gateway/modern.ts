@@ -142,6 +142,7 @@ export class ModernFront {
                 void rctx.mcpReq.notify({ method: 'notifications/progress', params: { ...p, progressToken: token } } as never).catch(() => {});
         const caps = envelope[CLIENT_CAPABILITIES_META_KEY];
         const elicitation = isPlainObject(caps) && isPlainObject(caps.elicitation) ? caps.elicitation : undefined;
+        this.opts.gateway.noteElicitingClient(session.client?.name ?? 'client', elicitation);
         session.busy++;
         try {
           return await this.opts.gateway.route(
