@@ -26,8 +26,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { closeSync, fdatasyncSync, fstatSync, fsyncSync, mkdtempSync, openSync, readFileSync, readSync, renameSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, fdatasyncSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +41,7 @@ import { verifyLog } from '../src/audit/verify/verify.js';
 import { AuditLog } from '../src/audit/writer.js';
 import { systemClock } from '../src/clock.js';
 import { postgresMissing, startPostgres } from '../test/postgres.js';
+import { benchDir } from './temp.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const WRITERS = Number(process.env.BENCH_WRITERS ?? 3);
@@ -221,7 +221,7 @@ function chainProblems(logPath: string, keyPath: string, withHead: boolean): str
 }
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'lookfirst-bench-audit-'));
+  const dir = benchDir('lookfirst-bench-audit-');
   const keyOf = (name: string) => {
     generateAuditKey(join(dir, `${name}.key`), join(dir, `${name}.pub`));
     return join(dir, `${name}.key`);

@@ -8,8 +8,7 @@
  * Medians over N rounds; nothing asserts. Reads are untouched by all of it (bench/read-path.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateAuditKey, loadSigner } from '../src/audit/keys.js';
 import { RECEIPT_TYPE, RECEIPT_VERSION, type ReceiptBody } from '../src/audit/receipt.js';
@@ -22,12 +21,13 @@ import { signedHeaders, verifyDeviceRequest } from '../src/confirm/devices/signa
 import { heldCall } from '../src/confirm/devices/test-kit.js';
 import { PendingApprovals } from '../src/confirm/pending.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite.js';
+import { benchDir } from './temp.js';
 
 const N = Number(process.env.BENCH_ROUNDS_CONFIRM ?? 200);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 
-const dir = mkdtempSync(join(tmpdir(), 'lf-bench-confirm-'));
+const dir = benchDir('lf-bench-confirm-');
 try {
   // ── Receipts against durable appends ─────────────────────────────────────────────────────────────
   generateAuditKey(join(dir, 'audit.key'), join(dir, 'audit.pub'));

@@ -13,15 +13,15 @@
  * measured time (a snapshot pauses the gate for seconds). Nothing here asserts: figures are for people.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { generateAuditKey } from '../src/audit/keys.js';
+import { benchDir } from './temp.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -255,8 +255,8 @@ try {
   });
   procs.push(upstream);
   await started(upstream, new RegExp(`(${upstreamPort})`));
-  const httpDir = mkdtempSync(join(tmpdir(), 'lookfirst-load-http-'));
-  const stdioDir = mkdtempSync(join(tmpdir(), 'lookfirst-load-stdio-'));
+  const httpDir = benchDir('lookfirst-load-http-');
+  const stdioDir = benchDir('lookfirst-load-stdio-');
   const httpGate = await startGate(httpDir, `    url: http://127.0.0.1:${upstreamPort}/mcp\n`);
   procs.push(httpGate.proc);
   const stdioGate = await startGate(stdioDir, `    command: ${JSON.stringify(process.execPath)}\n    args: ${JSON.stringify([EVERYTHING, 'stdio'])}\n`);

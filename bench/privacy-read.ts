@@ -6,14 +6,14 @@
  * latency (ms) per path and the ratio on/off. Goal (issue 15): filter on within 1.2x of filter off.
  * Nothing here asserts: figures are for people.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { generateAuditKey } from '../src/audit/keys.js';
+import { benchDir } from './temp.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FS_SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -46,7 +46,7 @@ function mixedText(): string {
   return parts.join('');
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'lookfirst-bench-privacy-'));
+const dir = benchDir('lookfirst-bench-privacy-');
 const data = join(dir, 'data');
 mkdirSync(data);
 const file = join(data, 'five-mb.txt');

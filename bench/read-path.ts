@@ -10,14 +10,14 @@
  * (µs) per path and the ratios gate/relay and gate/direct. Goals (from issue 2): gate/relay ≤ 1.5 on the
  * trivial call and ≤ 1.2 on the file read. Nothing here asserts: figures are for people.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { generateAuditKey } from '../src/audit/keys.js';
+import { benchDir } from './temp.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FS_SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -25,7 +25,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
 const WARMUP = 200;
 
-const dir = mkdtempSync(join(tmpdir(), 'lookfirst-bench-'));
+const dir = benchDir('lookfirst-bench-');
 const data = join(dir, 'data');
 mkdirSync(data);
 const file = join(data, 'ten-kb.txt');

@@ -11,8 +11,7 @@
  * Nothing here asserts: figures are for people.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -21,6 +20,7 @@ import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
 import { generateAuditKey } from '../src/audit/keys.js';
 import { postgresMissing, startPostgres } from '../test/postgres.js';
+import { benchDir } from './temp.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = join(ROOT, 'dist/cli/main.js');
@@ -72,7 +72,7 @@ async function startReplica(dir: string, storeUrl: string, effects: string): Pro
 }
 
 async function run(replicas: number, adminUrl: string): Promise<Result> {
-  const root = mkdtempSync(join(tmpdir(), 'lf-bench-replicas-'));
+  const root = benchDir('lf-bench-replicas-');
   const effects = join(root, 'effects.txt');
   const db = `bench${replicas}_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });

@@ -3,8 +3,7 @@
  * under a fresh key or a key shared with another log, plus heads signed at any size as the writer signs
  * them (a head that lags, or an older head put back).
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256Hex } from '../src/audit/canonical.js';
 import { GENESIS_PREV } from '../src/audit/entry.js';
@@ -13,6 +12,7 @@ import { CompactTree, leafHash } from '../src/audit/merkle.js';
 import { formatCheckpoint, signNote } from '../src/audit/note.js';
 import type { HeadInput } from '../src/audit/verify/verify.js';
 import { AuditLog, CHAIN_EXTENSION } from '../src/audit/writer.js';
+import { tempDir } from './temp.js';
 
 /** A log on disk: its lines (without newlines), its head sidecar, and its key pair. */
 export type MadeLog = Awaited<ReturnType<typeof makeLog>>;
@@ -23,7 +23,7 @@ export type MadeLog = Awaited<ReturnType<typeof makeLog>>;
  * @param opts.tag text in each entry's reason, so two logs under one key differ.
  */
 export async function makeLog(n: number, opts: { keyOf?: { keyPath: string; pubPath: string }; tag?: string } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'lf-verify-'));
+  const dir = tempDir('lf-verify-');
   const keyPath = opts.keyOf?.keyPath ?? join(dir, 'audit.key');
   const pubPath = opts.keyOf?.pubPath ?? join(dir, 'audit.pub');
   if (!opts.keyOf) generateAuditKey(keyPath, pubPath);

@@ -15,7 +15,7 @@
  * - `args` may use `{scratch}`, an empty temporary folder (for servers that need a directory or a file).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -92,7 +92,6 @@ function install(): void {
 }
 
 async function capture(s: ServerSpec): Promise<void> {
-  const scratch = mkdtempSync(join(tmpdir(), `lf-capture-${s.slug}-`));
   let script: string;
   try {
     script = entry(s, s.package);
@@ -100,6 +99,8 @@ async function capture(s: ServerSpec): Promise<void> {
     console.error(`${s.slug}: FAILED: not installed or no entry point (${(err as Error).message})`);
     return;
   }
+  // The server's HOME and TMPDIR: removed once the server is stopped.
+  const scratch = mkdtempSync(join(tmpdir(), `lf-capture-${s.slug}-`));
   const args = (s.args ?? []).map((a) => a.replaceAll('{scratch}', scratch));
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: scratch, TMPDIR: scratch, ...(s.env ?? {}) };
   for (const [k, v] of Object.entries(env)) env[k] = v.replaceAll('{scratch}', scratch);
@@ -131,6 +132,7 @@ async function capture(s: ServerSpec): Promise<void> {
   } finally {
     clearTimeout(timer);
     await client.close().catch(() => {});
+    rmSync(scratch, { recursive: true, force: true, maxRetries: 3 });
   }
 }
 

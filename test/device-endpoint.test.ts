@@ -7,14 +7,14 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { signedHeaders } from '../src/confirm/devices/signature.js';
 import { call, type DeviceRig, pairDevice, startDeviceRig } from './device-rig.js';
+import { removeTemp, tempDir } from './temp.js';
 
 type Device = { id: string; key: string };
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -303,8 +303,8 @@ describe('device endpoint in pending mode', () => {
 
 describe('device endpoint over TLS', () => {
   it('serves the page and takes signed requests over HTTPS with the given certificate', async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'lf-device-tls-'));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    // Removed after the rig (hooks run in the order given), and at exit if the test stops before that.
+    const dir = tempDir('lf-device-tls-');
     try {
       execFileSync(
         'openssl',
@@ -336,6 +336,7 @@ describe('device endpoint over TLS', () => {
     const tls = { cert: readFileSync(join(dir, 'cert.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
     const rig = await startDeviceRig({ tls });
     t.after(() => rig.close());
+    t.after(() => removeTemp(dir));
     assert.match(rig.endpoint.url, /^https:\/\/127\.0\.0\.1:\d+$/);
     const get = (path: string, headers: Record<string, string> = {}) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -368,12 +369,12 @@ describe('device endpoint voice route (espeak-ng speech, pocketsphinx)', () => {
       t.skip(`${missing.join(' and ')} not installed (apt-get install espeak-ng pocketsphinx pocketsphinx-en-us)`);
       return;
     }
-    const dir = mkdtempSync(join(tmpdir(), 'lf-device-voice-'));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const dir = tempDir('lf-device-voice-');
     execFileSync('espeak-ng', ['-v', 'en-us+f2', '-s', '120', '-w', join(dir, 'no.wav'), 'no']);
     const no = readFileSync(join(dir, 'no.wav'));
     const rig = await startDeviceRig({ recogniserArgv: ['pocketsphinx_continuous', '-infile', '{file}', '-logfn', '/dev/null'] });
     t.after(() => rig.close());
+    t.after(() => removeTemp(dir));
     const phone = await pairDevice(rig);
     const held = rig.hold('write_file', { path: 'v.txt', content: 'x' });
     const set = await cardsOf(rig, phone);

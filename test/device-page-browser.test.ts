@@ -20,6 +20,7 @@ import { startWebApp, type WebApp } from '../src/web/app.js';
 import { CHROMIUM, launchChromium } from './browser.js';
 import { call, type DeviceRig, startDeviceRig } from './device-rig.js';
 import { ROOT } from './helpers.js';
+import { removeTemp, tempDir } from './temp.js';
 
 const DIFF = '--- a/notes/plan.md\n+++ b/notes/plan.md\n@@ -1,3 +1,3 @@\n # Plan\n-ship on Friday\n+ship on Monday\n owner: dana\n';
 
@@ -268,8 +269,8 @@ describe('"Pair a phone" on the approval page, then the phone', () => {
 
 describe('answering by voice in Chromium (a recorded "yes" from espeak-ng, heard by pocketsphinx)', () => {
   it('keeps the cards on screen as they were while a recording is made (a card decided elsewhere does not shift "the second one")', async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'lf-device-freeze-'));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    // Removed after the browser and the rig that read it (hooks run in the order given), and at exit at the latest.
+    const dir = tempDir('lf-device-freeze-');
     writeFileSync(join(dir, 'mic.wav'), encodeWav16k(new Int16Array(16_000 * 6)));
     // A recogniser that hears nothing: voice is on (the button shows), and silence decides nothing.
     const rig = await startDeviceRig({ recogniserArgv: [process.execPath, '-e', '', '{file}'] });
@@ -286,6 +287,7 @@ describe('answering by voice in Chromium (a recorded "yes" from espeak-ng, heard
       ],
     });
     t.after(() => browser.close());
+    t.after(() => removeTemp(dir));
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     await context.grantPermissions(['microphone']);
     const tab = await context.newPage();
@@ -323,8 +325,8 @@ describe('answering by voice in Chromium (a recorded "yes" from espeak-ng, heard
       t.skip(`${missing.join(' and ')} not installed (apt-get install espeak-ng pocketsphinx pocketsphinx-en-us)`);
       return;
     }
-    const dir = mkdtempSync(join(tmpdir(), 'lf-device-voice-'));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    // Removed after the browser and the rig that read it (hooks run in the order given), and at exit at the latest.
+    const dir = tempDir('lf-device-voice-');
     // Chromium's fake microphone plays this file in a loop: the word, then silence longer than the hold.
     execFileSync('espeak-ng', ['-v', 'en-us+f2', '-s', '120', '-w', join(dir, 'word.wav'), 'yes']);
     const word = decodeRecording(readFileSync(join(dir, 'word.wav')), 10_000).samples;
@@ -345,6 +347,7 @@ describe('answering by voice in Chromium (a recorded "yes" from espeak-ng, heard
       ],
     });
     t.after(() => browser.close());
+    t.after(() => removeTemp(dir));
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     await context.grantPermissions(['microphone']);
     const tab = await context.newPage();

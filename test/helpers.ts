@@ -3,14 +3,14 @@
  * (the built CLI, exactly as a client starts it), and the SDK's Client as the agent.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, ElicitRequestSchema, type ElicitResult, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { generateAuditKey } from '../src/audit/keys.js';
+import { tempDir } from './temp.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const MAIN = join(ROOT, 'dist/cli/main.js');
@@ -20,9 +20,9 @@ export const EVERYTHING_SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/
 export const FAKE_UPSTREAM = join(ROOT, 'test/fixtures/fake-upstream.mjs');
 export const NODE = process.execPath;
 
-/** A fresh temp folder. */
+/** A fresh temp folder, removed when the test process ends at the latest (test/temp.ts). */
 export function tmp(prefix = 'lf-e2e-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return tempDir(prefix);
 }
 
 /** Writes lookfirst.yaml (and, unless told not to, a key pair) into `dir`; returns the config path. */

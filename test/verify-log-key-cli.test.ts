@@ -6,8 +6,7 @@
  * and promote alike.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -18,6 +17,7 @@ import { CompactTree, leafHash } from '../src/audit/merkle.js';
 import { formatCheckpoint, signNote } from '../src/audit/note.js';
 import { makeLog } from './audit-logs.js';
 import { FAKE_UPSTREAM, NODE, runCli } from './helpers.js';
+import { removeTemp, tempDir } from './temp.js';
 
 /** A real log of `n` entries in a folder with its config. */
 async function logWithConfig(n: number) {
@@ -29,7 +29,7 @@ async function logWithConfig(n: number) {
 
 /** What an attacker who can write the folder (not read audit.key) does: edits, re-signs with its own key, replaces audit.pub. */
 function reSign(made: { logPath: string; pubPath: string }, edit: (entries: Record<string, unknown>[]) => Record<string, unknown>[]): string {
-  const k = mkdtempSync(join(tmpdir(), 'lf-attacker-'));
+  const k = tempDir('lf-attacker-');
   generateAuditKey(join(k, 'a.key'), join(k, 'a.pub'));
   const signer = loadSigner(join(k, 'a.key'), '');
   const old = readFileSync(made.logPath, 'utf8')
@@ -50,8 +50,11 @@ function reSign(made: { logPath: string; pubPath: string }, edit: (entries: Reco
     `${made.logPath}.head`,
     signNote(formatCheckpoint({ origin: signer.name, size: lines.length, root: tree.root(), extensions: [`lookfirst-chain ${prev}`] }), signer),
   );
-  writeFileSync(made.pubPath, readFileSync(join(k, 'a.pub')));
-  return readFileSync(join(k, 'a.pub'), 'utf8').split('+')[1]!;
+  const pub = readFileSync(join(k, 'a.pub'));
+  writeFileSync(made.pubPath, pub);
+  // The attacker's key is needed no longer; property runs call this many times, so remove it now.
+  removeTemp(k);
+  return pub.toString('utf8').split('+')[1]!;
 }
 
 const json = (args: string[]) => {

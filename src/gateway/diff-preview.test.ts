@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -11,13 +11,17 @@ async function serverEdit(text: string, edits: { oldText: string; newText: strin
   // A path held in a variable: the package ships no types, and the test needs only this one function.
   const module: string = '@modelcontextprotocol/server-filesystem/dist/lib.js';
   const lib = (await import(module)) as { applyFileEdits: (path: string, edits: unknown, dryRun: boolean) => Promise<string> };
-  const file = join(mkdtempSync(join(tmpdir(), 'lf-edit-')), 'f.txt');
+  // One folder per call, removed at once: the property tests call this hundreds of times per run.
+  const dir = mkdtempSync(join(tmpdir(), 'lf-edit-'));
+  const file = join(dir, 'f.txt');
   writeFileSync(file, text);
   try {
     await lib.applyFileEdits(file, edits, false);
     return readFileSync(file, 'utf8');
   } catch (err) {
     return err as Error;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

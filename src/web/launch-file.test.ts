@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -8,8 +8,10 @@ import { createLaunchFile } from './launch-file.js';
 const KEYED = 'http://127.0.0.1:8471/?k=SECRETKEYabc_-123';
 
 describe('launch file', () => {
-  it('is readable by this user only, in a private directory, and forwards to the keyed address', () => {
-    const f = createLaunchFile(KEYED, mkdtempSync(join(tmpdir(), 'lf-launch-')));
+  it('is readable by this user only, in a private directory, and forwards to the keyed address', (t) => {
+    const parent = mkdtempSync(join(tmpdir(), 'lf-launch-'));
+    t.after(() => rmSync(parent, { recursive: true, force: true }));
+    const f = createLaunchFile(KEYED, parent);
     assert.equal(statSync(f.path).mode & 0o777, 0o600);
     assert.equal(statSync(dirname(f.path)).mode & 0o777, 0o700);
     const text = readFileSync(f.path, 'utf8');

@@ -3,8 +3,10 @@
  * child process, exactly as a client would start it), and a scripted agent: the balance check passes,
  * the transfer is held and the person at the terminal decides (y/N; Enter or no terminal means No;
  * `--yes` approves for CI), the log verifies, then one line is edited and verify-log names it.
+ * Its folder (config, a private key, the log) is removed when it ends, also on Ctrl-C or SIGTERM, unless
+ * `--keep` asks to keep it for trying verify-log by hand.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
@@ -19,12 +21,44 @@ import { runVerify } from './verify-log.js';
 
 const here = (rel: string) => fileURLToPath(new URL(`${rel}${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
 
-/** Runs the demo; returns 0 when every step behaved as the gate promises. */
-export async function demoCommand(opts: { yes?: boolean }): Promise<number> {
+/**
+ * Runs the demo in a fresh temp folder and removes the folder when done (on success, failure, Ctrl-C or
+ * SIGTERM; a SIGKILL cannot be caught), unless `opts.keep`.
+ * @returns 0 when every step behaved as the gate promises, 2 when one did not; on SIGINT or SIGTERM the
+ *   process exits 130 or 143 once the gate has stopped and the folder is gone.
+ */
+export async function demoCommand(opts: { yes?: boolean; keep?: boolean }): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'lookfirst-demo-'));
+  const remove = () => {
+    if (!opts.keep) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  };
+  let client: Client | undefined;
+  // The gate is stopped before its folder goes, so that it writes nothing into a removed folder.
+  const stopGate = () => Promise.race([client?.close().catch(() => {}), new Promise((r) => setTimeout(r, 5_000).unref())]);
+  const onSignal = (signal: NodeJS.Signals) => {
+    void stopGate().then(() => {
+      remove();
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    });
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    return await runDemo(dir, opts, (c) => {
+      client = c;
+    });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await stopGate();
+    remove();
+  }
+}
+
+async function runDemo(dir: string, opts: { yes?: boolean; keep?: boolean }, started: (client: Client) => void): Promise<number> {
   const out = process.stdout;
   const say = (s = '') => out.write(`${s}\n`);
   const step = (s: string) => say(`\n${paint(out, 'bold', `▶ ${s}`)}`);
-  const dir = mkdtempSync(join(tmpdir(), 'lookfirst-demo-'));
   const node = [process.execPath, ...process.execArgv];
   const configPath = join(dir, 'lookfirst.yaml');
   writeFileSync(
@@ -47,9 +81,10 @@ export async function demoCommand(opts: { yes?: boolean }): Promise<number> {
   );
   const config = loadConfig(configPath);
   generateAuditKey(config.audit.keyPath, config.audit.pubPath);
-  say(`lookfirst demo — everything lives in ${dir}`);
+  say(`lookfirst demo — everything lives in ${dir}${opts.keep ? '' : ' (removed when the demo ends; --keep keeps it)'}`);
 
   const client = new Client({ name: 'demo-agent', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+  started(client);
   client.setRequestHandler(ElicitRequestSchema, async (req) => {
     say(paint(out, 'yellow', '\n  ┌ the gate asks the human (MCP elicitation):'));
     for (const line of req.params.message.split('\n')) say(paint(out, 'yellow', `  │ ${line}`));
@@ -104,7 +139,11 @@ export async function demoCommand(opts: { yes?: boolean }): Promise<number> {
 
   const ok = before.verdict === 'intact' && after.verdict === 'tampered' && after.problems.some((p) => p.line === target + 1);
   say(ok ? '\nThe demo ran as promised.' : '\nSomething did not behave as promised: see above.');
-  say(`Try it yourself: ${cliName()} verify-log --config ${configPath}  (it names line ${target + 1}, the one the demo edited)`);
+  say(
+    opts.keep
+      ? `Try it yourself: ${cliName()} verify-log --config ${configPath}  (it names line ${target + 1}, the one the demo edited)`
+      : `Its folder is removed now; run the demo with --keep to keep it and try ${cliName()} verify-log on it yourself.`,
+  );
   return ok ? 0 : 2;
 }
 
@@ -118,6 +157,8 @@ async function askYesNo(prompt: string): Promise<boolean> {
     return false;
   }
   const rl = createInterface({ input: process.stdin, output: process.stdout });
+  // The prompt reads the terminal raw, so Ctrl-C arrives here: pass it on, so the folder is removed.
+  rl.once('SIGINT', () => process.kill(process.pid, 'SIGINT'));
   try {
     return /^y(es)?$/i.test((await rl.question(prompt)).trim());
   } finally {

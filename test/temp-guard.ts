@@ -1,0 +1,41 @@
+/**
+ * The leak guard for temp folders, loaded with `--import` by the test command (package.json "test") in each
+ * test file's process. It points TMPDIR at a fresh folder for that file, so everything the file and the
+ * processes it starts put in the temp folder lands there; when the file's process exits, anything still
+ * there is named on stderr and the file fails (exit code 1), then the folder is removed.
+ *
+ * Why per file, in the file's own process: Node 20's runner loads `--import` modules only in the test
+ * processes, not in the runner, and has no global setup or teardown hook; a check that ran after the
+ * runner would print after its summary, which CI reads. This way the report lands in the leaking file's
+ * own output, before the summary, and the exit code stays the runner's.
+ * Processes the tests start inherit TMPDIR and the marker below, so they are checked with the file but
+ * never guard (or fail) on their own.
+ */
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const MARKER = 'LOOKFIRST_TEMP_GUARD';
+/** Caches of tools that processes started with `--import tsx` keep in the temp folder; not a test's leak. */
+const TOOL_CACHES = /^tsx-\d+$/;
+
+if (process.env.NODE_TEST_CONTEXT !== undefined && process.env[MARKER] === undefined) {
+  const dir = mkdtempSync(join(tmpdir(), 'lf-test-'));
+  // Traversable, so that a server the tests run as another user (PostgreSQL, when run as root) reaches
+  // its own 0700 folder inside; the folders the tests make stay 0700.
+  chmodSync(dir, 0o755);
+  process.env.TMPDIR = dir;
+  process.env[MARKER] = dir;
+  process.on('exit', () => {
+    const left = readdirSync(dir).filter((name) => !TOOL_CACHES.test(name));
+    if (left.length > 0) {
+      const shown = left.slice(0, 10).join(', ') + (left.length > 10 ? `, and ${left.length - 10} more` : '');
+      process.stderr.write(
+        `temp-guard: this test file left ${left.length} item(s) in its temp folder: ${shown}. ` +
+          'Remove what a test makes in t.after or an after hook (test/temp.ts does it for you), and stop the processes it starts first.\n',
+      );
+      process.exitCode = 1;
+    }
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  });
+}
