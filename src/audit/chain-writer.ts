@@ -19,6 +19,7 @@ import { releaseLock, takeLock } from './lock.js';
 import { CompactTree, leafHash } from './merkle.js';
 import { formatCheckpoint, type NoteSigner, signNote } from './note.js';
 import { type AppendProblem, checkBeforeAppend } from './verify/append-check.js';
+import { verifyLog } from './verify/verify.js';
 
 /** Extension line carrying the hash-chain tip inside the checkpoint. */
 export const CHAIN_EXTENSION = 'lookfirst-chain';
@@ -34,6 +35,11 @@ export interface ChainWriterOptions {
   signer: NoteSigner;
   /** Called with a sentence for the operator (stderr in the CLI). */
   warn: (message: string) => void;
+  /**
+   * The command that verifies this log, named in the errors at open, e.g. `lookfirst verify-log --config
+   * /etc/lf/lookfirst.yaml` (default `lookfirst verify-log`): the person is told exactly what to run.
+   */
+  verifyCommand?: string;
 }
 
 /** One entry to write: its time (ms) and fields. */
@@ -195,6 +201,7 @@ export class ChainWriter {
   private recover(): void {
     const path = this.opts.logPath;
     const headPath = this.paths.head;
+    const verify = this.opts.verifyCommand ?? 'lookfirst verify-log';
     // A missing log is checked as an empty one against the head that remains: a head that vouched for
     // entries over a deleted log is a cut, never a fresh start (which would overwrite the head).
     const logMissing = !existsSync(path);
@@ -205,7 +212,7 @@ export class ChainWriter {
       } catch (err) {
         throw new LookfirstError(
           'AUDIT_LOG_UNREADABLE',
-          `cannot read ${file}: ${(err as Error).message}. The gate will not append to a log it cannot check: make it a readable file again, or run lookfirst verify-log to see what is wrong.`,
+          `cannot read ${file}: ${(err as Error).message}. The gate will not append to a log it cannot check: make it a readable file again, or run ${verify} to see what is wrong.`,
         );
       }
     };
@@ -219,9 +226,14 @@ export class ChainWriter {
     if (!checked.ok && logMissing && checked.problem.kind === 'line')
       throw new LookfirstError(
         'AUDIT_LOG_UNREADABLE',
-        `${path} is missing, but its signed head ${headPath} still records entries: the log was deleted or moved, and starting afresh would overwrite the head and erase that history. Restore the log from a backup; to start a new log on purpose, move the head aside too (keep both as evidence). Run lookfirst verify-log to see what the head records.`,
+        `${path} is missing, but its signed head ${headPath} still records entries: the log was deleted or moved, and starting afresh would overwrite the head and erase that history. Restore the log from a backup; to start a new log on purpose, move the head aside too (keep both as evidence). Run ${verify} to see what the head records.`,
       );
-    if (!checked.ok) throw appendRefused(path, headPath, checked.problem);
+    if (!checked.ok) {
+      // Name the line verify-log names: the append check stops where the chain first fails to continue
+      // (after an edited line, the line that follows it); the verifier says which line was changed.
+      const problem = checked.problem.kind === 'line' ? (verifierLine(data, headNote, verifier) ?? checked.problem) : checked.problem;
+      throw appendRefused(path, headPath, problem, verify);
+    }
     this.seq = checked.size;
     this.prev = checked.tip;
     this.tree = checked.tree;
@@ -255,24 +267,35 @@ function writeFully(fd: number, bytes: Buffer): void {
   }
 }
 
-function damaged(path: string, line: number, what: string): LookfirstError {
-  return new LookfirstError(
-    'AUDIT_LOG_UNREADABLE',
-    `${path} line ${line} ${what}; the log is damaged. Run lookfirst verify-log to see what changed; the gate will not append to a broken chain.`,
-  );
+/**
+ * The first line verify-log reports for this log (the same 1-based line and message), or undefined when
+ * it reports no line of the log itself.
+ */
+function verifierLine(
+  data: Buffer,
+  headNote: string | undefined,
+  verifier: Parameters<typeof verifyLog>[1],
+): { kind: 'line'; line: number; what: string } | undefined {
+  const heads = headNote === undefined ? [] : [{ label: 'head sidecar', note: headNote }];
+  const first = verifyLog(data, verifier, heads).problems.find((p) => p.kind !== 'key' && p.line > 0);
+  return first && { kind: 'line', line: first.line, what: first.message };
 }
 
-/** The error for a log checkBeforeAppend refused, saying what to do next. */
-function appendRefused(path: string, headPath: string, problem: AppendProblem): LookfirstError {
-  if (problem.kind === 'line') return damaged(path, problem.line, problem.what);
+/** The error for a log checkBeforeAppend refused, saying what to do next (`verify`: the command to run). */
+function appendRefused(path: string, headPath: string, problem: AppendProblem, verify: string): LookfirstError {
+  if (problem.kind === 'line')
+    return new LookfirstError(
+      'AUDIT_LOG_UNREADABLE',
+      `${path} line ${problem.line}: ${problem.what}; the log is damaged. Run ${verify} to see every problem; the gate will not append to a broken chain.`,
+    );
   if (problem.kind === 'head')
     return new LookfirstError(
       'AUDIT_LOG_UNREADABLE',
-      `${headPath} is not a head signed by this gate's key (${problem.detail}). Run lookfirst verify-log; the gate will not append to a log it cannot vouch for.`,
+      `${headPath} is not a head signed by this gate's key (${problem.detail}). Run ${verify}; the gate will not append to a log it cannot vouch for.`,
     );
   // Without its head, a cut at the end cannot be seen: re-signing now would launder it.
   return new LookfirstError(
     'AUDIT_LOG_UNREADABLE',
-    `${path} has ${problem.size} entries but no signed head (${headPath}): it was deleted, or the gate crashed before writing it. Run lookfirst verify-log; to start afresh, move the log aside (keep it as evidence).`,
+    `${path} has ${problem.size} entries but no signed head (${headPath}): it was deleted, or the gate crashed before writing it. Run ${verify}; to start afresh, move the log aside (keep it as evidence).`,
   );
 }

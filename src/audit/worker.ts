@@ -11,8 +11,9 @@ import { canonicalJson, sha256Hex } from './canonical.js';
 import { ChainWriter, type PendingEntry } from './chain-writer.js';
 import type { FromWorker, ToWorker } from './worker-protocol.js';
 
-const { logPath, key, keyId, name, headIntervalMs } = workerData as {
+const { logPath, key, keyId, name, headIntervalMs, verifyCommand } = workerData as {
   logPath: string;
+  verifyCommand?: string;
   key: KeyObject;
   keyId: Uint8Array;
   name: string;
@@ -23,7 +24,7 @@ const send = (m: FromWorker) => port.postMessage(m);
 
 let writer: ChainWriter | undefined;
 try {
-  writer = ChainWriter.open({ logPath, signer: { name, keyId: Buffer.from(keyId), key }, warn: (message) => send({ type: 'warn', message }) });
+  writer = ChainWriter.open({ logPath, signer: { name, keyId: Buffer.from(keyId), key }, warn: (message) => send({ type: 'warn', message }), verifyCommand });
   send({ type: 'opened', size: writer.size, blocked: writer.interlockAtOpen() });
 } catch (err) {
   send({ type: 'failed', code: err instanceof LookfirstError ? err.code : 'AUDIT_LOG_UNREADABLE', message: (err as Error).message });

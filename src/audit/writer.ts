@@ -47,6 +47,8 @@ export interface AuditLogOptions {
   clock: Clock;
   /** Called with a sentence for the operator (stderr in the CLI). */
   warn: (message: string) => void;
+  /** The command that verifies this log, named in the errors at open (ChainWriterOptions.verifyCommand). */
+  verifyCommand?: string;
 }
 
 /** An open, locked audit log, written by a worker thread. */
@@ -87,6 +89,7 @@ export class AuditLog {
       keyId: opts.signer.keyId,
       name: opts.signer.name,
       headIntervalMs: HEAD_INTERVAL_MS,
+      verifyCommand: opts.verifyCommand,
     };
     const worker = startWorker(import.meta.url, 'worker', workerData);
     const first = await new Promise<FromWorker>((resolve, reject) => {

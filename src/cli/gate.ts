@@ -82,6 +82,7 @@ export async function createGate(opts: GateOptions): Promise<Gate> {
       signer: loadSigner(config.audit.keyPath, `${cliName()} keygen --config ${config.file}`),
       clock,
       warn: log,
+      verifyCommand: `${cliName()} verify-log --config ${config.file}`,
     }));
   const undo: (() => Promise<unknown> | unknown)[] = [];
   const unwind = async () => {

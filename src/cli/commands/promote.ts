@@ -225,6 +225,7 @@ async function openLocked(config: Config): Promise<AuditLog> {
       signer: loadSigner(config.audit.keyPath, `${cliName()} keygen --config ${config.file}`),
       clock: systemClock,
       warn: logLine,
+      verifyCommand: `${cliName()} verify-log --config ${config.file}`,
     });
   } catch (err) {
     if (!(err instanceof LookfirstError) || err.code !== 'AUDIT_LOCKED') throw err;
