@@ -1,9 +1,11 @@
 /**
  * The approval page in real headless Chromium, as the person who keeps it open sees it: calls arrive
  * live, approve and deny (with a comment) decide them, the name is asked once and remembered, the
- * countdown runs out into a denial. And as a hostile site sees it: a cross-site form post or fetch, and
- * a DNS-rebinding address, decide nothing. Screenshots with one and three pending calls are written to
- * a temp folder, and to docs/screenshots when UPDATE_SCREENSHOTS=1.
+ * countdown runs out into a denial; after a keyboard decision focus goes on to the next waiting card; an
+ * address without the key shows a page with the sentence, not JSON. And as a hostile site sees it: a
+ * cross-site form post or fetch, and a DNS-rebinding address, decide nothing. Screenshots with one and
+ * three pending calls (the README's) are written to a temp folder, and to docs/screenshots when
+ * UPDATE_SCREENSHOTS=1.
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -126,6 +128,75 @@ describe('approval page in Chromium', () => {
     assert.equal(v?.outcome, 'denied');
     assert.equal(v?.denied_by, 'web:Bob');
     assert.equal(existsSync(path), false);
+    await tab.close();
+    await g.agent.close();
+  });
+
+  it('after a keyboard decision, moves focus to the next waiting card, then to the list heading', async () => {
+    const g = await gate();
+    const tab = await open(g.url);
+    await tab.locator('#approver').fill('Erin');
+    const one = g.agent.call('write_file', { path: join(g.data, 'one.txt'), content: '1' });
+    await tab.locator('.card').waitFor();
+    // Another tool: one client's calls of one tool wait for a person one at a time (the interlock).
+    const two = g.agent.call('create_directory', { path: join(g.data, 'two') });
+    await tab.waitForFunction(() => document.querySelectorAll('.card').length === 2, undefined, { timeout: 10_000 });
+    const [first, second] = await tab.$$eval('.card', (cards) => cards.map((c) => (c as HTMLElement).dataset.callId));
+    const focusedCard = () =>
+      tab.evaluate(() => (document.activeElement?.closest('.card') as HTMLElement | null)?.dataset.callId ?? document.activeElement?.id);
+    await tab.locator(`.card[data-call-id="${first}"]`).focus();
+    await tab.keyboard.press('a');
+    assert.equal(verdictOf(await one)?.outcome, 'executed');
+    await tab.waitForFunction(() => document.querySelectorAll('.card').length === 1, undefined, { timeout: 5000 });
+    assert.equal(await focusedCard(), second, 'focus is in the second card');
+    // The keyboard goes on from there: the next key decides the card now focused.
+    await tab.keyboard.press('d');
+    assert.equal(verdictOf(await two)?.outcome, 'denied');
+    await tab.waitForFunction(() => document.querySelectorAll('.card').length === 0, undefined, { timeout: 5000 });
+    assert.equal(await focusedCard(), 'pending-h', 'none left: focus is on the list heading');
+    assert.equal(readFileSync(join(g.data, 'one.txt'), 'utf8'), '1');
+    assert.equal(existsSync(join(g.data, 'two')), false);
+    await tab.close();
+    await g.agent.close();
+  });
+
+  it('sends focus to the heading, not to another card, when the focused card times out', async () => {
+    const g = await gate(3);
+    const tab = await open(g.url);
+    const early = g.agent.call('write_file', { path: join(g.data, 'early.txt'), content: 'x' });
+    await tab.locator('.card').waitFor();
+    await new Promise((r) => setTimeout(r, 1500));
+    const late = g.agent.call('create_directory', { path: join(g.data, 'late') });
+    await tab.waitForFunction(() => document.querySelectorAll('.card').length === 2, undefined, { timeout: 10_000 });
+    await tab.locator('.card').first().focus();
+    assert.equal(verdictOf(await early)?.outcome, 'denied');
+    await tab.waitForFunction(() => document.querySelectorAll('.card').length === 1, undefined, { timeout: 5000 });
+    assert.equal(await tab.evaluate(() => document.activeElement?.id), 'pending-h', 'a key pressed now decides nothing it was not aimed at');
+    assert.equal(verdictOf(await late)?.outcome, 'denied');
+    await tab.close();
+    await g.agent.close();
+  });
+
+  it('shows a page with the sentence, not JSON, for an address without the key or with a wrong one', async () => {
+    const g = await gate();
+    const tab = await browser.newPage();
+    const cspErrors: string[] = [];
+    tab.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
+    });
+    for (const [path, sentence] of [
+      ['/', /refused: missing access key: open the address the gate printed at start/],
+      ['/?k=wrong', /refused: wrong access key \(the gate restarted with a new key, or the address was cut short\)/],
+    ] as const) {
+      const res = await tab.goto(`http://127.0.0.1:${g.page.port}${path}`);
+      assert.equal(res?.status(), 403);
+      assert.match(res?.headers()['content-type'] ?? '', /^text\/html/);
+      assert.match(await tab.locator('#error').innerText(), sentence);
+      assert.equal(await tab.title(), 'lookfirst: refused');
+      // The page's own style sheet applies under the error page's CSP.
+      assert.notEqual(await tab.evaluate(() => getComputedStyle(document.body).maxWidth), 'none');
+    }
+    assert.deepEqual(cspErrors, []);
     await tab.close();
     await g.agent.close();
   });

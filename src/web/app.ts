@@ -8,8 +8,11 @@
  * nothing changes. No CORS header is ever sent; nothing can frame the page; the script writes text
  * nodes only. Refusals are reported to `onRefused` (the gate logs them).
  * The key never leaves this process on a command line: the browser is opened through a launch file
- * (launch-file.ts). A tab left open across a gate restart holds a key the new gate does not know: its
- * event stream is refused (403), and the page says the gate restarted and where the new address is.
+ * (launch-file.ts). A tab left open across a gate restart reconnects by itself when the new gate has the
+ * same key (`accessKey`) and takes the new gate's CSRF token from the stream's first event; when the key
+ * changed, its stream is refused (403) and the page says to open the new address the gate printed.
+ * A refusal is the JSON `{ "error": … }` for scripts and API clients, and a small HTML page with the same
+ * sentence (no script, strict CSP) when a browser asks for a page (Accept: text/html); same status.
  * "Pair a phone" (only with a `pairing` option): `POST /pair`, guarded exactly as a decision, opens a
  * pairing (confirm/devices/pairing.ts) and answers its 6-digit code, the pairing address and a QR code
  * of it as SVG; the script shows the SVG as an image from a Blob URL (never as markup).
@@ -23,12 +26,13 @@ import QRCode from 'qrcode';
 import { type Clock, systemClock } from '../clock.js';
 import { type Pairing, pairingUrl } from '../confirm/devices/pairing.js';
 import type { PendingApprovals } from '../confirm/pending.js';
+import { LookfirstError } from '../errors.js';
 import type { Decider } from '../types.js';
 import { allowedHosts, checkCsrf, checkHost, checkSameOrigin, type GuardResult } from './guards.js';
-import { close, header, isJson, listen, parseJsonObject, readBody, safeName, send, sendJson } from './http.js';
+import { acceptsHtml, close, header, isJson, listen, parseJsonObject, readBody, safeName, send, sendJson } from './http.js';
 import { createListener, type ListenerLimits, SMALL_REQUEST_TIMEOUT_MS } from './listener.js';
 import { pageState } from './state.js';
-import { shellPage } from './views.js';
+import { errorPage, shellPage } from './views.js';
 
 /** Interval of keep-alive comments on the event stream (ms), so proxies do not drop it. */
 const KEEPALIVE_MS = 15_000;
@@ -43,6 +47,12 @@ const MAX_STREAMS = 32;
  */
 export const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** The error page's Content-Security-Policy: no script at all, the page's own style sheet only. */
+export const ERROR_CSP = "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** Fewest characters of an access key given in `accessKey` (the generated one has 32). */
+export const MIN_ACCESS_KEY_CHARS = 32;
 
 /** Options of the approval page. */
 export interface WebAppOptions {
@@ -63,6 +73,12 @@ export interface WebAppOptions {
   clock?: Clock;
   /** Enables "Pair a phone": pairings open in `pairing` for `user`, at the device endpoint's `deviceUrl`. */
   pairing?: PagePairing;
+  /**
+   * The page's access key, when it must outlive the process (at least MIN_ACCESS_KEY_CHARS characters of
+   * `A-Za-z0-9_-`): an open tab then reconnects to a restarted gate on the same port. A fresh random key
+   * per process when omitted, and an open tab must then be reopened from the new address.
+   */
+  accessKey?: string;
 }
 
 /** What the page's "Pair a phone" button needs. */
@@ -115,16 +131,26 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
   const csrf = randomBytes(32).toString('base64url');
   // The access key separates the person (who has the address the gate printed) from any other local
   // process that can reach loopback: without it, nothing is shown and nothing can be decided.
-  const accessKey = randomBytes(24).toString('base64url');
+  if (opts.accessKey !== undefined && !new RegExp(`^[A-Za-z0-9_-]{${MIN_ACCESS_KEY_CHARS},}$`).test(opts.accessKey))
+    throw new LookfirstError(
+      'WEB_UNAVAILABLE',
+      `the approval page's access key must be at least ${MIN_ACCESS_KEY_CHARS} characters of A-Z, a-z, 0-9, _ and - (e.g. openssl rand -hex 32)`,
+    );
+  const accessKey = opts.accessKey ?? randomBytes(24).toString('base64url');
   const clock = opts.clock ?? systemClock;
   const identityHeader = opts.identityHeader?.toLowerCase();
   let allowed = allowedHosts(opts.host, opts.port, opts.publicUrl);
   const streams = new Set<ServerResponse>();
   const headers = { 'content-security-policy': CSP };
 
+  // A person's browser gets a page it can read; a script or API client the JSON it parses.
+  const fail = (res: ServerResponse, req: IncomingMessage, status: number, error: string, extra: Record<string, string> = {}) => {
+    if (acceptsHtml(req)) send(res, status, errorPage(status, error), 'text/html; charset=utf-8', { ...extra, 'content-security-policy': ERROR_CSP });
+    else sendJson(res, status, { error }, { ...headers, ...extra });
+  };
   const refuse = (res: ServerResponse, req: IncomingMessage, r: GuardResult & { ok: false }) => {
     opts.onRefused?.(r.reason, req);
-    sendJson(res, 403, { error: `refused: ${r.reason}` }, headers);
+    fail(res, req, 403, `refused: ${r.reason}`);
   };
   const state = () => JSON.stringify(pageState(opts.pending.list(), opts.pending.history(), clock.nowMs()));
   const unsubscribe = opts.pending.subscribe(() => {
@@ -156,7 +182,13 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
     if (file && req.method === 'GET') return send(res, 200, asset(file.file), file.type, headers);
     const key = checkCsrf(url.searchParams.get('k') ?? undefined, accessKey);
     if (!key.ok)
-      return refuse(res, req, { ok: false, reason: `${key.reason.replace('CSRF token', 'access key')}: open the address the gate printed at start` });
+      return refuse(res, req, {
+        ok: false,
+        reason:
+          key.reason === 'missing CSRF token'
+            ? `missing access key: open the address the gate printed at start (the line "approval page at http://…" on its standard error)`
+            : `wrong access key (the gate restarted with a new key, or the address was cut short): open the address the gate printed at start (the line "approval page at http://…" on its standard error)`,
+      });
     let identity: string | undefined;
     if (identityHeader) {
       identity = safeName(header(req, identityHeader) ?? '');
@@ -175,13 +207,15 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
     if (req.method === 'GET' && path === '/events') {
       if (streams.size >= MAX_STREAMS) return sendJson(res, 503, { error: `too many open pages (${MAX_STREAMS}); close some tabs` }, headers);
       res.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-frame-options': 'DENY' });
-      res.write(`retry: ${reconnect.retryMs}\nevent: state\ndata: ${state()}\n\n`);
+      // The CSRF token travels with the stream too: a tab that reconnects to a restarted gate with the
+      // same key needs the new process's token. Only a holder of the key can read this stream.
+      res.write(`retry: ${reconnect.retryMs}\nevent: session\ndata: ${JSON.stringify({ csrf })}\n\nevent: state\ndata: ${state()}\n\n`);
       streams.add(res);
       req.on('close', () => streams.delete(res));
       return;
     }
     if (path === '/pair' && opts.pairing) return pair(req, res, opts.pairing);
-    if (path !== '/decision') return sendJson(res, 404, { error: 'not found' }, headers);
+    if (path !== '/decision') return fail(res, req, 404, 'not found: the approval page is at / (with ?k=, as the gate printed it)');
     if (req.method !== 'POST') return sendJson(res, 405, { error: 'use POST' }, { ...headers, allow: 'POST' });
     const same = checkSameOrigin(header(req, 'origin'), header(req, 'sec-fetch-site'), allowed);
     if (!same.ok) return refuse(res, req, same);

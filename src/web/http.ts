@@ -67,6 +67,21 @@ export function isJson(req: IncomingMessage): boolean {
   return (header(req, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
+/**
+ * True when the request's Accept header names `text/html` (with a non-zero `q`): what a browser sends
+ * when a person opens an address or follows a link. `fetch()` (any type by default), EventSource
+ * (`text/event-stream`) and API clients do not, so they keep getting JSON. A full negotiation library
+ * would rank types; all that matters here is whether a person's browser is asking for a page.
+ */
+export function acceptsHtml(req: IncomingMessage): boolean {
+  return (header(req, 'accept') ?? '').split(',').some((part) => {
+    const [type, ...params] = part.split(';').map((x) => x.trim().toLowerCase());
+    if (type !== 'text/html') return false;
+    const q = params.find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
 /** One header's value (the first when repeated). */
 export function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];

@@ -60,12 +60,32 @@ export function shellPage(csrf: string, identity: string | undefined, reconnect 
 <div id="pair-area"></div>
 <p class="hint">Approve runs the call shown, exactly as shown, once. Deny, or no decision before the countdown ends, runs nothing.</p></header>
 <main>
-<section aria-labelledby="pending-h"><h2 id="pending-h">Waiting for you</h2>
+<section aria-labelledby="pending-h"><h2 id="pending-h" tabindex="-1">Waiting for you</h2>
 <p id="empty">Nothing is waiting. New calls appear here by themselves.</p>
 <div id="pending"></div></section>
 <section aria-labelledby="history-h"><h2 id="history-h">Recent decisions</h2>
 <ol id="history"></ol></section>
 </main>
 <noscript><p>This page needs JavaScript to show calls as they arrive.</p></noscript>
+</body></html>`.value;
+}
+
+/**
+ * The page a browser gets instead of a JSON refusal (a missing or wrong access key, a foreign Host): the
+ * same sentence as the JSON `error`, as text. It has no script and loads only the page's own style sheet
+ * (served without the key), so it needs no CSP allowance beyond `style-src 'self'`.
+ * @param status the HTTP status it is sent with (shown in the title).
+ * @param message the sentence, escaped here like every other value.
+ */
+export function errorPage(status: number, message: string): string {
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>lookfirst: ${status === 403 ? 'refused' : `error ${status}`}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="/static/app.css">
+</head>
+<body>
+<header><h1>lookfirst</h1></header>
+<main><p id="error" class="error-page">${message}</p>
+<p class="hint">Nothing was shown and nothing was decided.</p></main>
 </body></html>`.value;
 }

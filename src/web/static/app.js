@@ -1,18 +1,25 @@
 // lookfirst approval page. Renders the state stream into text nodes only (never HTML): every string
 // from the server has hidden and bidi characters escaped already, and textContent keeps markup inert.
 // Nothing but a click (or key) on Approve approves: closing, reloading or losing the connection does not.
-// After a gate restart the tab says so and where the new address is printed, and stops retrying.
+// After a gate restart with the same key the tab reconnects and shows the new gate's calls; with a new
+// key it says to open the new address the gate printed, and stops retrying.
+// After a decision from a card, focus moves to the next waiting card (else the list's heading), so the
+// keyboard keeps its place; a card that vanishes for another reason (timeout, another channel) sends
+// focus to the heading, never to a card the person has not chosen.
 
 (() => {
   const key = new URLSearchParams(location.search).get('k') || '';
   const meta = (name) => document.querySelector(`meta[name="${name}"]`).getAttribute('content');
-  const csrf = meta('lookfirst-csrf');
+  // Replaced by the stream's session event: a restarted gate (same key) has a new token.
+  let csrf = meta('lookfirst-csrf');
   const identity = meta('lookfirst-identity');
   const NAME_KEY = 'lookfirst.approver';
   const $ = (id) => document.getElementById(id);
   let offset = 0;
   let state = { pending: [], history: [] };
   const cards = new Map();
+  // Call ids decided from this tab while focus was in their card: focus goes on to the next card.
+  const decidedHere = new Set();
   const READBACK = {
     ok: 'read back: as expected',
     none: 'not read back (no read-back rule)',
@@ -76,6 +83,7 @@
   }
 
   async function decide(c, decision) {
+    if (c.busy) return;
     const name = approverName();
     if (!name) {
       c.msg.textContent = 'Type your name at the top first.';
@@ -88,6 +96,8 @@
         localStorage.setItem(NAME_KEY, name);
       } catch {}
     }
+    c.busy = true;
+    if (c.node.contains(document.activeElement)) decidedHere.add(c.data.callId);
     for (const b of c.buttons) b.disabled = true;
     c.msg.textContent = 'sending…';
     try {
@@ -99,11 +109,17 @@
       });
       const body = await res.json().catch(() => ({}));
       c.msg.textContent = res.ok ? `${decision === 'approve' ? 'Approved' : 'Denied'}.` : `Not taken: ${body.error || res.status}`;
-      if (!res.ok) for (const b of c.buttons) b.disabled = false;
+      if (!res.ok) release(c);
     } catch (err) {
       c.msg.textContent = `Not sent (${err.message}); nothing was decided.`;
-      for (const b of c.buttons) b.disabled = false;
+      release(c);
     }
+  }
+
+  function release(c) {
+    c.busy = false;
+    decidedHere.delete(c.data.callId);
+    for (const b of c.buttons) b.disabled = false;
   }
 
   function card(p) {
@@ -157,6 +173,8 @@
     deny.addEventListener('click', () => decide(c, 'deny'));
     node.addEventListener('keydown', (e) => {
       if (e.target !== node) return;
+      // A held key repeats: only a fresh press decides, so it cannot run on into the next card.
+      if ((e.key === 'a' || e.key === 'd') && e.repeat) return;
       if (e.key === 'a') decide(c, 'approve');
       else if (e.key === 'd') decide(c, 'deny');
       else if (e.key === 'j' || e.key === 'k') {
@@ -168,11 +186,26 @@
     return c;
   }
 
+  // Where focus goes when the card holding it leaves: the next remaining card after a decision made
+  // here, else the list's heading (focusable by script only).
+  function moveFocusFrom(c, ids) {
+    let target = null;
+    if (decidedHere.has(c.data.callId)) {
+      const all = [...document.querySelectorAll('.card')];
+      const i = all.indexOf(c.node);
+      const stays = (n) => ids.has(n.dataset.callId);
+      target = all.slice(i + 1).find(stays) || all.slice(0, i).reverse().find(stays) || null;
+    }
+    (target || $('pending-h')).focus();
+  }
+
   function renderPending() {
     const list = $('pending');
     const ids = new Set(state.pending.map((p) => p.callId));
     for (const [id, c] of cards) {
       if (!ids.has(id)) {
+        if (c.node.contains(document.activeElement)) moveFocusFrom(c, ids);
+        decidedHere.delete(id);
         c.node.remove();
         cards.delete(id);
       }
@@ -211,19 +244,23 @@
     }
   }
 
-  // Losing the gate: a refused stream (403) means this tab's key is no longer valid, i.e. the gate
-  // restarted (a new process has a new key, and maybe a new port). No answer for giveUpMs means it
-  // stopped or moved. Either way the tab stops retrying and says where the new address is.
+  // Losing the gate. While it does not answer, the browser retries the stream by itself; a gate that
+  // comes back on this port with the same key (a key file) is live again at once, with its own calls.
+  // A refused key (403) means the gate restarted with a new key: the tab says to open the new address
+  // and stops. No answer for giveUpMs: the tab says the gate stopped or moved, and keeps checking
+  // slowly, so a gate that returns with the same key still comes back without a reload.
   const [retryMs, giveUpMs] = (meta('lookfirst-reconnect') || '2000,60000').split(',').map(Number);
-  const WHERE = 'The gate prints the page address, with its new key, on its standard error (the line "approval page at http://…").';
+  const slowRetryMs = retryMs * 5;
+  const WHERE =
+    'The gate prints its page address on its standard error (the line "approval page at http://…"), and opens it in your browser when a call waits.';
   let lostSince = 0;
   let ended = false;
+  let gone = false;
 
-  function endTab(message) {
-    ended = true;
+  function showLost(message, className) {
     const status = $('status');
     status.textContent = message;
-    status.className = 'down ended';
+    status.className = className;
     // Calls held by the old gate are no longer waiting: nothing on this tab can decide them.
     state = { pending: [], history: state.history };
     renderPending();
@@ -238,19 +275,26 @@
       res = undefined;
     }
     if (res?.status === 403) {
-      endTab(`The gate restarted: this tab's access key belongs to the gate that stopped, and nothing can be approved from it. ${WHERE} Open that address.`);
+      ended = true;
+      showLost(
+        `The gate restarted with a new access key: this tab belongs to the gate that stopped, and nothing can be approved from it. Open the new address. ${WHERE}`,
+        'down ended',
+      );
       return;
     }
     if (res?.ok) {
-      // The key is still good (the stream was refused for another reason, e.g. too many tabs): retry later.
-      setTimeout(connect, retryMs);
+      // The key is good (the gate is back, or the stream was refused for another reason, e.g. too many tabs).
+      setTimeout(connect, gone ? 0 : retryMs);
       return;
     }
-    if (Date.now() - lostSince >= giveUpMs) {
-      endTab(`The gate is not answering at this address: it stopped, or it restarted on another port. ${WHERE} Open that address once it runs again.`);
-      return;
+    if (!gone && Date.now() - lostSince >= giveUpMs) {
+      gone = true;
+      showLost(
+        `The gate is not answering at this address: it stopped, or it restarted on another port. This tab keeps checking and comes back by itself if the gate returns here with the same key. Otherwise open its new address. ${WHERE}`,
+        'down gone',
+      );
     }
-    setTimeout(() => probe(es), retryMs);
+    setTimeout(() => probe(es), gone ? slowRetryMs : retryMs);
   }
 
   function connect() {
@@ -259,16 +303,22 @@
     const es = new EventSource(`/events?k=${encodeURIComponent(key)}`);
     es.addEventListener('open', () => {
       lostSince = 0;
+      gone = false;
       status.textContent = 'live: new calls appear by themselves';
       status.className = 'ok';
     });
     es.addEventListener('error', () => {
+      // Still gone (the gate answered a check, then failed the stream): back to slow checking.
+      if (gone) return void probe(es);
       if (!lostSince) lostSince = Date.now();
       status.textContent = 'connection to the gate lost; retrying… (nothing is approved while it is down)';
       status.className = 'down';
       // CLOSED: the gate answered, but not with the stream (a refused key). CONNECTING: no answer; the
-      // browser retries by itself until giveUpMs, then the tab asks once more and stops.
+      // browser retries by itself until giveUpMs, then the tab takes over the checking.
       if (es.readyState === EventSource.CLOSED || Date.now() - lostSince >= giveUpMs) void probe(es);
+    });
+    es.addEventListener('session', (e) => {
+      csrf = JSON.parse(e.data).csrf;
     });
     es.addEventListener('state', (e) => {
       state = JSON.parse(e.data);
