@@ -10,7 +10,7 @@
  */
 import { type KeyObject, sign } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
-import type { Clock } from '../clock.js';
+import { type Clock, systemMonoClock } from '../clock.js';
 import { startWorker } from '../core/worker.js';
 import { type ErrorCode, LookfirstError } from '../errors.js';
 import type { AppendedEntry } from './chain-writer.js';
@@ -129,7 +129,8 @@ export class AuditLog {
   async appendDurable(fields: AuditFields): Promise<AppendedEntry> {
     if (this.closed) throw new LookfirstError('AUDIT_WRITE_FAILED', 'the audit log is closed');
     const entries = [...this.take(), { ts: this.opts.clock.nowMs(), fields: this.filtered(fields) }];
-    const ack = await this.post((ackId) => ({ type: 'batch', entries, ackId }));
+    const observe = this.appendObserver;
+    const ack = observe ? await this.timed(observe, entries) : await this.post((ackId) => ({ type: 'batch', entries, ackId }));
     // Its own entry is the batch's last, so the worker's answer names it.
     if (ack.seq === undefined || ack.hash === undefined || ack.ts === undefined)
       throw new LookfirstError('AUDIT_WRITE_FAILED', 'the audit worker did not say where the entry landed');
@@ -165,6 +166,29 @@ export class AuditLog {
   }
 
   private textFilter: ((text: string) => string) | undefined;
+
+  /**
+   * Tells `observe` how long each durable append took (ms, from the call to the worker's fdatasync
+   * acknowledgement) and whether it was written: the gate's metrics (gateway/metrics.ts). Queued appends
+   * (`appendLater`) are not timed: nothing waits for them.
+   */
+  setAppendObserver(observe: (ms: number, ok: boolean) => void): void {
+    this.appendObserver = observe;
+  }
+
+  private appendObserver: ((ms: number, ok: boolean) => void) | undefined;
+
+  private async timed(observe: (ms: number, ok: boolean) => void, entries: PostedEntry[]): Promise<Ack> {
+    const t0 = systemMonoClock.monoMs();
+    try {
+      const ack = await this.post((ackId) => ({ type: 'batch', entries, ackId }));
+      observe(systemMonoClock.monoMs() - t0, true);
+      return ack;
+    } catch (err) {
+      observe(systemMonoClock.monoMs() - t0, false);
+      throw err;
+    }
+  }
 
   /**
    * A view of this log for one client session: its entries' free text passes `filter` first (the

@@ -22,6 +22,7 @@ import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import { type Channels, startChannels } from './channels.js';
 import { openSecretFiles } from './file-modes.js';
+import { type Observability, startObservability, unobserved } from './observe.js';
 import { cliName, logLine } from './output.js';
 import { VERSION } from './version.js';
 
@@ -42,6 +43,11 @@ export interface GateOptions {
   inProcess?: GatewayOptions['inProcess'];
   /** The `serverInfo` clients see (the library: the author's server); default lookfirst's own. */
   serverInfo?: GatewayOptions['serverInfo'];
+  /**
+   * Start what `metrics:` and `tracing:` enable (`serve`). Off for `promote` and the library: a promote
+   * beside a running gate must not fight it for the metrics port.
+   */
+  observe?: boolean;
 }
 
 /** A running gate's parts. */
@@ -56,6 +62,8 @@ export interface Gate {
   modern: ModernFront;
   /** Records a refused web request (a security event, throttled). */
   refused: (what: string) => void;
+  /** Its metrics endpoint and tracer (the no-ops unless `observe` and the config enable them). */
+  observed: Observability;
   /**
    * Stops everything in reverse order and writes `gate_stopped`.
    * @param why the reason written in the log.
@@ -89,6 +97,13 @@ export async function createGate(opts: GateOptions): Promise<Gate> {
     for (const u of undo.splice(0)) await Promise.resolve(u()).catch(() => {});
   };
   try {
+    // Before the store and the upstreams: a metrics port in use stops the start before anything runs.
+    const observed = opts.observe ? await startObservability(config, VERSION, log) : unobserved;
+    undo.unshift(() => observed.close());
+    if (observed.metrics.enabled) {
+      const metrics = observed.metrics;
+      audit.setAppendObserver((ms, ok) => metrics.auditAppended(ms, ok));
+    }
     const store = await openStore(config.store, { clock });
     undo.unshift(() => store.close());
     const replicas = await Replicas.start(store, clock);
@@ -135,6 +150,8 @@ export async function createGate(opts: GateOptions): Promise<Gate> {
       redact: redact?.hook,
       inProcess: opts.inProcess,
       serverInfo: opts.serverInfo,
+      metrics: observed.metrics,
+      tracer: observed.tracer,
     });
     undo.unshift(() => gateway.close());
     await gateway.start();
@@ -161,7 +178,7 @@ export async function createGate(opts: GateOptions): Promise<Gate> {
       })();
       return closed;
     };
-    return { config, audit, store, replicas, pending, channels, gateway, modern, refused, close };
+    return { config, audit, store, replicas, pending, channels, gateway, modern, refused, observed, close };
   } catch (err) {
     await unwind();
     await audit.appendDurable({ event: 'gate_stopped', reason: `failed to start: ${(err as Error).message}` }).catch(() => {});

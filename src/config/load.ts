@@ -168,6 +168,10 @@ export interface Config {
   privacy?: PrivacyConfig;
   /** The preview redaction hook; absent = none. */
   redact?: RedactConfig;
+  /** The Prometheus endpoint (`metrics:`); absent or not enabled = none. */
+  metrics?: { enabled: boolean; host: string; port: number; process: boolean };
+  /** OpenTelemetry traces (`tracing:`); absent or not enabled = none. */
+  tracing?: { enabled: boolean; otlpEndpoint: string; serviceName: string };
   /**
    * Things the config says that take no effect, each a sentence with its key, line and what to do (for the
    * gate to print at start). Not problems: a config that has them is valid and runs (copying the Config
@@ -262,6 +266,8 @@ export function parseConfig(text: string, file: string): Config {
     store: storeOf(raw.store, base, logPath),
     privacy: privacyOf(raw.privacy),
     redact: raw.redact && redactOf(raw.redact, base),
+    metrics: raw.metrics,
+    tracing: { enabled: raw.tracing.enabled, otlpEndpoint: raw.tracing.otlp_endpoint, serviceName: raw.tracing.service_name },
     warnings: warningsOf(data, doc.contents, lineOf),
   };
 }

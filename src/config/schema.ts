@@ -391,14 +391,15 @@ const redactSchema = z
  */
 const metricsSchema = z
   .object({
-    enabled: z.boolean().default(false),
-    host: z.string().min(1).default('127.0.0.1'),
+    enabled: z.boolean().default(false).describe('Serve GET /metrics (Prometheus text format) while the gate runs.'),
+    host: z.string().min(1).default('127.0.0.1').describe('Where the metrics endpoint listens; off loopback, whoever reaches the port reads the counts.'),
     /** 0 picks a free port (the address is printed at start). */
-    port: z.number().int().min(0).max(65535).default(9464),
+    port: z.number().int().min(0).max(65535).default(9464).describe('Port of the metrics endpoint; 0 picks a free one (the address is printed at start).'),
     /** Also prom-client's process metrics (CPU, memory, event-loop lag, open handles), prefixed `lookfirst_`. */
-    process: z.boolean().default(true),
+    process: z.boolean().default(true).describe('Also the process metrics (CPU, memory, event-loop lag, handles), prefixed lookfirst_.'),
   })
-  .strict();
+  .strict()
+  .describe('A Prometheus endpoint of its own: calls by outcome, decisions by channel, time to decision, upstream and audit latency, held calls.');
 
 /**
  * `tracing`: OpenTelemetry spans of each tools/call, sent to an OTLP/HTTP receiver. Off by default; when a
@@ -406,13 +407,20 @@ const metricsSchema = z
  */
 const tracingSchema = z
   .object({
-    enabled: z.boolean().default(false),
+    enabled: z
+      .boolean()
+      .default(false)
+      .describe('Send a span of each tools/call (and its classify, hold, forward and read-back steps) to an OTLP/HTTP receiver.'),
     /** The receiver's traces URL (OTLP/HTTP, JSON), e.g. `http://127.0.0.1:4318/v1/traces`. */
-    otlp_endpoint: z.url({ protocol: /^https?$/, error: 'otlp_endpoint must be an http:// or https:// address' }).default('http://127.0.0.1:4318/v1/traces'),
+    otlp_endpoint: z
+      .url({ protocol: /^https?$/, error: 'otlp_endpoint must be an http:// or https:// address' })
+      .default('http://127.0.0.1:4318/v1/traces')
+      .describe("The receiver's traces URL (OTLP/HTTP, JSON encoding)."),
     /** The `service.name` resource attribute of every span. */
-    service_name: z.string().min(1).max(128).default('lookfirst'),
+    service_name: z.string().min(1).max(128).default('lookfirst').describe('The service.name of every span.'),
   })
-  .strict();
+  .strict()
+  .describe('OpenTelemetry traces; a call whose _meta carries traceparent (W3C Trace Context) gets a span that is the child of the client span.');
 
 /** Whole config file. */
 export const configSchema = z

@@ -20,6 +20,7 @@ import type { Policy } from '../policy/evaluate.js';
 import type { PrivacySession } from '../privacy/filter.js';
 import { placeholderIdsIn } from '../privacy/mask.js';
 import { type Catalogue, classifyTool } from './catalogue.js';
+import type { GateMetrics } from './metrics.js';
 import { withheldWhy } from './privacy-route.js';
 import { isPlainObject } from './raw.js';
 import { isUntrusted } from './tool-result.js';
@@ -39,6 +40,10 @@ export interface FastPathDeps {
   privacy?: PrivacySession;
   /** Sends a message to the client. */
   send: (m: JSONRPCMessage) => Promise<void>;
+  /** Counts the read and times its upstream (the no-op when metrics are off). */
+  metrics: GateMetrics;
+  /** Tracing is on: a call that carries a trace context (`_meta.traceparent`) takes the SDK path, where its span is made. */
+  traced?: boolean;
   /**
    * Told when a fast-path call starts and ends: while it runs, the session counts as busy with it, so an
    * upstream's question during the call (sampling, elicitation) reaches this client on that call's stream.
@@ -62,7 +67,7 @@ export class FastPath {
     if (m.method !== 'tools/call' || !('id' in m)) return false;
     const params = m.params;
     if (!isPlainObject(params) || typeof params.name !== 'string') return false;
-    if (isPlainObject(params._meta) && params._meta.progressToken !== undefined) return false;
+    if (isPlainObject(params._meta) && (params._meta.progressToken !== undefined || (this.deps.traced && params._meta.traceparent !== undefined))) return false;
     if (this.inflight.has(m.id)) return false;
     // Placeholders are resolved (or refused) by the pipeline's own step (pipeline/steps/placeholders.ts).
     const privacy = this.deps.privacy;
@@ -84,12 +89,15 @@ export class FastPath {
     const forward = tool.exposed === tool.upstreamTool ? params : { ...params, name: tool.upstreamTool };
     const clientId = m.id;
     this.deps.busy?.(clientId, true);
+    const answered = this.deps.metrics.upstreamStarted(tool.upstream.name, 'tools/call');
     const upstreamId = tool.upstream.sendRaw(
       'tools/call',
       forward,
       (reply) => {
         if (!this.inflight.delete(clientId)) return;
         this.deps.busy?.(clientId, false);
+        answered(reply.kind === 'response');
+        if (this.deps.metrics.enabled) this.deps.metrics.callEnded(readFailed(reply) ? 'read_failed' : 'read', tool.upstream.name);
         const answer = toClient(clientId, reply);
         if (!privacy) void this.deps.send(answer).catch(() => {});
         else
@@ -174,4 +182,9 @@ function withheld(id: string | number, err: unknown): JSONRPCMessage {
 function toClient(id: string | number, reply: RawReply): JSONRPCMessage {
   if (reply.kind === 'failed') return { jsonrpc: '2.0', id, error: { code: reply.error.code, message: reply.error.message } } as JSONRPCMessage;
   return { ...reply.message, jsonrpc: '2.0', id } as unknown as JSONRPCMessage;
+}
+
+/** Whether a read's reply is a failure for the metrics: no answer, a JSON-RPC error, or an error result. */
+function readFailed(reply: RawReply): boolean {
+  return reply.kind === 'failed' || reply.message.error !== undefined || (isPlainObject(reply.message.result) && reply.message.result.isError === true);
 }

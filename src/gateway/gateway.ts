@@ -30,12 +30,13 @@ import { FastPath } from './fast-path.js';
 import { Forwarder, unionCapabilities } from './forward.js';
 import { auditedHolds } from './hold.js';
 import { Interlock } from './interlock.js';
+import { type CallOutcome, type GateMetrics, noMetrics } from './metrics.js';
 import type { InClientRound } from './mrtr.js';
 import { recipientsOf, trackSubscription } from './notify-scope.js';
 import { ToolPins } from './pins.js';
 import { CONFIRM_TOOL, confirmPending, confirmToolDefinition } from './pipeline/confirm-pending.js';
 import type { PipelineDeps } from './pipeline/context.js';
-import { verdictOfOutcome } from './pipeline/outcome.js';
+import { type Outcome, verdictOfOutcome } from './pipeline/outcome.js';
 import { handleToolCall } from './pipeline/run.js';
 import { MAX_RECORDED_RUN_BYTES } from './pipeline/steps/record.js';
 import { routeMasked } from './privacy-route.js';
@@ -46,6 +47,7 @@ import { holdsOwner, isAuthenticated, type Session, userOf } from './session.js'
 import { TaintMemory, untrustedTest } from './taint.js';
 import { PrincipalTaint } from './taint-principals.js';
 import { rememberResource } from './tool-result.js';
+import { type GateTracer, noTracer } from './tracing.js';
 import type { HttpFrontTransport } from './transport/http-front.js';
 import { type InProcessUpstream, Upstream } from './upstream.js';
 import { UpstreamQuestions } from './upstream-questions.js';
@@ -65,6 +67,8 @@ export interface RouteContext {
   mrtr?: InClientRound;
   /** The session the request came in on (counted busy while it runs). */
   session?: Session;
+  /** The request's `_meta` where the front keeps it apart from `params` (2026-07-28): its trace context. */
+  meta?: unknown;
 }
 
 /** What a gateway is built from. */
@@ -94,6 +98,10 @@ export interface GatewayOptions {
   inProcess?: ReadonlyMap<string, InProcessUpstream>;
   /** The `serverInfo` clients see (default `lookfirst` and `version`): the library serves as the author's server. */
   serverInfo?: { name: string; version: string };
+  /** The gate's metrics (`metrics:`); default the no-op. */
+  metrics?: GateMetrics;
+  /** The gate's tracer (`tracing:`); default none. */
+  tracer?: GateTracer;
 }
 
 /** A running gate. */
@@ -125,12 +133,17 @@ export class Gateway {
   readonly taint: PrincipalTaint;
   /** Where decisions' evidence is checked before execution (confirm/evidence-ledger.ts). */
   private readonly evidence: EvidenceLedger | undefined;
+  private readonly metrics: GateMetrics;
+  private readonly tracer: GateTracer;
 
   /** Call with each connecting client's name and `elicitation` capability: warns of self-approval once per gate (self-approval.ts). */
   readonly noteElicitingClient: (clientName: string, elicitation: unknown) => void;
 
   constructor(private readonly opts: GatewayOptions) {
     this.noteElicitingClient = createSelfApprovalNotice(opts.config.confirm, opts.log);
+    this.metrics = opts.metrics ?? noMetrics;
+    this.tracer = opts.tracer ?? noTracer;
+    this.metrics.heldFrom(() => this.heldNow());
     this.questions = new UpstreamQuestions(
       opts.audit,
       () => this.sessions,
@@ -277,6 +290,8 @@ export class Gateway {
             dryRun: this.opts.config.dryRun,
             untrusted: this.untrusted,
             privacy: session.privacy,
+            metrics: this.metrics,
+            traced: this.tracer.enabled,
             send: (m) => transport.send(m),
             busy: (id, running) => {
               if (running) {
@@ -445,6 +460,7 @@ export class Gateway {
       confirmMode: confirm.mode,
       user: userOf(this.opts.config, principal),
       evidence: this.evidence,
+      metrics: this.metrics,
       holds: auditedHolds(
         this.opts.audit,
         this.opts.pending,
@@ -457,6 +473,7 @@ export class Gateway {
             }
           : undefined,
         this.opts.clock,
+        this.metrics,
       ),
       taint,
       untrusted: this.untrusted,
@@ -466,6 +483,13 @@ export class Gateway {
       redact: this.opts.redact,
       receiptsDir: this.opts.config.audit.receiptsDir,
     };
+  }
+
+  /** How many calls wait for a person now, over every session of this gate (the `held_calls` gauge). */
+  heldNow(): number {
+    let n = 0;
+    for (const s of this.sessions) n += s.holds?.waiting ?? 0;
+    return n;
   }
 
   /** A message for every client at once (no one session's placeholders fit all): private values as labels alone. */
@@ -511,15 +535,25 @@ export class Gateway {
     if (ctx.session) ctx.session.inflight++;
     try {
       if (method === 'tools/call') {
+        const span = this.tracer.startCall(ctx.meta ?? params?._meta, params?.name);
         const confirming = deps.confirmMode === 'pending' && params?.name === CONFIRM_TOOL;
-        const call = confirming
-          ? confirmPending(deps, params ?? {}, { signal, progress }, this.opts.pending)
-          : handleToolCall(deps, params ?? {}, { signal, progress, mrtr: ctx.mrtr });
+        const call: Promise<{ result: Result; outcome: Outcome; upstream?: string }> = confirming
+          ? confirmPending(deps, params ?? {}, { signal, progress, span }, this.opts.pending)
+          : handleToolCall(deps, params ?? {}, { signal, progress, mrtr: ctx.mrtr, span });
         this.gatedCalls.add(call);
-        const { result, outcome } = await call.finally(() => this.gatedCalls.delete(call));
-        const v = verdictOfOutcome(outcome);
-        if (v) this.opts.pending.recordOutcome(v.call_id, v.outcome, v.readback);
-        return result;
+        try {
+          const { result, outcome, upstream } = await call.finally(() => this.gatedCalls.delete(call));
+          const v = verdictOfOutcome(outcome);
+          if (v) this.opts.pending.recordOutcome(v.call_id, v.outcome, v.readback);
+          const ended = callOutcomeOf(outcome);
+          this.metrics.callEnded(ended, upstream);
+          span?.end(ended, upstream);
+          return result;
+        } catch (err) {
+          this.metrics.callEnded('error', this.catalogue.get(String(params?.name))?.upstream.name);
+          span?.end('error');
+          throw err;
+        }
       }
       if (method === 'tools/list') {
         await this.catalogue.refreshAll();
@@ -564,5 +598,17 @@ export class Gateway {
         this.opts.log(`upstream ${upstream.name}: notification ${n.method} not relayed (${(err as Error).message})`);
       }
     }
+  }
+}
+
+/** How a call ended, as the metrics and the trace name it (gateway/metrics.ts `CallOutcome`). */
+function callOutcomeOf(o: Outcome): CallOutcome {
+  switch (o.kind) {
+    case 'forwarded':
+      return o.result.isError === true ? 'read_failed' : 'read';
+    case 'asked':
+      return 'asked';
+    default:
+      return o.verdict.outcome;
   }
 }

@@ -21,6 +21,7 @@ import type { BrokerHooks } from '../confirm/broker.js';
 import { CONFIRM_TIMEOUT, type PendingApprovals } from '../confirm/pending.js';
 import type { Store } from '../store/store.js';
 import type { Approval, ToolCall } from '../types.js';
+import type { GateMetrics } from './metrics.js';
 import { approvalEntry } from './pipeline/entries.js';
 
 /** One approval being asked. */
@@ -54,6 +55,8 @@ export interface HoldsOptions {
   /** Where holds are shared with other replicas (absent: this session only). */
   shared?: SharedHolds;
   clock?: Clock;
+  /** Told of each decision this session asked for (a hold taken over from another replica is counted there). */
+  metrics?: GateMetrics;
 }
 
 /** What sharing holds across replicas needs. */
@@ -173,6 +176,13 @@ export class Holds {
     return this.holds.size;
   }
 
+  /** How many of this session's questions still wait for a person (open and not decided). */
+  get waiting(): number {
+    let n = 0;
+    for (const h of this.holds.values()) if (!h.settled) n++;
+    return n;
+  }
+
   /**
    * The open hold of call `callId` (lookfirst_confirm's pending_id): this session's, else (replicas, or
    * after a restart) the same owner's, found through the shared question's tool and arguments while it is
@@ -223,6 +233,7 @@ export class Holds {
     if (this.own.size > OWN_IDS) this.own.delete(this.own.values().next().value as string);
     const abort = new AbortController();
     const outOfBand: (() => void)[] = [];
+    const askedAtMs = this.now();
     const hold: Hold & { outOfBand: (() => void)[]; expiry?: NodeJS.Timeout; decided: Promise<Approval> } = {
       key,
       call,
@@ -246,6 +257,7 @@ export class Holds {
         final = { kind: 'denied', channel: approval.channel, reason: `the audit log cannot be written (${(err as Error).message})` };
       }
       hold.settled = final;
+      if (!opts.adopted) this.opts.metrics?.decided(final.channel, final.kind, this.now() - askedAtMs);
       // Kept for a retry until the deadline, then dropped; an unclaimed approval is logged as lapsed.
       if (this.holds.get(key) === hold) {
         hold.expiry = setTimeout(
@@ -390,10 +402,11 @@ export class Holds {
 }
 
 /** A registry whose decisions and lapses go to the audit log (and lapses to the page's history). */
-export function auditedHolds(audit: AuditLog, pending: PendingApprovals, shared?: SharedHolds, clock?: Clock): Holds {
+export function auditedHolds(audit: AuditLog, pending: PendingApprovals, shared?: SharedHolds, clock?: Clock, metrics?: GateMetrics): Holds {
   return new Holds({
     shared,
     clock,
+    metrics,
     logApproval: async (call, a) => {
       await audit.appendDurable(approvalEntry({ call_id: call.callId, tool: call.tool }, a));
     },

@@ -152,6 +152,8 @@ export class ModernFront {
               signal: rctx.mcpReq.signal,
               progress,
               session: session.session,
+              // Its trace context (`traceparent`, `tracestate`) for the call's span, when tracing is on.
+              meta,
               mrtr: {
                 session: session.key,
                 // Form mode is declared as `elicitation.form` (a bare `elicitation: {}` also means form).

@@ -15,6 +15,7 @@
  */
 import type { Result } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogueTool } from './catalogue.js';
+import type { GateMetrics } from './metrics.js';
 import type { TaintMemory } from './taint.js';
 import type { ForwardOptions } from './upstream.js';
 
@@ -22,6 +23,8 @@ import type { ForwardOptions } from './upstream.js';
 export interface ResultDeps {
   taint: TaintMemory;
   untrusted: (tool: string) => boolean;
+  /** Times the upstream's answer (gateway/metrics.ts); absent: not timed. */
+  metrics?: GateMetrics;
 }
 
 /**
@@ -39,12 +42,15 @@ export async function callTool(deps: ResultDeps, tool: CatalogueTool, params: Re
           relay(p);
         }
       : relay;
+  const answered = deps.metrics?.upstreamStarted(tool.upstream.name, 'tools/call');
   try {
     const result = await tool.upstream.request('tools/call', params, { ...opts, onprogress });
+    answered?.(true);
     // Remembered (on every replica) before the client sees it.
     await rememberResult(deps, tool, result);
     return result;
   } catch (err) {
+    answered?.(false);
     const e = err as { message?: unknown; data?: unknown };
     await rememberResult(deps, tool, { error: { message: e?.message, data: e?.data } });
     throw err;

@@ -142,7 +142,7 @@ async function serveGate(opts: ServeOptions, started: { client: boolean }): Prom
   const opener = process.env.LOOKFIRST_NO_OPEN === '1' ? undefined : createBrowserOpener();
   let gate: Gate;
   try {
-    gate = await createGate({ config, openBrowser: opener?.open });
+    gate = await createGate({ config, openBrowser: opener?.open, observe: true });
   } catch (err) {
     opener?.close();
     await release();

@@ -19,8 +19,10 @@ import type { Catalogue, CatalogueTool } from '../catalogue.js';
 import type { DryRunBudget } from '../dry-run-budget.js';
 import type { Hold, Holds } from '../hold.js';
 import type { Interlock } from '../interlock.js';
+import type { GateMetrics } from '../metrics.js';
 import type { InClientRound } from '../mrtr.js';
 import type { TaintMemory } from '../taint.js';
+import type { CallSpan } from '../tracing.js';
 import type { ForwardOptions } from '../upstream.js';
 import type { Outcome } from './outcome.js';
 
@@ -66,6 +68,8 @@ export interface PipelineDeps {
   confirmMode: 'wait' | 'pending';
   /** Where the evidence of a decision is checked before execution (absent: the gate has no shared store to keep it). */
   evidence?: EvidenceLedger;
+  /** The gate's metrics (gateway/metrics.ts; the no-op when `metrics` is off). */
+  metrics: GateMetrics;
 }
 
 /** A gate run's recording budget (bytes), shared by its client sessions and replicas (gateway/dry-run-budget.ts). */
@@ -83,6 +87,8 @@ export interface CallContext {
    * the evidence it names (`evidence_ref`, or the decision's own when absent) must pass every check.
    */
   confirming?: { evidenceRef?: string };
+  /** The call's trace span (tracing on): the steps worth seeing run in child spans (gateway/pipeline/run.ts). */
+  span?: CallSpan;
 }
 
 /** A call recorded by a dry run, replayed by `lookfirst promote` (audit/ledger.ts `RecordedCall`). */

@@ -85,9 +85,20 @@ async function gated(s: CallState): Promise<Outcome> {
   }
 }
 
+/** The steps a trace shows, each as a child span of the call's (gateway/tracing.ts), by the name it shows. */
+const SPANS = new Map<Step<never>, string>([
+  [decide, 'classify'],
+  [read, 'forward'],
+  [confirm, 'hold'],
+  [execute, 'forward'],
+  [readback, 'read-back'],
+]);
+
 async function steps<S extends CallState>(s: S, list: readonly Step<S>[]): Promise<Outcome | undefined> {
+  const span = s.ctx.span;
   for (const step of list) {
-    const out = await step(s);
+    const name = span && SPANS.get(step as Step<never>);
+    const out = name ? await span.child(name, () => step(s)) : await step(s);
     if (out) return out;
   }
   return undefined;
@@ -97,13 +108,14 @@ async function steps<S extends CallState>(s: S, list: readonly Step<S>[]): Promi
  * Handles one client `tools/call` and answers it on the wire.
  * @param params the request params exactly as the client sent them.
  * @throws WireError InvalidParams for an unknown tool or a missing name (JSON-RPC error, spec §tools).
- * @returns the wire result (allowed reads: the upstream's, untouched) and the outcome it came from.
+ * @returns the wire result (allowed reads: the upstream's, untouched), the outcome it came from, and the
+ *   tool's upstream (config name; absent when the call ended before its tool was known).
  */
 export async function handleToolCall(
   deps: PipelineDeps,
   params: Record<string, unknown>,
   ctx: CallContext,
-): Promise<{ result: ReturnType<typeof toResult>; outcome: Outcome }> {
+): Promise<{ result: ReturnType<typeof toResult>; outcome: Outcome; upstream?: string }> {
   const { outcome, state } = await run(deps, { kind: 'live', params }, ctx);
-  return { result: toResult(outcome, state.tool), outcome };
+  return { result: toResult(outcome, state.tool), outcome, upstream: state.tool?.upstream.name };
 }

@@ -27,6 +27,8 @@ export const answered: Step<FixedState> = async (s) => {
     if (decision.action === 'deny') return deny(`denied by ${decision.reason}`);
     if (deps.interlock.blockOf(tool.exposed)) return deny(`${tool.exposed} was blocked after the question was asked; call again to ask a person to unlock it`);
     await deps.audit.appendDurable(approvalEntry(base, r.approval));
+    // Asked in the client: when the question went out is the client's to know, so no time to decision.
+    deps.metrics.decided(r.approval.channel, r.approval.kind);
     s.approval = r.approval;
     return undefined;
   } catch (err) {

@@ -27,6 +27,7 @@ export const confirm: Step<FixedState> = async (s) => {
     // Nobody was asked: the receipt says so (method rule) and names the one check, the rule that matched.
     const evidence = { method: 'rule' as const, decidedAtMs: deps.clock.nowMs(), checks: [{ name: 'rule_matched', ok: true, detail: `rule "${rule}"` }] };
     s.approval = { kind: 'approved', channel: 'rule', actor: `rule "${rule}"`, trust: 'rule', evidence };
+    deps.metrics.decided('rule', 'approved');
     return undefined;
   }
   const replay = s.input.kind === 'replay' ? s.input : undefined;

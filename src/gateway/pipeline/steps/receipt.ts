@@ -36,11 +36,13 @@ export const receipt: Step<FixedState> = async (s) => {
   } catch (err) {
     return denied({ call_id: call.callId, args_sha256: call.argsSha256, reason: `the audit log cannot be written (${(err as Error).message})` });
   }
-  if (decision.action === 'deny')
+  if (decision.action === 'deny') {
+    deps.metrics.decided(decision.rule === undefined ? 'gate' : 'rule', 'denied');
     return denied({
       call_id: call.callId,
       args_sha256: call.argsSha256,
       reason: `denied by ${decision.reason}${s.input.kind === 'replay' ? ' (--yes never overrides a deny rule)' : ''}`,
     });
+  }
   return undefined;
 };
