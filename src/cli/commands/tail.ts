@@ -1,0 +1,173 @@
+/**
+ * `lookfirst tail [--config F] [-n N] [--json]`: the gate's decisions as they happen, one line each, read
+ * from the audit log (audit.log in the config). Prints the last N decisions, then follows the file:
+ * fs.watch wakes it at once where the platform supports it, and a poll every POLL_MS catches what watch
+ * misses (network file systems, editors that replace the file). A line still being written waits for its
+ * newline. A log that does not exist yet is waited for; one that shrinks or is replaced (truncation,
+ * rotation) is said so on stderr and read again from its start. Ctrl-C (or SIGTERM) exits 0.
+ * It does not verify the log: entries are shown as written. `lookfirst verify-log` is the check.
+ */
+import { closeSync, type FSWatcher, fstatSync, openSync, readSync, type Stats, statSync, watch } from 'node:fs';
+import { loadConfig } from '../../config/load.js';
+import { LookfirstError } from '../../errors.js';
+import { createDecisionTracker, type DecisionRecord, parseEntryLine } from '../../observe/decisions.js';
+import { type Paint, toJsonRecord, toLine } from '../../observe/format.js';
+import { createLineSplitter } from '../../observe/lines.js';
+import { cliName, logLine, paint } from '../output.js';
+
+/** Options of the command. */
+export interface TailOptions {
+  config: string;
+  /** How many past decisions to show first (a non-negative integer, as text from the command line). */
+  lines?: string;
+  json?: boolean;
+}
+
+/** How often the file is checked when fs.watch says nothing (ms). */
+export const POLL_MS = 250;
+/** Bytes read at a time. */
+const CHUNK = 1 << 16;
+
+/**
+ * Runs the command until SIGINT or SIGTERM; resolves to the exit code (0).
+ * @throws LookfirstError `USAGE` for a bad `-n`; ConfigError for a bad config.
+ */
+export async function tailCommand(opts: TailOptions): Promise<number> {
+  const n = Number(opts.lines ?? '10');
+  if (!Number.isInteger(n) || n < 0)
+    throw new LookfirstError('USAGE', `-n ${JSON.stringify(opts.lines)}: give a whole number of past decisions to show (0 or more)`);
+  const config = loadConfig(opts.config);
+  const path = config.audit.logPath;
+  const out = process.stdout;
+  const colour: Paint = (c, text) => paint(out, c, text);
+  const show = (r: DecisionRecord) => out.write(`${opts.json ? JSON.stringify(toJsonRecord(r)) : toLine(r, colour)}\n`);
+
+  // Ctrl-C from the very start ends with 0 too, not only once the follow loop is running.
+  let signalled = false;
+  const onEarlySignal = () => {
+    signalled = true;
+  };
+  process.on('SIGINT', onEarlySignal);
+  process.on('SIGTERM', onEarlySignal);
+
+  let tracker = createDecisionTracker();
+  const splitter = createLineSplitter();
+  let offset = 0;
+  let identity: string | undefined;
+  let skipped = 0;
+  let waitingSaid = false;
+
+  /** Reads what was appended since the last read; returns the decisions it settles. */
+  const readMore = (): DecisionRecord[] => {
+    let st: Stats;
+    try {
+      st = statSync(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot read the audit log ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+      if (identity !== undefined) {
+        logLine(`the audit log ${path} is gone (rotated or removed); waiting for it to come back`);
+        identity = undefined;
+      } else if (!waitingSaid) logLine(`no audit log at ${path} yet: waiting for the gate to write one (${cliName()} serve --config ${config.file})`);
+      waitingSaid = true;
+      return [];
+    }
+    const id = `${st.dev}:${st.ino}`;
+    if (identity !== undefined && (id !== identity || st.size < offset)) {
+      logLine(`the audit log ${path} was ${id !== identity ? 'replaced (rotated)' : 'truncated'}: reading it again from its start`);
+      restart();
+    }
+    identity = id;
+    if (st.size <= offset) return [];
+    return readFrom(st.size);
+  };
+
+  const restart = () => {
+    tracker = createDecisionTracker();
+    splitter.reset();
+    offset = 0;
+  };
+
+  const readFrom = (size: number): DecisionRecord[] => {
+    const records: DecisionRecord[] = [];
+    const fd = openSync(path, 'r');
+    try {
+      // The file may have been replaced between stat and open: read the one we opened.
+      const end = Math.max(size, fstatSync(fd).size);
+      const buf = Buffer.alloc(CHUNK);
+      while (offset < end) {
+        const got = readSync(fd, buf, 0, Math.min(CHUNK, end - offset), offset);
+        if (got === 0) break;
+        offset += got;
+        for (const line of splitter.push(buf.subarray(0, got))) {
+          if (line === '') continue;
+          const entry = parseEntryLine(line);
+          if (!entry) skipped++;
+          else records.push(...tracker.push(entry));
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
+    return records;
+  };
+
+  const past = readMore();
+  for (const r of n === 0 ? [] : past.slice(-n)) show(r);
+  if (skipped > 0) logLine(`${skipped} line${skipped === 1 ? '' : 's'} of ${path} are not entries and were skipped (${cliName()} verify-log checks the log)`);
+  if (!opts.json && past.length === 0 && identity !== undefined) logLine('no decisions in the log yet; waiting for new ones');
+
+  return new Promise<number>((resolve) => {
+    process.off('SIGINT', onEarlySignal);
+    process.off('SIGTERM', onEarlySignal);
+    if (signalled) {
+      resolve(0);
+      return;
+    }
+    let watcher: FSWatcher | undefined;
+    let watchedId: string | undefined;
+    const tick = () => {
+      try {
+        const before = skipped;
+        for (const r of readMore()) show(r);
+        if (skipped > before) logLine(`a line of ${path} is not an entry and was skipped (${cliName()} verify-log checks the log)`);
+        // Watch the file that is there now (a rotation makes a new one).
+        if (identity !== watchedId) rewatch();
+      } catch (err) {
+        stop();
+        logLine((err as Error).message);
+        resolve(1);
+      }
+    };
+    const rewatch = () => {
+      watcher?.close();
+      watcher = undefined;
+      watchedId = identity;
+      if (identity === undefined) return;
+      try {
+        watcher = watch(path, { persistent: false }, () => tick());
+        watcher.on('error', () => {
+          // The poll carries on alone.
+          watcher?.close();
+          watcher = undefined;
+        });
+      } catch {
+        // No watch on this file system: the poll is enough.
+      }
+    };
+    const timer = setInterval(tick, POLL_MS);
+    const stop = () => {
+      clearInterval(timer);
+      watcher?.close();
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    };
+    const onSignal = () => {
+      stop();
+      resolve(0);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    rewatch();
+  });
+}
