@@ -108,14 +108,14 @@ describe('lookfirst check', () => {
     });
   });
 
-  describe('when the key is missing, an upstream command does not exist and PostgreSQL does not answer', () => {
+  describe('when the key is missing, an upstream command does not exist, PostgreSQL does not answer and the redaction hook is not there', () => {
     const { dir, data } = folder();
     let r: Awaited<ReturnType<typeof cli>>;
     before(async () => {
       const port = await freePort();
       const config = writeConfig(
         dir,
-        `${fsUpstream(data)}  ghost:\n    command: ${JSON.stringify(join(dir, 'no-such-server'))}\nrules:\n  tools:\n    "files__delete_*": { action: deny }\nstore:\n  kind: postgres\n  url: postgresql://lf:pw-never-shown@127.0.0.1:${port}/lf\nhttp:\n  token_file: open.token\n`,
+        `${fsUpstream(data)}  ghost:\n    command: ${JSON.stringify(join(dir, 'no-such-server'))}\nrules:\n  tools:\n    "files__delete_*": { action: deny }\nstore:\n  kind: postgres\n  url: postgresql://lf:pw-never-shown@127.0.0.1:${port}/lf\nhttp:\n  token_file: open.token\nredact: { hook: ./no-such-hook.mjs }\n`,
         { keygen: false },
       );
       writeFileSync(join(dir, 'open.token'), `${'x'.repeat(40)}\n`);
@@ -139,7 +139,11 @@ describe('lookfirst check', () => {
         errors.some((l) => /PostgreSQL store at 127\.0\.0\.1:\d+\/lf cannot be reached .*start the database or fix store\.url/.test(l)),
         r.stdout,
       );
-      assert.match(r.stdout, /\d+ OK, \d+ WARN, 3 ERROR: fix the ERROR lines before serving/);
+      assert.ok(
+        errors.some((l) => /redaction hook cannot be loaded, so the gate will not start: .*no-such-hook\.mjs/.test(l)),
+        r.stdout,
+      );
+      assert.match(r.stdout, /\d+ OK, \d+ WARN, 4 ERROR: fix the ERROR lines before serving/);
     });
 
     it('lists the other upstream all the same, and warns about a token file others can read', () => {

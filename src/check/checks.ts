@@ -268,11 +268,7 @@ export function checkPrivacy(f: Pick<CheckFacts, 'config' | 'redact'>): CheckRes
     out.push(
       f.redact.ok
         ? line('redact', 'OK', `the redaction hook ${f.redact.exportName} in ${f.redact.module} loads and is a function`)
-        : line(
-            'redact',
-            'ERROR',
-            `the redaction hook cannot be loaded (${f.redact.error ?? 'unknown error'}): the gate will not start. Fix redact.hook (a module path relative to the config, #exportName)`,
-          ),
+        : line('redact', 'ERROR', `the redaction hook cannot be loaded, so the gate will not start: ${f.redact.error ?? 'unknown error'}`),
     );
   return out;
 }
