@@ -11,7 +11,9 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, writeFileS
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { FS_SERVER, MAIN, NODE, startAgent, tmp, writeConfig } from './helpers.js';
+import { type PostgresServer, postgresMissing, startPostgres } from './postgres.js';
 import { removeTemp } from './temp.js';
 
 /** Runs the CLI to completion (async: a check starts servers of its own, and this machine is slow to start node). */
@@ -157,6 +159,38 @@ describe('lookfirst check', () => {
 
     it('never prints the database password', () => {
       assert.ok(!(r.stdout + r.stderr).includes('pw-never-shown'));
+    });
+  });
+
+  describe('with a PostgreSQL store that answers', { skip: postgresMissing() }, () => {
+    const { dir, data } = folder();
+    let db: PostgresServer;
+    before(async () => {
+      db = await startPostgres();
+    });
+    after(() => {
+      db?.stop();
+      removeTemp(dir);
+    });
+
+    it('says it answers, and creates nothing in it', async () => {
+      const config = writeConfig(
+        dir,
+        `${fsUpstream(data)}store:\n  kind: postgres\n  url: ${db.url}\nconfirm:\n  elicitation: false\n  web: { enabled: true, port: 0 }\n`,
+      );
+      const r = await cli(['check', '--config', config, '--json']);
+      assert.equal(r.status, 0, r.stdout + r.stderr);
+      const store = (JSON.parse(r.stdout) as { checks: Check[] }).checks.find((c) => c.id === 'store');
+      assert.equal(store?.level, 'OK');
+      assert.match(store?.message ?? '', /^PostgreSQL store at 127\.0\.0\.1:\d+\/postgres answers$/);
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query("SELECT to_regclass('lookfirst_store') AS t");
+        assert.equal(rows[0]?.t, null, 'check created the store table');
+      } finally {
+        await client.end();
+      }
     });
   });
 
