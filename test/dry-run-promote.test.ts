@@ -119,16 +119,70 @@ describe('dry run and promote', () => {
     assert.equal(count(g.dir, 'execution_started'), 3);
     assert.ok(entries.some((e) => e.event === 'approval' && e.channel === 'promote' && /^promote:/.test(String(e.actor))));
 
-    // A second promote sends nothing again.
-    const again = runCli(['promote', g.log, '--config', g.config, '--yes', '--json']);
+    // A second promote sends nothing again: the session is not suggested, and named, it is shown as replayed.
+    const again = runCli(['promote', g.log, '--config', g.config, '--yes', '--json', '--session', '0']);
     assert.equal(again.status, 0, again.stderr);
-    const report = JSON.parse(again.stdout) as { lines: { status: string }[] };
+    const report = JSON.parse(again.stdout) as { lines: { status: string }[]; session: { replayed?: boolean } };
+    assert.equal(report.session.replayed, true);
     assert.deepEqual(
       report.lines.map((l) => l.status),
       ['already_replayed', 'already_replayed', 'already_replayed'],
     );
     assert.equal(count(g.dir, 'execution_started'), 3);
     assert.equal(runCli(['verify-log', '--config', g.config]).status, 0);
+  });
+
+  it('never suggests a session replayed in full, and says so when one is named: nothing is executed twice', async () => {
+    const { dir, effects, config } = fakeGate('dry_run: true\n');
+    const log = join(dir, 'audit.jsonl');
+    await record(config, [['write_note', { note: 'first session' }]]);
+    await record(config, [['write_note', { note: 'second session' }]]);
+    const sessions = auditEntries(dir)
+      .filter((e) => e.event === 'gate_started' && e.dry_run === true)
+      .map((e) => Number(e.seq));
+    assert.equal(sessions.length, 2);
+    const [older, newer] = sessions as [number, number];
+    // The latest session is the default, and is replayed.
+    const first = runCli(['promote', log, '--config', config, '--yes']);
+    assert.equal(first.status, 0, first.stdout + first.stderr);
+    assert.deepEqual(readFileSync(effects, 'utf8').trim().split('\n'), ['{"note":"second session"}']);
+    // Now the default is the older session, the one with a call still to send; the replayed one is marked.
+    const plan = runCli(['promote', log, '--config', config, '--dry-run']);
+    assert.equal(plan.status, 0, plan.stderr);
+    assert.match(plan.stdout, new RegExp(`Dry-run session from .* \\(entry ${older}\\), 1 recorded call`));
+    assert.match(plan.stdout, /→ would replay {2}write_note/);
+    assert.match(plan.stdout, new RegExp(`Already replayed in full: the session at entry ${newer}\\.`));
+    assert.doesNotMatch(plan.stdout, /promote one with --session/);
+    const json = JSON.parse(runCli(['promote', log, '--config', config, '--dry-run', '--json']).stdout) as {
+      session: { start_seq: number; replayed?: boolean };
+      replayed_sessions: number[];
+    };
+    assert.equal(json.session.start_seq, older);
+    assert.equal(json.session.replayed, undefined);
+    assert.deepEqual(json.replayed_sessions, [newer]);
+    // Naming the replayed session: said plainly, every call shown as already replayed, nothing sent.
+    const named = runCli(['promote', log, '--config', config, '--yes', '--session', String(newer)]);
+    assert.equal(named.status, 0, named.stdout + named.stderr);
+    assert.match(
+      named.stderr,
+      new RegExp(`the session at entry ${newer} was already replayed in full by an earlier promote: .*none is sent again \\(nothing is executed now\\)`),
+    );
+    assert.match(named.stdout, /This session was already replayed in full by an earlier promote: nothing is sent again\./);
+    assert.match(named.stdout, /✔ already replayed {2}write_note/);
+    assert.equal(linesIn(effects), 1);
+    // Once both are replayed, there is nothing to suggest.
+    assert.equal(runCli(['promote', log, '--config', config, '--yes']).status, 0);
+    assert.equal(linesIn(effects), 2);
+    const none = runCli(['promote', log, '--config', config, '--dry-run']);
+    assert.equal(none.status, 0, none.stderr);
+    assert.match(
+      none.stdout,
+      new RegExp(
+        `every dry-run session in \\S+audit\\.jsonl was already replayed \\(entries ${older}, ${newer};.*nothing to promote, and nothing is executed twice`,
+      ),
+    );
+    assert.equal(linesIn(effects), 2);
+    assert.equal(count(dir, 'execution_started'), 2);
   });
 
   it('refuses to replay a log that does not verify', async () => {

@@ -140,7 +140,7 @@ program
   .description('replay for real the calls a dry-run session recorded in LOG, through the policy and a person (exit 2 if any is not executed cleanly)')
   .argument('<log>', 'the audit log the dry run wrote (verified before anything is replayed)')
   .option('-c, --config <file>', 'path to lookfirst.yaml (default: ./lookfirst.yaml)')
-  .option('--session <entry>', 'the session starting at this entry of LOG (default: the latest that recorded calls)')
+  .option('--session <entry>', 'the session starting at this entry of LOG (default: the latest with calls not yet replayed)')
   .option('--dry-run', 'print what would be replayed; execute nothing')
   .option('--yes', 'approve every replayed call without asking (never overrides a deny rule, never covers a tainted call)')
   .option('--through <entry>', 'replay only the calls recorded up to this entry (the plan prints it)')

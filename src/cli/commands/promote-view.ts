@@ -40,10 +40,15 @@ export interface PromoteLine {
 export interface PromoteReport {
   log: string;
   entries: number;
-  /** The session replayed: `seq` of its `gate_started` entry, and when it started (ISO 8601). */
-  session?: { start_seq: number; started_at: string };
+  /**
+   * The session replayed: `seq` of its `gate_started` entry, when it started (ISO 8601), and `replayed`
+   * when an earlier promote already sent every call it recorded (it is then shown, never sent again).
+   */
+  session?: { start_seq: number; started_at: string; replayed?: true };
   /** Every session of the log that recorded calls, by start entry. */
   sessions: number[];
+  /** The sessions an earlier promote replayed in full (never the default; named, they send nothing). */
+  replayed_sessions: number[];
   dry_run: boolean;
   lines: PromoteLine[];
   /** The command that replays exactly this session (printed after a --dry-run plan). */
@@ -90,17 +95,27 @@ export function printPromote(report: PromoteReport, json: boolean): void {
     return;
   }
   if (!report.session) {
-    out.write(`no dry-run calls are recorded in ${report.log} (${report.entries} entries verified): nothing to promote\n`);
+    const all = report.replayed_sessions;
+    out.write(
+      all.length > 0
+        ? `every dry-run session in ${report.log} was already replayed (entr${all.length === 1 ? 'y' : 'ies'} ${all.join(', ')}; ${report.entries} entries verified): nothing to promote, and nothing is executed twice. See one with --session ${all.at(-1)} --dry-run\n`
+        : `no dry-run calls are recorded in ${report.log} (${report.entries} entries verified): nothing to promote\n`,
+    );
     return;
   }
   out.write(
     `${report.log}: verified (${report.entries} entries). Dry-run session from ${report.session.started_at} (entry ${report.session.start_seq}), ${report.lines.length} recorded call${report.lines.length === 1 ? '' : 's'}\n`,
   );
+  if (report.session.replayed) out.write(`This session was already replayed in full by an earlier promote: nothing is sent again.\n`);
   const others = report.sessions.filter((s) => s !== report.session?.start_seq);
-  if (others.length > 0)
+  const open = others.filter((s) => !report.replayed_sessions.includes(s));
+  const done = others.filter((s) => report.replayed_sessions.includes(s));
+  if (open.length > 0)
     out.write(
-      `Other dry-run sessions in this log start at entr${others.length === 1 ? 'y' : 'ies'} ${others.join(', ')}; promote one with --session ${others.at(-1)}.\n`,
+      `Other dry-run sessions in this log start at entr${open.length === 1 ? 'y' : 'ies'} ${open.join(', ')}; promote one with --session ${open.at(-1)}.\n`,
     );
+  if (done.length > 0)
+    out.write(`Already replayed in full: the session${done.length === 1 ? '' : 's'} at entr${done.length === 1 ? 'y' : 'ies'} ${done.join(', ')}.\n`);
   report.lines.forEach((l, i) => {
     const [mark, color] = MARK[l.status];
     out.write(`${String(i + 1).padStart(3)}. ${paint(out, color, mark)}  ${l.preview}  [risk ${l.risk}]\n`);

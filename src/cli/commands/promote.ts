@@ -69,8 +69,21 @@ const samePath = (a: string, b: string): boolean => {
   }
 };
 
-function chooseSession(sessions: DryRunSession[], wanted: string | undefined, log: string): DryRunSession | undefined {
-  if (wanted === undefined) return sessions.at(-1);
+/** Whether an earlier promote sent every call a session recorded, and each ended cleanly (or a person settled it). */
+function isReplayed(session: DryRunSession, done: ReadonlyMap<string, Promotion>): boolean {
+  return session.calls.every((c) => {
+    const d = done.get(c.callId);
+    return d?.started === true && d.settled;
+  });
+}
+
+/**
+ * The session to promote: the one named, else the latest with a call not yet replayed (a session replayed
+ * in full has nothing left to send, so it is never the default), else none.
+ * @throws LookfirstError `USAGE` for a session number that starts no dry-run session.
+ */
+function chooseSession(sessions: DryRunSession[], wanted: string | undefined, log: string, replayed: ReadonlySet<number>): DryRunSession | undefined {
+  if (wanted === undefined) return sessions.filter((s) => !replayed.has(s.startSeq)).at(-1);
   const found = sessions.find((s) => s.startSeq === Number(wanted));
   if (!found)
     throw new LookfirstError(
@@ -165,7 +178,6 @@ export async function promoteCommand(logArg: string, opts: PromoteOptions): Prom
     if (report.verdict !== 'intact') return refuse(logPath, report);
     const entries = entriesOf(text);
     const sessions = dryRunSessions(entries);
-    const session = chooseSession(sessions, opts.session, logPath);
     // Earlier replays are found in both logs; the config's log must verify too, or a cut (or a deleted log) could hide one.
     const separate = !samePath(logPath, target) && hasEvidence(target);
     const own = separate ? verify(target) : undefined;
@@ -178,6 +190,12 @@ export async function promoteCommand(logArg: string, opts: PromoteOptions): Prom
         `note: replays are recorded in ${target} (this config's log), and promote skips only the calls it finds replayed there or in ${logPath}. Promote one recording through one config, or a copy could be replayed twice.`,
       );
     const done = promotions(own ? [...entries, ...entriesOf(own.text)] : entries);
+    const replayed = new Set(sessions.filter((s) => isReplayed(s, done)).map((s) => s.startSeq));
+    const session = chooseSession(sessions, opts.session, logPath, replayed);
+    if (session && replayed.has(session.startSeq))
+      logLine(
+        `the session at entry ${session.startSeq} was already replayed in full by an earlier promote: every call it recorded was sent once, and none is sent again (nothing is executed now)`,
+      );
     if (session && session.problems.length > 0) {
       for (const p of session.problems) logLine(`entry ${p.seq}: ${p.message}`);
       logLine(`refusing to replay the session at entry ${session.startSeq}: ${session.problems.length} recording(s) cannot be trusted (see above)`);
@@ -197,8 +215,11 @@ export async function promoteCommand(logArg: string, opts: PromoteOptions): Prom
     const plan: PromoteReport = {
       log: logPath,
       entries: report.entries,
-      session: session ? { start_seq: session.startSeq, started_at: new Date(session.startedAt).toISOString() } : undefined,
+      session: session
+        ? { start_seq: session.startSeq, started_at: new Date(session.startedAt).toISOString(), replayed: replayed.has(session.startSeq) || undefined }
+        : undefined,
       sessions: sessions.map((s) => s.startSeq),
+      replayed_sessions: [...replayed],
       dry_run: opts.dryRun === true,
       lines,
       command:
