@@ -42,8 +42,6 @@ export interface FastPathDeps {
   send: (m: JSONRPCMessage) => Promise<void>;
   /** Counts the read and times its upstream (the no-op when metrics are off). */
   metrics: GateMetrics;
-  /** Tracing is on: a call that carries a trace context (`_meta.traceparent`) takes the SDK path, where its span is made. */
-  traced?: boolean;
   /**
    * Told when a fast-path call starts and ends: while it runs, the session counts as busy with it, so an
    * upstream's question during the call (sampling, elicitation) reaches this client on that call's stream.
@@ -67,7 +65,7 @@ export class FastPath {
     if (m.method !== 'tools/call' || !('id' in m)) return false;
     const params = m.params;
     if (!isPlainObject(params) || typeof params.name !== 'string') return false;
-    if (isPlainObject(params._meta) && (params._meta.progressToken !== undefined || (this.deps.traced && params._meta.traceparent !== undefined))) return false;
+    if (isPlainObject(params._meta) && params._meta.progressToken !== undefined) return false;
     if (this.inflight.has(m.id)) return false;
     // Placeholders are resolved (or refused) by the pipeline's own step (pipeline/steps/placeholders.ts).
     const privacy = this.deps.privacy;

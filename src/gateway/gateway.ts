@@ -231,7 +231,7 @@ export class Gateway {
   /**
    * Serves one client session on a transport (stdio, or one Streamable HTTP session). Sessions share the
    * upstreams, the catalogue, the policy and the interlock; each has its own request ids and holds.
-   * @param opts.fastPath route allowed reads around the SDK (default on). Raw answers go back through the
+   * @param opts.fastPath route allowed reads around the SDK (default on; off while tracing is on, so that every call gets its span). Raw answers go back through the
    *   transport's `send` under the client's own request id, which is what a Streamable HTTP transport
    *   routes a response by (to the POST that carried the request), so HTTP sessions take it as stdio does.
    * @param opts.principal who authenticated (default `stdio`, the one client): its taint memory is shared
@@ -279,8 +279,9 @@ export class Gateway {
       sdkOnClose?.();
       detach();
     };
+    // With tracing on, every call takes the SDK path, where its span is made (gateway/tracing.ts).
     const fast =
-      opts.fastPath === false
+      opts.fastPath === false || this.tracer.enabled
         ? undefined
         : new FastPath({
             catalogue: this.catalogue,
@@ -291,7 +292,6 @@ export class Gateway {
             untrusted: this.untrusted,
             privacy: session.privacy,
             metrics: this.metrics,
-            traced: this.tracer.enabled,
             send: (m) => transport.send(m),
             busy: (id, running) => {
               if (running) {

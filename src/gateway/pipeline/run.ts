@@ -97,8 +97,9 @@ const SPANS = new Map<Step<never>, string>([
 async function steps<S extends CallState>(s: S, list: readonly Step<S>[]): Promise<Outcome | undefined> {
   const span = s.ctx.span;
   for (const step of list) {
-    const name = span && SPANS.get(step as Step<never>);
-    const out = name ? await span.child(name, () => step(s)) : await step(s);
+    // The read step looks at every call; only a read it forwards is a span.
+    const name = span && (step !== read || s.decision?.route === 'read') ? SPANS.get(step as Step<never>) : undefined;
+    const out = span && name ? await span.child(name, () => step(s)) : await step(s);
     if (out) return out;
   }
   return undefined;

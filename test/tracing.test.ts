@@ -1,0 +1,148 @@
+/**
+ * OpenTelemetry traces of a real gate (dist/, stdio) in front of the real filesystem server, sent to a
+ * real OTLP/HTTP receiver: a small HTTP server in this test that takes the exporter's JSON POSTs to
+ * /v1/traces. A call whose `_meta` carries a W3C `traceparent` gets a span in the client's trace whose
+ * parent is the client's span, with the steps (classify, hold, forward, read-back) as its children; a
+ * call without one starts a trace of its own; no argument reaches a span.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { FS_SERVER, NODE, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+
+interface Span {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes?: { key: string; value: Record<string, unknown> }[];
+}
+
+/** OTLP/JSON carries ids as hex (the spec); a base64 id from an older encoder is turned into hex too. */
+function hexId(id: unknown): string {
+  if (typeof id !== 'string' || id === '') return '';
+  return /^[0-9a-f]+$/i.test(id) && (id.length === 32 || id.length === 16) ? id.toLowerCase() : Buffer.from(id, 'base64').toString('hex');
+}
+
+/** A receiver of OTLP/HTTP JSON trace exports: every span it was sent, and the resources they came with. */
+async function startReceiver(): Promise<{ server: Server; url: string; spans: Span[]; resources: unknown[]; contentTypes: string[] }> {
+  const spans: Span[] = [];
+  const resources: unknown[] = [];
+  const contentTypes: string[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/v1/traces') {
+        res.writeHead(404).end();
+        return;
+      }
+      contentTypes.push(String(req.headers['content-type']));
+      const doc = JSON.parse(body) as { resourceSpans: { resource: unknown; scopeSpans: { spans: Span[] }[] }[] };
+      for (const rs of doc.resourceSpans) {
+        resources.push(rs.resource);
+        for (const ss of rs.scopeSpans)
+          for (const s of ss.spans) spans.push({ ...s, traceId: hexId(s.traceId), spanId: hexId(s.spanId), parentSpanId: hexId(s.parentSpanId) || undefined });
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return { server, url: `http://127.0.0.1:${port}/v1/traces`, spans, resources, contentTypes };
+}
+
+describe('tracing: spans of each tools/call to an OTLP/HTTP receiver', async () => {
+  const receiver = await startReceiver();
+  after(() => new Promise<void>((r) => receiver.server.close(() => r())));
+
+  it("makes the gate's span a child of the client's traceparent, with the steps as its children", async () => {
+    const dir = tmp();
+    const data = join(dir, 'data');
+    mkdirSync(data);
+    writeFileSync(join(data, 'hello.txt'), 'hello');
+    const config = writeConfig(
+      dir,
+      `upstreams:\n  files:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FS_SERVER, data])}\nconfirm:\n  timeout_seconds: 20\ntracing:\n  enabled: true\n  otlp_endpoint: ${receiver.url}\n  service_name: gate-under-test\n`,
+    );
+    const agent = await startAgent(config, () => ({ action: 'accept', content: { approve: true } }));
+    const traceId = randomBytes(16).toString('hex');
+    const clientSpan = randomBytes(8).toString('hex');
+    const readTrace = randomBytes(16).toString('hex');
+    const readSpan = randomBytes(8).toString('hex');
+    try {
+      assert.match(agent.stderr(), /tracing: spans of each tools\/call go to http:\/\/127\.0\.0\.1:\d+\/v1\/traces/);
+      const write = await agent.client.request(
+        {
+          method: 'tools/call',
+          params: {
+            name: 'write_file',
+            arguments: { path: join(data, 'traced.txt'), content: 'secret-content-42' },
+            _meta: { traceparent: `00-${traceId}-${clientSpan}-01`, tracestate: 'vendor=abc' },
+          },
+        },
+        CallToolResultSchema,
+      );
+      assert.equal(verdictOf(write as Record<string, unknown>)?.outcome, 'executed');
+      // A read with a trace context leaves the fast path for the SDK path, where its span is made.
+      await agent.client.request(
+        {
+          method: 'tools/call',
+          params: { name: 'read_text_file', arguments: { path: join(data, 'hello.txt') }, _meta: { traceparent: `00-${readTrace}-${readSpan}-01` } },
+        },
+        CallToolResultSchema,
+      );
+      // No trace context: a trace of its own.
+      await agent.client.request({ method: 'tools/call', params: { name: 'list_allowed_directories', arguments: {} } }, CallToolResultSchema);
+    } finally {
+      // Stopping the gate sends what is still buffered.
+      await agent.close();
+    }
+    const stderrText = agent.stderr();
+    assert.ok(
+      await waitFor(() => receiver.spans.filter((s) => s.name.startsWith('tools/call')).length >= 3, 10_000),
+      `three call spans arrive: ${JSON.stringify(receiver.spans.map((s) => s.name))} ${stderrText}`,
+    );
+    assert.match(receiver.contentTypes[0] ?? '', /^application\/json/);
+
+    const call = receiver.spans.find((s) => s.name === 'tools/call write_file');
+    assert.ok(call, JSON.stringify(receiver.spans.map((s) => s.name)));
+    assert.equal(call.traceId, traceId, 'the trace is the client one');
+    assert.equal(call.parentSpanId, clientSpan, 'the parent is the client span');
+    assert.equal(call.kind, 2, 'SERVER');
+    const attr = (s: Span, key: string) => s.attributes?.find((a) => a.key === key)?.value;
+    assert.deepEqual(attr(call, 'gen_ai.tool.name'), { stringValue: 'write_file' });
+    assert.deepEqual(attr(call, 'lookfirst.outcome'), { stringValue: 'executed' });
+    assert.deepEqual(attr(call, 'lookfirst.upstream'), { stringValue: 'files' });
+    const children = receiver.spans.filter((s) => s.parentSpanId === call.spanId);
+    assert.deepEqual(children.map((s) => s.name).sort(), ['classify', 'forward', 'hold', 'read-back']);
+    for (const c of children) assert.equal(c.traceId, traceId);
+
+    const read = receiver.spans.find((s) => s.name === 'tools/call read_text_file');
+    assert.ok(read);
+    assert.equal(read.traceId, readTrace);
+    assert.equal(read.parentSpanId, readSpan);
+    assert.deepEqual(attr(read, 'lookfirst.outcome'), { stringValue: 'read' });
+    assert.deepEqual(
+      receiver.spans
+        .filter((s) => s.parentSpanId === read.spanId)
+        .map((s) => s.name)
+        .sort(),
+      ['classify', 'forward'],
+    );
+
+    const own = receiver.spans.find((s) => s.name === 'tools/call list_allowed_directories');
+    assert.ok(own);
+    assert.equal(own.parentSpanId, undefined, 'no trace context: a root span');
+    assert.ok(own.traceId !== traceId && own.traceId !== readTrace && /^[0-9a-f]{32}$/.test(own.traceId));
+
+    assert.match(JSON.stringify(receiver.resources), /"service\.name","value":\{"stringValue":"gate-under-test"\}/);
+    assert.doesNotMatch(JSON.stringify(receiver.spans), /secret-content-42|traced\.txt/, 'no argument reaches a span');
+  });
+});
