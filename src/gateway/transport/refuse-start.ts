@@ -13,8 +13,9 @@ import { LineServerTransport } from './stdio-server.js';
 export const START_FAILURE_WAIT_MS = 3000;
 
 /**
- * Answers the first request on `input` with an error whose message is `message`, then stops reading.
- * Resolves once that answer is written, when the input ends, or after `waitMs` with no request.
+ * Answers the first request on `input` (and any that arrived with it) with an error whose message is
+ * `message`, then stops reading. Resolves once that answer is written, when the input ends, or after
+ * `waitMs` with no request.
  * @param message the sentence the client shows: why the gate stopped and what to do next (no secrets).
  * @param code the lookfirst error code, sent as `data.code` for clients that read it.
  */
