@@ -122,6 +122,18 @@ describe('lookfirst check, its pure checks', () => {
         ],
       );
     });
+    it("warns when the transcription API key file is open to others, as the gate's start does", () => {
+      const yaml =
+        'confirm:\n  elicitation: false\n  device:\n    enabled: true\n    voice: { url: "http://127.0.0.1:8080/v1/audio/transcriptions", api_key_file: stt.key }\n';
+      const r = checkChannels(healthy(yaml, { voiceKey: { path: '/cfg/stt.key', exists: true, mode: 0o604 } }));
+      assert.deepEqual(
+        r.map((x) => [x.id, x.level]),
+        [
+          ['confirm.device.voice.api_key_file', 'WARN'],
+          ['confirm.device', 'OK'],
+        ],
+      );
+    });
     it('is an ERROR for paired devices on a memory store', () => {
       const r = checkChannels(healthy('confirm:\n  elicitation: false\n  device: { enabled: true }\n', { store: { kind: 'memory', reachable: true } }));
       assert.deepEqual(levels(r), ['ERROR']);

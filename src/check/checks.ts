@@ -131,7 +131,9 @@ const fileProblem = (f: FileFact, setting: string): CheckResult | undefined =>
       : undefined;
 
 /** The confirmation channels: each enabled one sane, at least one a person can reach, and the self-approval risk named. */
-export function checkChannels(f: Pick<CheckFacts, 'config' | 'webhookSecret' | 'webhookCa' | 'deviceTls' | 'tty' | 'ports' | 'store'>): CheckResult[] {
+export function checkChannels(
+  f: Pick<CheckFacts, 'config' | 'webhookSecret' | 'webhookCa' | 'deviceTls' | 'voiceKey' | 'tty' | 'ports' | 'store'>,
+): CheckResult[] {
   const c = f.config.confirm;
   const out: CheckResult[] = [];
   for (const p of f.ports)
@@ -175,6 +177,19 @@ export function checkChannels(f: Pick<CheckFacts, 'config' | 'webhookSecret' | '
     for (const t of f.deviceTls ?? []) {
       const p = fileProblem(t, 'confirm.device.tls');
       if (p) out.push(p);
+    }
+    if (f.voiceKey) {
+      const p = fileProblem(f.voiceKey, 'confirm.device.voice.api_key_file');
+      const who = openTo(f.voiceKey.mode);
+      if (p) out.push(p);
+      else if (who)
+        out.push(
+          line(
+            'confirm.device.voice.api_key_file',
+            'WARN',
+            `confirm.device.voice.api_key_file ${f.voiceKey.path} is readable by ${who} (mode ${octal(f.voiceKey.mode ?? 0)}): run chmod 600 ${f.voiceKey.path}`,
+          ),
+        );
     }
     if (f.store.kind === 'memory')
       out.push(

@@ -120,6 +120,8 @@ export interface CheckFacts {
   webhookSecret?: SecretFact;
   webhookCa?: FileFact;
   deviceTls?: FileFact[];
+  /** The transcription endpoint's API key file (`confirm.device.voice.api_key_file`), when named. */
+  voiceKey?: FileFact;
   /** This process can open a controlling terminal (/dev/tty). */
   tty: boolean;
   ports: PortFact[];

@@ -235,6 +235,7 @@ export async function gatherFacts(config: Config, timeoutMs: number): Promise<Ch
     webhookSecret: c.webhook ? secretFact(c.webhook.secretFile) : undefined,
     webhookCa: c.webhook?.caFile ? fileFact(c.webhook.caFile) : undefined,
     deviceTls: c.device?.tls ? [fileFact(c.device.tls.certFile), fileFact(c.device.tls.keyFile)] : undefined,
+    voiceKey: c.device?.voice?.recogniser.kind === 'http' && c.device.voice.recogniser.apiKeyFile ? fileFact(c.device.voice.recogniser.apiKeyFile) : undefined,
     tty: c.terminal ? hasTty() : false,
     ports,
     store,
