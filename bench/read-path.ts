@@ -8,7 +8,8 @@
  * gate's SQL parsers, the added cost of code in arguments), and a 10 KB file read (read_text_file). Rounds interleave the
  * paths (rotating their order) so drift on a shared machine hits all three alike. Prints median latency
  * (µs) per path and the ratios gate/relay and gate/direct. Goals (from issue 2): gate/relay ≤ 1.5 on the
- * trivial call and ≤ 1.2 on the file read. Nothing here asserts: figures are for people.
+ * trivial call and ≤ 1.2 on the file read. A fourth path, the same gate with `metrics` on, prices the
+ * metrics against the gate with them off (ratio per call). Nothing here asserts: figures are for people.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,11 +36,20 @@ writeFileSync(
   `upstreams:\n  files:\n    command: ${JSON.stringify(process.execPath)}\n    args: ${JSON.stringify([FS_SERVER, data])}\n${process.env.BENCH_NO_READ_LOG ? 'audit:\n  reads: false\n' : ''}`,
 );
 generateAuditKey(join(dir, 'audit.key'), join(dir, 'audit.pub'));
+// The same gate with `metrics` on (its own folder: an audit log has one writer), to price the metrics.
+const metricsDir = join(dir, 'with-metrics');
+mkdirSync(metricsDir);
+writeFileSync(
+  join(metricsDir, 'lookfirst.yaml'),
+  `upstreams:\n  files:\n    command: ${JSON.stringify(process.execPath)}\n    args: ${JSON.stringify([FS_SERVER, data])}\n${process.env.BENCH_NO_READ_LOG ? 'audit:\n  reads: false\n' : ''}metrics:\n  enabled: true\n  port: 0\n`,
+);
+generateAuditKey(join(metricsDir, 'audit.key'), join(metricsDir, 'audit.pub'));
 
 const paths: Record<string, string[]> = {
   direct: [FS_SERVER, data],
   relay: [join(ROOT, 'bench/relay.mjs'), process.execPath, FS_SERVER, data],
   lookfirst: [join(ROOT, 'dist/cli/main.js'), 'serve', '--config', join(dir, 'lookfirst.yaml')],
+  'lookfirst+metrics': [join(ROOT, 'dist/cli/main.js'), 'serve', '--config', join(metricsDir, 'lookfirst.yaml')],
 };
 const calls = {
   trivial: { name: 'list_allowed_directories', arguments: {} },
@@ -79,9 +89,9 @@ const clients: Record<string, Client> = {};
 for (const [name, args] of Object.entries(paths)) clients[name] = await connect(args);
 process.stderr.write(`bench: ${ROUNDS} rounds × ${CALLS} calls per path and call, interleaved, after ${WARMUP} warm-up calls\n`);
 
-const results: Record<string, { summary: string; gateRelay: number; gateDirect: number }> = {};
+const results: Record<string, { summary: string; gateRelay: number; gateDirect: number; metrics: number }> = {};
 for (const [callName, params] of Object.entries(calls)) {
-  const samples: Record<string, number[]> = { direct: [], relay: [], lookfirst: [] };
+  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(paths).map((p) => [p, []]));
   for (const c of Object.values(clients)) await timeCalls(c, params, WARMUP, []);
   const names = Object.keys(paths);
   for (let round = 0; round < ROUNDS; round++) {
@@ -91,9 +101,10 @@ for (const [callName, params] of Object.entries(calls)) {
   }
   const m = Object.fromEntries(names.map((p) => [p, median(samples[p]!)]));
   const line = names.map((p) => `${p} ${m[p]!.toFixed(0)} µs (p90 ${p90(samples[p]!).toFixed(0)})`).join(' · ');
-  results[callName] = { summary: line, gateRelay: m.lookfirst! / m.relay!, gateDirect: m.lookfirst! / m.direct! };
+  const metrics = m['lookfirst+metrics']! / m.lookfirst!;
+  results[callName] = { summary: line, gateRelay: m.lookfirst! / m.relay!, gateDirect: m.lookfirst! / m.direct!, metrics };
   process.stdout.write(
-    `${callName.padEnd(11)} median ${line}\n${''.padEnd(11)} gate/relay ${(m.lookfirst! / m.relay!).toFixed(2)}x · gate/direct ${(m.lookfirst! / m.direct!).toFixed(2)}x · relay/direct ${(m.relay! / m.direct!).toFixed(2)}x\n`,
+    `${callName.padEnd(11)} median ${line}\n${''.padEnd(11)} gate/relay ${(m.lookfirst! / m.relay!).toFixed(2)}x · gate/direct ${(m.lookfirst! / m.direct!).toFixed(2)}x · relay/direct ${(m.relay! / m.direct!).toFixed(2)}x · metrics on/off ${metrics.toFixed(2)}x\n`,
   );
 }
 for (const c of Object.values(clients)) await c.close();
@@ -104,6 +115,11 @@ const goals = [
 const parse = results['with SELECT']!.gateDirect / results.trivial!.gateDirect;
 process.stdout.write(
   `code in arguments: the SELECT call costs ${parse.toFixed(2)}x the trivial one through the gate (each against direct; no goal: the parsers' own cost)\n`,
+);
+process.stdout.write(
+  `metrics: the gate with metrics on costs ${Object.entries(results)
+    .map(([n, r]) => `${r.metrics.toFixed(2)}x (${n})`)
+    .join(', ')} the gate with them off (no goal; off, the read path makes only no-op calls)\n`,
 );
 for (const [name, goal] of goals) {
   const r = results[name]!.gateRelay;
