@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'jsonc-parser';
 import { LookfirstError } from '../errors.js';
-import { maskJson, wrapJson } from './json.js';
+import { maskJson, restoreServersJson, wrapJson } from './json.js';
 import type { ClientKind, WrapInput } from './types.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../test/fixtures/clients/${name}`, import.meta.url), 'utf8');
@@ -143,5 +143,16 @@ describe('maskJson', () => {
     const masked = maskJson('claude-desktop', text, 'f');
     assert.ok(!masked.includes('ghp_exampleSecretValue123'));
     assert.equal(masked, text.replace('ghp_exampleSecretValue123', '***'));
+  });
+});
+
+describe('restoreServersJson', () => {
+  it("puts the original servers block back character for character and keeps the client's other changes", () => {
+    const original = '{\n  // mine\n  "mcpServers": { "a": { "command": "x" } /* keep */ },\n  "z": 1\n}\n';
+    const current = '{\n  "mcpServers": {\n    "lookfirst": { "command": "node" }\n  },\n  "z": 2,\n  "new": true\n}\n';
+    assert.equal(
+      restoreServersJson('claude-code', current, original, 'f'),
+      '{\n  "mcpServers": { "a": { "command": "x" } /* keep */ },\n  "z": 2,\n  "new": true\n}\n',
+    );
   });
 });

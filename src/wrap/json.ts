@@ -4,7 +4,7 @@
  * order of everything wrap does not touch survive; only the moved entries and the gate's one entry
  * change. The result is parsed again and checked before it is returned (fail closed). Pure.
  */
-import { applyEdits, type FormattingOptions, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
+import { applyEdits, type FormattingOptions, findNodeAtLocation, modify, type ParseError, parse, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { LookfirstError } from '../errors.js';
 import { gateEntry, serversKey } from './clients.js';
 import { planServers } from './plan.js';
@@ -107,4 +107,35 @@ export function maskJson(client: ClientKind, text: string, file: string): string
     }
   }
   return out;
+}
+
+/**
+ * The servers value of a JSON client file as JSON text: what unwrap fingerprints to tell whether the
+ * client's servers are still as wrap left them (formatting and other keys aside).
+ */
+export function serversJson(client: ClientKind, text: string, file: string): string {
+  const root = parseClientJson(text, file) as Record<string, unknown>;
+  return JSON.stringify(root[serversKey(client)] ?? null);
+}
+
+/**
+ * The current file with its servers block replaced by the original's, character for character: for
+ * unwrap when the client rewrote other parts of the file since wrap (Claude Code keeps its own state in
+ * ~/.claude.json), so that neither the original servers nor the client's later changes are lost.
+ * @throws LookfirstError WRAP_INVALID when either file does not parse or lacks its servers block.
+ */
+export function restoreServersJson(client: ClientKind, current: string, original: string, file: string): string {
+  const key = serversKey(client);
+  const rangeOf = (text: string) => {
+    const errors: ParseError[] = [];
+    const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+    const node = root && errors.length === 0 ? findNodeAtLocation(root, [key]) : undefined;
+    if (node === undefined) throw new LookfirstError('WRAP_INVALID', `${file}: cannot find "${key}" to restore; nothing was changed.`);
+    return { start: node.offset, end: node.offset + node.length };
+  };
+  const from = rangeOf(original);
+  const to = rangeOf(current);
+  const text = current.slice(0, to.start) + original.slice(from.start, from.end) + current.slice(to.end);
+  parseClientJson(text, file);
+  return text;
 }

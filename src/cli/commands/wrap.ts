@@ -18,7 +18,7 @@ import { LookfirstError } from '../../errors.js';
 import { defaultClientFile, type Scope } from '../../wrap/clients.js';
 import { maskCodex, wrapCodex } from '../../wrap/codex.js';
 import { maskGateConfig, mergeGateConfig, upstreamNamesIn } from '../../wrap/gate-config.js';
-import { maskJson, wrapJson } from '../../wrap/json.js';
+import { maskJson, restoreServersJson, serversJson, wrapJson } from '../../wrap/json.js';
 import { CLIENT_KINDS, type ClientKind, type Launcher, type WrapInput, type WrapResult } from '../../wrap/types.js';
 import { VERSION } from '../version.js';
 
@@ -42,6 +42,8 @@ interface WrapNote {
   gate_config: string;
   original_sha256: string;
   wrapped_sha256: string;
+  /** JSON clients: SHA-256 of the servers value wrap left, so unwrap can restore just that block when the client changed the rest. */
+  wrapped_servers_sha256?: string;
 }
 
 const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
@@ -175,6 +177,7 @@ export function wrapCommand(clientArg: string, o: WrapOptions): number {
   copyFileSync(file, backupOf(file), constants.COPYFILE_EXCL);
   try {
     const note: WrapNote = { client, gate_config: gateFile, original_sha256: sha256(raw), wrapped_sha256: sha256(result.text) };
+    if (client !== 'codex') note.wrapped_servers_sha256 = sha256(serversJson(client, result.text, file));
     writeFileSync(noteOf(file), `${JSON.stringify(note, null, 2)}\n`, { flag: 'wx', mode: 0o600 });
     writeFileSync(gateFile, newGate, gateText === undefined ? { flag: 'wx', mode: 0o600 } : {});
   } catch (err) {
@@ -263,7 +266,15 @@ export function unwrapCommand(clientArg: string, o: UnwrapOptions): number {
       'WRAP_REFUSED',
       `${file}: no ${existsSync(backup) ? 'note' : 'backup'} from lookfirst wrap beside it (${existsSync(backup) ? noteOf(file) : backup}), so there is nothing to restore. Edit the file by hand; nothing was changed.`,
     );
-  const note = JSON.parse(readFileSync(noteOf(file), 'utf8')) as WrapNote;
+  let note: WrapNote;
+  try {
+    note = JSON.parse(readFileSync(noteOf(file), 'utf8')) as WrapNote;
+  } catch {
+    throw new LookfirstError(
+      'WRAP_REFUSED',
+      `${noteOf(file)} is not the note wrap wrote; nothing was changed. The original is ${backup}: copy it back by hand.`,
+    );
+  }
   const original = readFileSync(backup);
   if (sha256(original) !== note.original_sha256)
     throw new LookfirstError(
@@ -272,23 +283,43 @@ export function unwrapCommand(clientArg: string, o: UnwrapOptions): number {
     );
   const current = existsSync(file) ? readFileSync(file) : undefined;
   let edited: string | undefined;
+  let restored: Buffer | string = original;
+  let how: 'byte-exact' | 'servers-only' = 'byte-exact';
   if (current !== undefined && sha256(current) !== note.wrapped_sha256) {
-    if (!o.force)
+    // The client may rewrite the rest of its file (Claude Code keeps its state in ~/.claude.json): when the
+    // servers are still as wrap left them, put back only the original servers block and keep the rest.
+    const serversUntouched =
+      note.wrapped_servers_sha256 !== undefined && safeServersHash(client, current.toString('utf8'), file) === note.wrapped_servers_sha256;
+    if (serversUntouched && !o.force) {
+      restored = restoreServersJson(client, current.toString('utf8'), original.toString('utf8'), file);
+      how = 'servers-only';
+    } else if (!o.force) {
       throw new LookfirstError(
         'WRAP_REFUSED',
-        `${file} changed since \`lookfirst wrap\`: restoring the backup would lose those edits, so nothing was changed. Compare with \`diff ${backup} ${file}\`; then either carry your edits over by hand and delete ${backup} and ${noteOf(file)}, or run \`lookfirst unwrap ${client} --config-file ${file} --force\` (your edited file is kept as ${file}.lookfirst-edited).`,
+        `${file} changed since \`lookfirst wrap\`, its servers too: restoring the backup would lose those edits, so nothing was changed. Compare with \`diff ${backup} ${file}\`; then either carry your edits over by hand and delete ${backup} and ${noteOf(file)}, or run \`lookfirst unwrap ${client} --config-file ${file} --force\` (your edited file is kept as ${file}.lookfirst-edited).`,
       );
-    edited = `${file}.lookfirst-edited`;
-    writeFileSync(edited, current, { mode: statSync(file).mode & 0o777 });
+    } else {
+      edited = `${file}.lookfirst-edited`;
+      writeFileSync(edited, current, { mode: statSync(file).mode & 0o777 });
+    }
   }
-  writeFileSync(file, original);
+  writeFileSync(file, restored);
   rmSync(noteOf(file));
   rmSync(backup);
-  const out = { client, file, restored: true, edited_copy: edited ?? null, gate_config: note.gate_config };
+  const out = { client, file, restored: how, edited_copy: edited ?? null, gate_config: note.gate_config };
   if (o.json) process.stdout.write(`${JSON.stringify(out)}\n`);
   else
     process.stdout.write(
-      `restored ${file} byte for byte from its backup${edited ? ` (your edited version: ${edited})` : ''}\n${note.gate_config} is left as it is (its upstreams and audit log stay); restart the client\n`,
+      `${how === 'byte-exact' ? `restored ${file} byte for byte from its backup` : `restored the servers of ${file} from its backup; the rest of the file, changed since wrap, is kept`}${edited ? ` (your edited version: ${edited})` : ''}\n${note.gate_config} is left as it is (its upstreams and audit log stay); restart the client\n`,
     );
   return 0;
+}
+
+/** The servers fingerprint of a file that may no longer parse (then it matches nothing). */
+function safeServersHash(client: ClientKind, text: string, file: string): string | undefined {
+  try {
+    return sha256(serversJson(client, text, file));
+  } catch {
+    return undefined;
+  }
 }
