@@ -42,13 +42,16 @@ export async function tailCommand(opts: TailOptions): Promise<number> {
   const colour: Paint = (c, text) => paint(out, c, text);
   const show = (r: DecisionRecord) => out.write(`${opts.json ? JSON.stringify(toJsonRecord(r)) : toLine(r, colour)}\n`);
 
-  // Ctrl-C from the very start ends with 0 too, not only once the follow loop is running.
+  // One handler from the very start to the end: Ctrl-C before the follow loop runs ends with 0 too, and
+  // removing the last listener to add another would drop a signal already caught but not yet dispatched.
   let signalled = false;
-  const onEarlySignal = () => {
+  let finish: ((code: number) => void) | undefined;
+  const onSignal = () => {
     signalled = true;
+    finish?.(0);
   };
-  process.on('SIGINT', onEarlySignal);
-  process.on('SIGTERM', onEarlySignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 
   let tracker = createDecisionTracker();
   const splitter = createLineSplitter();
@@ -118,12 +121,6 @@ export async function tailCommand(opts: TailOptions): Promise<number> {
   if (!opts.json && past.length === 0 && identity !== undefined) logLine('no decisions in the log yet; waiting for new ones');
 
   return new Promise<number>((resolve) => {
-    process.off('SIGINT', onEarlySignal);
-    process.off('SIGTERM', onEarlySignal);
-    if (signalled) {
-      resolve(0);
-      return;
-    }
     let watcher: FSWatcher | undefined;
     let watchedId: string | undefined;
     const tick = () => {
@@ -134,9 +131,8 @@ export async function tailCommand(opts: TailOptions): Promise<number> {
         // Watch the file that is there now (a rotation makes a new one).
         if (identity !== watchedId) rewatch();
       } catch (err) {
-        stop();
         logLine((err as Error).message);
-        resolve(1);
+        finish?.(1);
       }
     };
     const rewatch = () => {
@@ -156,18 +152,15 @@ export async function tailCommand(opts: TailOptions): Promise<number> {
       }
     };
     const timer = setInterval(tick, POLL_MS);
-    const stop = () => {
+    finish = (code) => {
+      finish = undefined;
       clearInterval(timer);
       watcher?.close();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      resolve(code);
     };
-    const onSignal = () => {
-      stop();
-      resolve(0);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    rewatch();
+    if (signalled) finish(0);
+    else rewatch();
   });
 }
