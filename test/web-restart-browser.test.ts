@@ -7,6 +7,9 @@
  * the gate returns with the same key. The pages run in this process with short reconnect times.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { ConfirmBroker } from '../src/confirm/broker.js';
@@ -14,6 +17,8 @@ import type { ApprovalRequest, ChannelAnswer, OutOfBandChannel } from '../src/co
 import { PendingApprovals } from '../src/confirm/pending.js';
 import { startWebApp, type WebApp } from '../src/web/app.js';
 import { launchChromium } from './browser.js';
+import { FS_SERVER, NODE, startAgent, tmp, verdictOf, writeConfig } from './helpers.js';
+import { pageAddress } from './web-page.js';
 
 const RECONNECT = { retryMs: 100, giveUpMs: 1_000 };
 /** A key that outlives the gate process, as a key file would give it. */
@@ -31,6 +36,17 @@ function hold(pending: PendingApprovals, callId: string, tool: string): { answer
   };
   const controller = new AbortController();
   return { answer: new ConfirmBroker({ inClient: [], outOfBand: [web], pending }).confirm(req, controller.signal), withdraw: () => controller.abort() };
+}
+
+/** A port that was free a moment ago (the gate needs a fixed one for its address to survive a restart). */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
 }
 
 const statusOf = (tab: Page) => tab.evaluate(() => document.getElementById('status')?.className ?? '');
@@ -85,6 +101,37 @@ describe('approval page after its gate went away', () => {
     oldCall.withdraw();
     await oldCall.answer;
     await tab.close();
+  });
+
+  it('a real gate with confirm.web.key_file on a fixed port: the tab carries on with the next gate process', async () => {
+    const dir = tmp();
+    const data = join(dir, 'data');
+    mkdirSync(data);
+    writeFileSync(join(dir, 'web.key'), `${KEY}\n`, { mode: 0o600 });
+    const port = await freePort();
+    const config = writeConfig(
+      dir,
+      `upstreams:\n  files:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FS_SERVER, data])}\nconfirm:\n  timeout_seconds: 60\n  elicitation: false\n  web: { enabled: true, host: 127.0.0.1, port: ${port}, key_file: web.key }\n`,
+    );
+    const first = await startAgent(config);
+    assert.deepEqual(await pageAddress(first.stderr), { port, key: KEY }, 'the printed address carries the key from the file');
+    const tab = await browser.newPage();
+    await tab.goto(`http://127.0.0.1:${port}/?k=${KEY}`);
+    await tab.waitForFunction(() => document.getElementById('status')?.className === 'ok', undefined, { timeout: 10_000 });
+    await tab.locator('#approver').fill('Alice');
+    await first.close();
+    await tab.waitForFunction(() => document.getElementById('status')?.className.startsWith('down'), undefined, { timeout: 10_000 });
+    const second = await startAgent(config);
+    assert.deepEqual(await pageAddress(second.stderr), { port, key: KEY });
+    const path = join(data, 'after-restart.txt');
+    const result = second.call('write_file', { path, content: 'still here' });
+    const card = tab.locator('.card');
+    await card.waitFor({ timeout: 15_000 });
+    await card.locator('button.approve').click();
+    assert.equal(verdictOf(await result)?.outcome, 'executed');
+    assert.equal(readFileSync(path, 'utf8'), 'still here');
+    await tab.close();
+    await second.close();
   });
 
   it('after giving up, still comes back when the gate returns with the same key', async () => {

@@ -16,7 +16,7 @@ import { createWebhookChannel, loadWebhookSecret } from '../confirm/channels/web
 import type { PendingApprovals } from '../confirm/pending.js';
 import { LookfirstError } from '../errors.js';
 import type { Store } from '../store/store.js';
-import { startWebApp, type WebApp } from '../web/app.js';
+import { isAccessKey, MIN_ACCESS_KEY_CHARS, startWebApp, type WebApp } from '../web/app.js';
 import { startWebhookEndpoint, type WebhookEndpoint } from '../web/webhook-endpoint.js';
 import { type Devices, startDevices } from './devices-start.js';
 
@@ -81,6 +81,7 @@ export async function startChannels(deps: ChannelDeps): Promise<Channels> {
         pending,
         identityHeader: c.web.identityHeader,
         publicUrl: c.web.publicUrl,
+        accessKey: c.web.keyFile === undefined ? undefined : loadPageKey(c.web.keyFile),
         onRefused: (reason, req) => deps.refused(`${req.method ?? ''} ${reason}`),
       });
       closers.push(() => web!.close());
@@ -155,4 +156,29 @@ export async function startChannels(deps: ChannelDeps): Promise<Channels> {
       for (const close of closers) await close().catch(() => {});
     },
   };
+}
+
+/**
+ * Reads `confirm.web.key_file`: the page's access key, the same across restarts (surrounding whitespace
+ * ignored).
+ * @throws LookfirstError `WEB_UNAVAILABLE` when the file cannot be read or does not hold a usable key;
+ *   the message says how to make one, and never shows the file's content.
+ */
+export function loadPageKey(path: string): string {
+  const make = `e.g. openssl rand -hex 32 > ${path} && chmod 600 ${path}`;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8').trim();
+  } catch (err) {
+    throw new LookfirstError(
+      'WEB_UNAVAILABLE',
+      `cannot read confirm.web.key_file ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'}): create it with the page's access key, ${make}`,
+    );
+  }
+  if (!isAccessKey(text))
+    throw new LookfirstError(
+      'WEB_UNAVAILABLE',
+      `confirm.web.key_file ${path} must hold one key of at least ${MIN_ACCESS_KEY_CHARS} characters of A-Z, a-z, 0-9, _ and - (this one has ${text.length} characters, or others outside that set): ${make}`,
+    );
+  return text;
 }

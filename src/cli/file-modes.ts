@@ -1,6 +1,6 @@
 /**
- * The gate's secret files (the audit key, the HTTP token file, the webhook secret, a transcription API
- * key) should be readable by their owner only. One readable by group or others is a warning at start,
+ * The gate's secret files (the audit key, the HTTP token file, the page's key file, the webhook secret, a
+ * transcription API key) should be readable by their owner only. One readable by group or others is a warning at start,
  * as ssh warns about a private key ("permissions 0644 are too open"), with the command that fixes it.
  * A warning, not a refusal: a gate that refused to start over a mode would fail closed on a config that
  * worked yesterday, and the key is not leaked by starting.
@@ -17,6 +17,7 @@ export function openSecretFiles(config: Config): string[] {
   const files: [path: string | undefined, what: string][] = [
     [config.audit.keyPath, 'the audit key'],
     [config.http.tokenFile, 'the HTTP token file'],
+    [config.confirm.web.keyFile, "the approval page's key file"],
     [config.confirm.webhook?.secretFile, 'the webhook secret'],
     [config.confirm.device?.voice?.recogniser.kind === 'http' ? config.confirm.device.voice.recogniser.apiKeyFile : undefined, 'the transcription API key'],
   ];

@@ -151,7 +151,8 @@ export interface Config {
     progressMs: number;
     /** How long one request waits for an out-of-band decision before answering pending (ms). */
     holdMs: number;
-    web: { enabled: boolean; host: string; port: number; identityHeader?: string; publicUrl?: string };
+    /** `keyFile`: absolute path of `confirm.web.key_file` (the page's access key across restarts). */
+    web: { enabled: boolean; host: string; port: number; identityHeader?: string; publicUrl?: string; keyFile?: string };
     webhook?: WebhookConfig;
     /** `wait`: a held call waits for its decision; `pending`: it answers at once, `lookfirst_confirm` runs it. */
     mode: 'wait' | 'pending';
@@ -341,7 +342,14 @@ function confirmOf(c: RawConfig['confirm'], base: string): Config['confirm'] {
     terminal: c.terminal,
     progressMs: c.progress_seconds * 1000,
     holdMs: c.hold_seconds * 1000,
-    web: { enabled: c.web.enabled, host: c.web.host, port: c.web.port, identityHeader: c.web.identity_header, publicUrl: c.web.public_url },
+    web: {
+      enabled: c.web.enabled,
+      host: c.web.host,
+      port: c.web.port,
+      identityHeader: c.web.identity_header,
+      publicUrl: c.web.public_url,
+      keyFile: c.web.key_file === undefined ? undefined : resolve(base, c.web.key_file),
+    },
     webhook: w && {
       url: w.url,
       secretFile: resolve(base, w.secret_file),

@@ -135,6 +135,13 @@ const webSchema = z
       .url({ protocol: /^https?$/, error: 'public_url must be an http:// or https:// address' })
       .optional()
       .describe('The address people open through the proxy, e.g. https://approve.example.com: its host is accepted in Host and Origin.'),
+    key_file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "A file holding the page's access key, at least 32 characters of A-Z a-z 0-9 _ - (openssl rand -hex 32 > web.key; chmod 600 web.key): with a fixed port, the page's address survives a restart and an open tab reconnects by itself. Without it, each start makes a new key.",
+      ),
   })
   .strict()
   .refine((w) => LOOPBACK.has(w.host) || w.identity_header !== undefined, {

@@ -54,6 +54,11 @@ export const ERROR_CSP = "default-src 'none'; style-src 'self'; base-uri 'none';
 /** Fewest characters of an access key given in `accessKey` (the generated one has 32). */
 export const MIN_ACCESS_KEY_CHARS = 32;
 
+/** True when `key` can be the page's access key: URL-safe (it goes into `?k=` as is) and long enough to guess at no better than chance. */
+export function isAccessKey(key: string): boolean {
+  return new RegExp(`^[A-Za-z0-9_-]{${MIN_ACCESS_KEY_CHARS},}$`).test(key);
+}
+
 /** Options of the approval page. */
 export interface WebAppOptions {
   host: string;
@@ -131,7 +136,7 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
   const csrf = randomBytes(32).toString('base64url');
   // The access key separates the person (who has the address the gate printed) from any other local
   // process that can reach loopback: without it, nothing is shown and nothing can be decided.
-  if (opts.accessKey !== undefined && !new RegExp(`^[A-Za-z0-9_-]{${MIN_ACCESS_KEY_CHARS},}$`).test(opts.accessKey))
+  if (opts.accessKey !== undefined && !isAccessKey(opts.accessKey))
     throw new LookfirstError(
       'WEB_UNAVAILABLE',
       `the approval page's access key must be at least ${MIN_ACCESS_KEY_CHARS} characters of A-Z, a-z, 0-9, _ and - (e.g. openssl rand -hex 32)`,
