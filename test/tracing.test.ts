@@ -11,8 +11,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { Client as ModernClient } from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio';
+import { ResultSchema } from '@modelcontextprotocol/core';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { FS_SERVER, NODE, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { FS_SERVER, MAIN, NODE, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
 
 interface Span {
   traceId: string;
@@ -144,5 +147,35 @@ describe('tracing: spans of each tools/call to an OTLP/HTTP receiver', async () 
 
     assert.match(JSON.stringify(receiver.resources), /"service\.name","value":\{"stringValue":"gate-under-test"\}/);
     assert.doesNotMatch(JSON.stringify(receiver.spans), /secret-content-42|traced\.txt/, 'no argument reaches a span');
+  });
+
+  it('follows the trace context a 2026-07-28 client sends in its request _meta', async () => {
+    const dir = tmp();
+    const data = join(dir, 'data');
+    mkdirSync(data);
+    writeFileSync(join(data, 'modern.txt'), 'hello');
+    const config = writeConfig(
+      dir,
+      `upstreams:\n  files:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FS_SERVER, data])}\ntracing:\n  enabled: true\n  otlp_endpoint: ${receiver.url}\n`,
+    );
+    const client = new ModernClient({ name: 'modern-agent', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new ModernStdio({ command: NODE, args: [MAIN, 'serve', '--config', config], stderr: 'ignore' }));
+    const traceId = randomBytes(16).toString('hex');
+    const parent = randomBytes(8).toString('hex');
+    try {
+      await client.request(
+        {
+          method: 'tools/call',
+          params: { name: 'read_text_file', arguments: { path: join(data, 'modern.txt') }, _meta: { traceparent: `00-${traceId}-${parent}-01` } },
+        },
+        ResultSchema,
+      );
+    } finally {
+      await client.close();
+    }
+    assert.ok(await waitFor(() => receiver.spans.some((s) => s.traceId === traceId && s.name.startsWith('tools/call')), 10_000), 'the call span arrives');
+    const call = receiver.spans.find((s) => s.traceId === traceId && s.name.startsWith('tools/call'));
+    assert.equal(call?.name, 'tools/call read_text_file');
+    assert.equal(call?.parentSpanId, parent);
   });
 });
