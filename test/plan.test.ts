@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { MAIN, NODE, runCli, tmp } from './helpers.js';
@@ -33,6 +34,9 @@ describe('lookfirst plan', () => {
       '-d',
       '-s',
       session,
+      // The tmux server's environment may hold a TMPDIR another test file's guard removed: pass this file's.
+      '-e',
+      `TMPDIR=${tmpdir()}`,
       '-x',
       '200',
       '-y',

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { userInfo } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -32,7 +32,9 @@ async function inTmux(config: string, args: Record<string, unknown>, keys: strin
   const out = join(tmp('lf-tty-'), 'result.json');
   const agent = join(ROOT, 'test/fixtures/tty-agent.mjs');
   const cmd = [NODE, agent, MAIN, config, out, 'write_file', JSON.stringify(args)].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '60', `cd '${ROOT}' && ${cmd}; sleep 30`);
+  // The pane gets the tmux server's environment, and a server started by another test file may hold a
+  // TMPDIR that test/temp-guard.ts has since removed: pass this file's own.
+  tmux('new-session', '-d', '-s', session, '-e', `TMPDIR=${tmpdir()}`, '-x', '160', '-y', '60', `cd '${ROOT}' && ${cmd}; sleep 30`);
   try {
     const screen = () => tmux('capture-pane', '-p', '-t', session);
     assert.ok(await waitFor(() => /Approve\? \[y\/N\]/.test(screen()), 20_000), `no prompt on the terminal:\n${screen()}`);
