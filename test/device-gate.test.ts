@@ -67,7 +67,13 @@ async function pairPhone(agent: Agent, config: string): Promise<Phone> {
   const id = ((await res.json()) as { device_id: string }).device_id;
   const signed = async (method: string, path: string, body?: string | Buffer, type = 'application/json') => {
     const headers = { ...signedHeaders({ id, key }, method, path, Date.now(), body ?? ''), ...(body ? { 'content-type': type } : {}) };
-    const r = await fetch(`${base}${path}`, { method, headers, body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body) });
+    const send = () => fetch(`${base}${path}`, { method, headers, body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body) });
+    // A kept-alive socket the server closes as fetch reuses it (a loaded machine, an idle of about 5 s)
+    // fails before the request is sent; the same signed request once more on a new socket is not a replay.
+    const r = await send().catch((err: Error & { cause?: { code?: string } }) => {
+      if (err.message === 'fetch failed' && /ECONNRESET|UND_ERR_SOCKET/.test(String(err.cause?.code))) return send();
+      throw err;
+    });
     return { status: r.status, body: (await r.json()) as Record<string, unknown> };
   };
   return {

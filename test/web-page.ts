@@ -12,10 +12,12 @@ export interface PageAddress {
   key: string;
 }
 
-/** Reads the page address from the gate's stderr (waits up to 5 s for it). */
+/** Reads the page address from the gate's stderr (waits up to 30 s for it: a loaded machine starts slowly). */
 export async function pageAddress(stderr: () => string): Promise<PageAddress> {
-  await waitFor(() => /approval page at/.test(stderr()), 5000);
-  const [, port, key] = /approval page at http:\/\/127\.0\.0\.1:(\d+)\/\?k=([A-Za-z0-9_-]+)/.exec(stderr()) ?? [];
+  // The whole line, up to its newline: a chunk can end inside the address, and half an address is port 80.
+  const line = /approval page at http:\/\/127\.0\.0\.1:(\d+)\/\?k=([A-Za-z0-9_-]+)\s/;
+  await waitFor(() => line.test(stderr()), 30_000);
+  const [, port, key] = line.exec(stderr()) ?? [];
   return { port: Number(port), key: key! };
 }
 
