@@ -140,7 +140,7 @@ export function wrapCommand(clientArg: string, o: WrapOptions): number {
   };
   const result = transform(client, input);
   const newGate = mergeGateConfig(gateText, result.moved, gateFile, file);
-  parseConfig(newGate, gateFile); // fail closed: never write a lookfirst.yaml the gate would refuse
+  // Fail closed: never write a lookfirst.yaml the gate would refuse (ConfigError names every problem).
   const keyMissing = !existsSync(parseConfig(newGate, gateFile).audit.keyPath);
 
   const summary = {
@@ -159,9 +159,10 @@ export function wrapCommand(clientArg: string, o: WrapOptions): number {
     dry_run: o.dryRun === true,
   };
   if (o.dryRun) {
-    const masked = transform(client, { ...input, text: client === 'codex' ? maskCodex(text, file) : maskJson(client, text, file) });
+    // The same transform on a copy whose env and header values are ***: the diff shows every change but no secret.
+    const maskedText = client === 'codex' ? maskCodex(text, file) : maskJson(client, text, file);
     const diff =
-      createTwoFilesPatch(file, file, client === 'codex' ? maskCodex(text, file) : maskJson(client, text, file), masked.text) +
+      createTwoFilesPatch(file, file, maskedText, transform(client, { ...input, text: maskedText }).text) +
       createTwoFilesPatch(
         gateText === undefined ? '/dev/null' : gateFile,
         gateFile,
