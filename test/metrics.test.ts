@@ -9,7 +9,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type Agent, FS_SERVER, NODE, startAgent, tmp, verdictOf, writeConfig } from './helpers.js';
+import { serveHttp } from './http-gate.js';
 
 /** The value of one sample line, or undefined when the series is absent. */
 function sample(text: string, line: string): number | undefined {
@@ -82,6 +85,27 @@ describe('metrics: the gate serves GET /metrics', () => {
     }
     // The endpoint stops with the gate.
     await assert.rejects(fetch(url));
+  });
+
+  it('serves the same endpoint beside serve --transport http', async () => {
+    const dir = tmp();
+    const data = join(dir, 'data');
+    mkdirSync(data);
+    writeFileSync(join(data, 'hello.txt'), 'hello');
+    const served = await serveHttp(filesConfig(dir, data, 'metrics:\n  enabled: true\n  port: 0\n  process: false\n'));
+    const client = new Client({ name: 'http-agent', version: '1' });
+    try {
+      const url = /metrics at (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(served.stderr())?.[1];
+      assert.ok(url, served.stderr());
+      await client.connect(new StreamableHTTPClientTransport(served.url));
+      await client.callTool({ name: 'read_text_file', arguments: { path: join(data, 'hello.txt') } });
+      const text = await scrape(url);
+      assert.equal(sample(text, 'lookfirst_tool_calls_total{outcome="read",upstream="files"}'), 1);
+      assert.doesNotMatch(text, /lookfirst_process_/, 'process: false leaves the process metrics out');
+    } finally {
+      await client.close();
+      await served.kill();
+    }
   });
 
   it('with metrics off (the default), prints no address and nothing listens on the default port', async () => {
