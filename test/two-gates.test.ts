@@ -5,6 +5,7 @@
  * through the SQLite store they share, a call held by one is decided on the other's page.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -82,6 +83,49 @@ describe('a second gate on the same config', () => {
       await first.close();
     }
     assert.equal(runCli(['verify-log', '--config', config]).status, 0);
+  });
+
+  it('exits on its own while its client keeps stdin open, whether it sent a request, a batch, garbage or nothing', async () => {
+    const dir = tmp();
+    dirs.push(dir);
+    const config = writeConfig(dir, upstream(dir));
+    const first = await startAgent(config, approve);
+    try {
+      const inputs = [
+        '',
+        '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"write_note","arguments":{"note":"x"}}}\n',
+        '[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}]\n',
+        `not json ${'x'.repeat(100_000)}\n`,
+      ];
+      for (const input of inputs) {
+        const gate = spawn(NODE, [MAIN, 'serve', '--config', config], {
+          stdio: ['pipe', 'pipe', 'pipe'],
+          env: { ...getDefaultEnvironment(), LOOKFIRST_NO_OPEN: '1', NO_COLOR: '1' },
+        });
+        let out = '';
+        gate.stdout.on('data', (c: Buffer) => {
+          out += c.toString();
+        });
+        gate.stdin.on('error', () => {});
+        gate.stdin.write(input);
+        // stdin stays open, as a client that keeps its end of the pipe does.
+        const t0 = performance.now();
+        const exited = once(gate, 'exit');
+        const timer = setTimeout(() => gate.kill('SIGKILL'), 15_000);
+        const [code, signal] = (await exited) as [number | null, string | null];
+        clearTimeout(timer);
+        gate.stdin.destroy();
+        assert.equal(signal, null, `the refusing gate did not exit by itself (input ${JSON.stringify(input.slice(0, 40))})`);
+        assert.equal(code, 1);
+        assert.ok(performance.now() - t0 < 12_000);
+        if (input.includes('"id":7')) assert.match(out, /"id":7,"error":\{"code":-32603,"message":"lookfirst could not start: another lookfirst/);
+      }
+    } finally {
+      await first.close();
+    }
+    // Nothing the refused clients sent ran: the first gate's log still verifies and holds no call of theirs.
+    assert.equal(runCli(['verify-log', '--config', config]).status, 0);
+    assert.equal(linesIn(join(dir, 'effects.txt')), 0);
   });
 
   it("tells its client which port is taken when only the approval page's port is shared", async () => {

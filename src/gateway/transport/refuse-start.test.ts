@@ -40,4 +40,12 @@ describe('a gate that cannot start, on stdio', () => {
     assert.deepEqual(await run(() => {}, 50), []);
     assert.ok(performance.now() - t0 < 1000);
   });
+
+  it('leaves an input the client never closes paused, so it keeps no process alive', async () => {
+    const input = new PassThrough();
+    const done = answerStartFailure(input, new PassThrough(), 'the reason', 'AUDIT_LOCKED', 2000);
+    input.write('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n');
+    await done;
+    assert.equal(input.isPaused(), true);
+  });
 });

@@ -14,7 +14,8 @@ export const START_FAILURE_WAIT_MS = 3000;
 
 /**
  * Answers the first request on `input` (and any that arrived with it) with an error whose message is
- * `message`, then stops reading. Resolves once that answer is written, when the input ends, or after
+ * `message`, then stops reading (the input is paused, so an input the client never closes does not keep the
+ * process alive). Resolves once that answer is written, when the input ends, or after
  * `waitMs` with no request.
  * @param message the sentence the client shows: why the gate stopped and what to do next (no secrets).
  * @param code the lookfirst error code, sent as `data.code` for clients that read it.
@@ -26,6 +27,9 @@ export async function answerStartFailure(input: Readable, output: Writable, mess
     function finish() {
       clearTimeout(timer);
       void transport.close();
+      // A client may keep its end of stdin open after the error (the SDK client does): a flowing stdin
+      // would keep this process alive for as long, a gate that serves nothing. Paused, it lets it exit.
+      input.pause();
       resolve();
     }
     transport.onclose = finish;
