@@ -5,6 +5,7 @@
  */
 
 import { basename, relative } from 'node:path';
+import { showHiddenInJson } from '../confirm/visible.js';
 
 const useColor = (stream: NodeJS.WriteStream) => stream.isTTY === true && !process.env.NO_COLOR;
 
@@ -29,4 +30,14 @@ export function cliName(): string {
 /** Writes one diagnostic line to stderr, prefixed with `lookfirst:`. */
 export function logLine(message: string): void {
   process.stderr.write(`lookfirst: ${message}\n`);
+}
+
+/**
+ * One value as a line of JSON for `--json` output, with every hidden character (C1 controls, bidi
+ * overrides, line separators: confirm/visible.ts) written as its `\uXXXX` escape. JSON.stringify escapes
+ * only C0 controls, and this output reaches terminals too: a tool name or an upstream's words must not
+ * move the cursor or reorder the line there. The JSON means the same.
+ */
+export function jsonLine(value: unknown): string {
+  return `${showHiddenInJson(JSON.stringify(value))}\n`;
 }

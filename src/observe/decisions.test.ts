@@ -154,3 +154,14 @@ describe('parseEntryLine and decisionsOf', () => {
     assert.equal(decisionsOf('').records.length, 0);
   });
 });
+
+describe('when a line has a ts no Date can show (a hostile or broken log)', () => {
+  it('is not an entry, so showing the decisions never throws', () => {
+    for (const ts of [1e300, -1e300, 8.64e15 + 1]) {
+      const line = JSON.stringify({ seq: 1, ts, event: 'read', tool: 'echo', outcome: 'ok' });
+      assert.equal(parseEntryLine(line), undefined, String(ts));
+      assert.deepEqual(decisionsOf(`${line}\n`), { records: [], open: [], skipped: 1 });
+    }
+    assert.notEqual(parseEntryLine(JSON.stringify({ seq: 1, ts: 8.64e15, event: 'read' })), undefined);
+  });
+});

@@ -86,7 +86,8 @@ export interface OpenCall {
 export interface DecisionTracker {
   /**
    * Takes one entry (a parsed line) and returns the decisions it settles: none, or one.
-   * Entries that are not objects with a numeric `seq` and `ts` and a string `event` are ignored.
+   * Entries that are not objects with a numeric `seq`, a `ts` a Date can hold (within ±8.64e15 ms of
+   * the epoch) and a string `event` are ignored.
    */
   push(entry: Record<string, unknown>): DecisionRecord[];
   /** Calls waiting for a person: held (`decision` confirm) with no answer or end yet. */
@@ -223,8 +224,14 @@ export function createDecisionTracker(): DecisionTracker {
 
 type Entry = Record<string, unknown> & { seq: number; ts: number; event: string };
 
+/** The furthest a JavaScript Date reaches either side of the epoch (ms): a `ts` beyond it is no time. */
+const MAX_DATE_MS = 8.64e15;
+
+// A `ts` no Date can show (1e300) is not an entry: showing it would throw, and one line of a log read
+// unverified must not stop `tail` or `stats`.
 function asEntry(v: Record<string, unknown>): Entry | undefined {
   if (typeof v.seq !== 'number' || typeof v.ts !== 'number' || typeof v.event !== 'string') return undefined;
+  if (!Number.isFinite(v.seq) || !(Math.abs(v.ts) <= MAX_DATE_MS)) return undefined;
   return v as Entry;
 }
 

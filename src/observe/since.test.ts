@@ -36,3 +36,13 @@ describe('parseSince', () => {
     if (!future.ok) assert.match(future.reason, /in the future/);
   });
 });
+
+describe('when the duration reaches before 1970', () => {
+  it('starts the window at the epoch, a time every Date shows (the whole log)', () => {
+    for (const long of ['100000000d', '99999999999w', `${'9'.repeat(400)}d`]) {
+      const r = parseSince(long, NOW);
+      assert.deepEqual(r, { ok: true, sinceMs: 0 }, long);
+      if (r.ok) assert.equal(new Date(r.sinceMs).toISOString(), '1970-01-01T00:00:00.000Z');
+    }
+  });
+});

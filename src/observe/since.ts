@@ -15,7 +15,7 @@ export type SinceResult = { ok: true; sinceMs: number } | { ok: false; reason: s
  * Reads a `--since` value.
  * @param text what the user wrote.
  * @param nowMs the current time (ms since the epoch), for durations.
- * @returns the window's start; `{ ok: false, reason }` with a sentence saying what is accepted, for text
+ * @returns the window's start (a duration reaching before 1970 starts at the epoch); `{ ok: false, reason }` with a sentence saying what is accepted, for text
  *   that is neither form, a zero duration, or a time in the future.
  */
 export function parseSince(text: string, nowMs: number): SinceResult {
@@ -25,7 +25,9 @@ export function parseSince(text: string, nowMs: number): SinceResult {
   if (d) {
     const ms = Number(d[1]) * UNIT_MS[d[2] as keyof typeof UNIT_MS];
     if (!(ms > 0)) return { ok: false, reason: `--since ${JSON.stringify(text)} is no time at all: ${accepted}` };
-    return { ok: true, sinceMs: nowMs - ms };
+    // A duration longer than the time since 1970 (`100000d`, or more digits than a number holds) is the
+    // whole log: the window starts at the epoch, a time every Date can show.
+    return { ok: true, sinceMs: Math.max(0, nowMs - ms) };
   }
   if (ISO.test(t)) {
     const ms = Date.parse(t);

@@ -132,3 +132,19 @@ describe('table', () => {
     );
   });
 });
+
+describe('when a window holds hundreds of thousands of answered calls', () => {
+  it('finds the longest time to decision without overflowing the stack', () => {
+    const many: DecisionRecord[] = Array.from({ length: 300_000 }, (_, i) => ({
+      ts: 1000 + i,
+      seq: i,
+      tool: 't',
+      callId: `c${i}`,
+      outcome: 'executed ok',
+      decisionMs: i,
+    }));
+    const s = computeStats(many, [], { sinceMs: 0, untilMs: 1e12 });
+    assert.equal(s.decision.maxMs, 299_999);
+    assert.equal(s.decision.count, 300_000);
+  });
+});

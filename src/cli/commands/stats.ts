@@ -4,14 +4,15 @@
  * from a call's hold to a person's answer, and the denied, lapsed and waiting calls. The summing is
  * observe/stats.ts. It does not verify the log: `lookfirst verify-log` is the check.
  */
-import { readFileSync } from 'node:fs';
 import { systemClock } from '../../clock.js';
 import { loadConfig } from '../../config/load.js';
 import { LookfirstError } from '../../errors.js';
-import { decisionsOf } from '../../observe/decisions.js';
+import { createDecisionTracker, type DecisionRecord, parseEntryLine } from '../../observe/decisions.js';
+import { createLineSplitter } from '../../observe/lines.js';
 import { parseSince } from '../../observe/since.js';
 import { computeStats, renderStats, statsJson } from '../../observe/stats.js';
-import { cliName, logLine, paint } from '../output.js';
+import { readLogLines } from '../log-file.js';
+import { cliName, jsonLine, logLine, paint } from '../output.js';
 
 /** Options of the command. */
 export interface StatsOptions {
@@ -23,7 +24,8 @@ export interface StatsOptions {
 
 /**
  * Runs the command; returns the exit code (0).
- * @throws LookfirstError `USAGE` for a bad `--since`, `AUDIT_LOG_UNREADABLE` when the log cannot be read;
+ * @throws LookfirstError `USAGE` for a bad `--since`, `AUDIT_LOG_UNREADABLE` when the log cannot be read
+ *   or is not a regular file (a FIFO, a directory, a device);
  *   ConfigError for a bad config.
  */
 export function statsCommand(opts: StatsOptions): number {
@@ -32,10 +34,20 @@ export function statsCommand(opts: StatsOptions): number {
   if (!since.ok) throw new LookfirstError('USAGE', since.reason);
   const config = loadConfig(opts.config);
   const path = config.audit.logPath;
-  let text: string;
+  // Read in chunks, keeping only the decisions in the window: a log of gigabytes takes no more memory
+  // than its window's decisions and one line. The part after the last newline is still being written.
+  const tracker = createDecisionTracker();
+  const records: DecisionRecord[] = [];
+  let skipped = 0;
   try {
-    text = readFileSync(path, 'utf8');
+    readLogLines(path, 0, createLineSplitter(), (line) => {
+      if (line === '') return;
+      const entry = parseEntryLine(line);
+      if (!entry) skipped++;
+      else for (const r of tracker.push(entry)) if (r.ts >= since.sinceMs && r.ts <= nowMs) records.push(r);
+    });
   } catch (err) {
+    if (err instanceof LookfirstError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new LookfirstError(
       'AUDIT_LOG_UNREADABLE',
@@ -44,10 +56,9 @@ export function statsCommand(opts: StatsOptions): number {
         : `cannot read the audit log ${path}: ${code ?? err}`,
     );
   }
-  const { records, open, skipped } = decisionsOf(text);
   if (skipped > 0) logLine(`${skipped} line${skipped === 1 ? '' : 's'} of ${path} are not entries and were skipped (${cliName()} verify-log checks the log)`);
-  const stats = computeStats(records, open, { sinceMs: since.sinceMs, untilMs: nowMs });
-  if (opts.json) process.stdout.write(`${JSON.stringify(statsJson(stats, path))}\n`);
+  const stats = computeStats(records, tracker.open(), { sinceMs: since.sinceMs, untilMs: nowMs });
+  if (opts.json) process.stdout.write(jsonLine(statsJson(stats, path)));
   else process.stdout.write(renderStats(stats, (c, t) => paint(process.stdout, c, t)));
   return 0;
 }

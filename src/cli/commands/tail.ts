@@ -7,13 +7,14 @@
  * rotation) is said so on stderr and read again from its start. Ctrl-C (or SIGTERM) exits 0.
  * It does not verify the log: entries are shown as written. `lookfirst verify-log` is the check.
  */
-import { closeSync, type FSWatcher, fstatSync, openSync, readSync, type Stats, statSync, watch } from 'node:fs';
+import { type FSWatcher, type Stats, statSync, watch } from 'node:fs';
 import { loadConfig } from '../../config/load.js';
 import { LookfirstError } from '../../errors.js';
 import { createDecisionTracker, type DecisionRecord, parseEntryLine } from '../../observe/decisions.js';
 import { type Paint, toJsonRecord, toLine } from '../../observe/format.js';
 import { createLineSplitter } from '../../observe/lines.js';
-import { cliName, logLine, paint } from '../output.js';
+import { assertRegularLog, readLogLines } from '../log-file.js';
+import { cliName, jsonLine, logLine, paint } from '../output.js';
 
 /** Options of the command. */
 export interface TailOptions {
@@ -25,22 +26,22 @@ export interface TailOptions {
 
 /** How often the file is checked when fs.watch says nothing (ms). */
 export const POLL_MS = 250;
-/** Bytes read at a time. */
-const CHUNK = 1 << 16;
 
 /**
  * Runs the command until SIGINT or SIGTERM; resolves to the exit code (0).
  * @throws LookfirstError `USAGE` for a bad `-n`; ConfigError for a bad config.
  */
 export async function tailCommand(opts: TailOptions): Promise<number> {
-  const n = Number(opts.lines ?? '10');
+  // Digits only: Number() would read '' as 0, '0x10' as 16 and '1e3' as 1000.
+  const text = (opts.lines ?? '10').trim();
+  const n = /^\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isInteger(n) || n < 0)
     throw new LookfirstError('USAGE', `-n ${JSON.stringify(opts.lines)}: give a whole number of past decisions to show (0 or more)`);
   const config = loadConfig(opts.config);
   const path = config.audit.logPath;
   const out = process.stdout;
   const colour: Paint = (c, text) => paint(out, c, text);
-  const show = (r: DecisionRecord) => out.write(`${opts.json ? JSON.stringify(toJsonRecord(r)) : toLine(r, colour)}\n`);
+  const show = (r: DecisionRecord) => out.write(opts.json ? jsonLine(toJsonRecord(r)) : `${toLine(r, colour)}\n`);
 
   // One handler from the very start to the end: Ctrl-C before the follow loop runs ends with 0 too, and
   // removing the last listener to add another would drop a signal already caught but not yet dispatched.
@@ -61,7 +62,7 @@ export async function tailCommand(opts: TailOptions): Promise<number> {
   let waitingSaid = false;
 
   /** Reads what was appended since the last read; returns the decisions it settles. */
-  const readMore = (): DecisionRecord[] => {
+  const readMore = (keep = Number.POSITIVE_INFINITY): DecisionRecord[] => {
     let st: Stats;
     try {
       st = statSync(path);
@@ -75,6 +76,8 @@ export async function tailCommand(opts: TailOptions): Promise<number> {
       waitingSaid = true;
       return [];
     }
+    // A FIFO or a device would block or never end; a directory cannot be read: said, not waited on.
+    assertRegularLog(path, st);
     const id = `${st.dev}:${st.ino}`;
     if (identity !== undefined && (id !== identity || st.size < offset)) {
       logLine(`the audit log ${path} was ${id !== identity ? 'replaced (rotated)' : 'truncated'}: reading it again from its start`);
@@ -82,7 +85,7 @@ export async function tailCommand(opts: TailOptions): Promise<number> {
     }
     identity = id;
     if (st.size <= offset) return [];
-    return readFrom(st.size);
+    return readFrom(keep);
   };
 
   const restart = () => {
@@ -91,31 +94,25 @@ export async function tailCommand(opts: TailOptions): Promise<number> {
     offset = 0;
   };
 
-  const readFrom = (size: number): DecisionRecord[] => {
+  /** Reads to the end; keeps at most the last `keep` decisions it settles (the past: only N are shown). */
+  const readFrom = (keep: number): DecisionRecord[] => {
     const records: DecisionRecord[] = [];
-    const fd = openSync(path, 'r');
     try {
-      // The file may have been replaced between stat and open: read the one we opened.
-      const end = Math.max(size, fstatSync(fd).size);
-      const buf = Buffer.alloc(CHUNK);
-      while (offset < end) {
-        const got = readSync(fd, buf, 0, Math.min(CHUNK, end - offset), offset);
-        if (got === 0) break;
-        offset += got;
-        for (const line of splitter.push(buf.subarray(0, got))) {
-          if (line === '') continue;
-          const entry = parseEntryLine(line);
-          if (!entry) skipped++;
-          else records.push(...tracker.push(entry));
-        }
-      }
-    } finally {
-      closeSync(fd);
+      offset = readLogLines(path, offset, splitter, (line) => {
+        if (line === '') return;
+        const entry = parseEntryLine(line);
+        if (!entry) skipped++;
+        else records.push(...tracker.push(entry));
+        if (records.length > 2 * keep + 1024) records.splice(0, records.length - keep);
+      });
+    } catch (err) {
+      // Removed between the stat and the open: the next look says it is gone.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
     return records;
   };
 
-  const past = readMore();
+  const past = readMore(n);
   for (const r of n === 0 ? [] : past.slice(-n)) show(r);
   if (skipped > 0) logLine(`${skipped} line${skipped === 1 ? '' : 's'} of ${path} are not entries and were skipped (${cliName()} verify-log checks the log)`);
   if (!opts.json && past.length === 0 && identity !== undefined) logLine('no decisions in the log yet; waiting for new ones');
