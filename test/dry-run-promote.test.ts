@@ -185,6 +185,30 @@ describe('dry run and promote', () => {
     assert.equal(count(dir, 'execution_started'), 2);
   });
 
+  it('does not call a session replayed in full when its replayed call ended with an upstream error, and never sends it again', async () => {
+    // An allow rule does not carry over to a replay: the replay is approved by --yes, and an upstream
+    // error blocks the tool until a person looks, so the call is unsettled, not "replayed".
+    const { dir, config } = fakeGate('dry_run: true\nrules:\n  tools:\n    store_error: { action: allow }\n');
+    const log = join(dir, 'audit.jsonl');
+    await record(config, [['store_error', { key: 'k', value: 'v' }]]);
+    const first = runCli(['promote', log, '--config', config, '--yes', '--json']);
+    assert.equal(first.status, 2, first.stdout + first.stderr);
+    assert.equal(count(dir, 'execution_started'), 1);
+    // The plan still offers the session, and says how its call ended; the call is not sent again.
+    const json = JSON.parse(runCli(['promote', log, '--config', config, '--dry-run', '--json']).stdout) as {
+      session?: { replayed?: boolean };
+      replayed_sessions: number[];
+      lines: { status: string; reason?: string }[];
+    };
+    assert.deepEqual(json.replayed_sessions, []);
+    assert.equal(json.session?.replayed, undefined);
+    assert.equal(json.lines[0]?.status, 'sent_unclear');
+    assert.match(json.lines[0]?.reason ?? '', /it is never sent again/);
+    const again = runCli(['promote', log, '--config', config, '--yes']);
+    assert.notEqual(again.status, 0, again.stdout + again.stderr);
+    assert.equal(count(dir, 'execution_started'), 1);
+  });
+
   it('refuses to replay a log that does not verify', async () => {
     const g = fsGate('dry_run: true\n');
     const [written] = await record(g.config, [['write_file', { path: join(g.data, 'a.txt'), content: 'a' }]]);

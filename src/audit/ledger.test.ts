@@ -96,4 +96,29 @@ describe('the audit log as a ledger of dry runs', () => {
     assert.deepEqual(done.get('d'), { callId: 'r5', started: true, settled: true, tool: 'move_file' });
     assert.equal(done.has('other'), false);
   });
+
+  it('marks a replay a rule settled though it did not end as asked (upstream error, unknown outcome, read-back unclear)', () => {
+    const replay = (id: string, of: string, ...after: Record<string, unknown>[]) => [
+      { event: 'call_received', call_id: id, replay_of: of, tool: 'write_file' },
+      { event: 'execution_started', call_id: id },
+      ...after.map((e) => ({ call_id: id, ...e })),
+      { event: 'execution_resolved', call_id: id },
+    ];
+    const done = promotions([
+      ...replay('r1', 'a', { event: 'executed', outcome: 'upstream_error' }),
+      ...replay('r2', 'b', { event: 'execution_failed', outcome: 'unknown' }),
+      ...replay('r3', 'c', { event: 'executed', outcome: 'ok' }, { event: 'readback', outcome: 'unclear' }),
+      ...replay('r4', 'd', { event: 'executed', outcome: 'ok' }, { event: 'readback', outcome: 'ok' }),
+      // A person unlocked the tool after a failed read-back: they looked, so it counts as settled cleanly.
+      { event: 'call_received', call_id: 'r5', replay_of: 'e', tool: 'write_file' },
+      { event: 'execution_started', call_id: 'r5' },
+      { event: 'readback', call_id: 'r5', outcome: 'failed' },
+      { event: 'execution_unblocked', call_id: 'u1', tool: 'write_file', blocked_call: 'r5' },
+    ]);
+    assert.equal(done.get('a')?.notClean, 'upstream_error');
+    assert.equal(done.get('b')?.notClean, 'outcome_unknown');
+    assert.equal(done.get('c')?.notClean, 'readback_unclear');
+    assert.equal(done.get('d')?.notClean, undefined);
+    assert.deepEqual(done.get('e'), { callId: 'r5', started: true, settled: true, tool: 'write_file' });
+  });
 });

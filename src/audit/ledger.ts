@@ -49,6 +49,13 @@ export interface Promotion {
   settled: boolean;
   /** The exposed tool it ran as. */
   tool?: string;
+  /**
+   * How it ended when not as asked, though settled: a call a rule allowed is settled without a person even
+   * when the upstream answered an error, its outcome is unknown or its read-back unclear. Absent when it
+   * ran cleanly or a person unlocked its tool, having looked. Such a call is still never sent again, but
+   * its session is not "replayed in full", and promote says how it ended.
+   */
+  notClean?: 'upstream_error' | 'outcome_unknown' | 'readback_failed' | 'readback_unclear';
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -128,16 +135,27 @@ export function promotions(entries: readonly Record<string, unknown>[]): Map<str
   const replays = new Map<string, { of: string; tool?: string }>();
   const started = new Set<string>();
   const settled = new Set<string>();
+  const unblocked = new Set<string>();
+  const notClean = new Map<string, NonNullable<Promotion['notClean']>>();
   for (const e of entries) {
     const callId = str(e.call_id);
     if (e.event === 'call_received' && typeof e.replay_of === 'string' && callId) replays.set(callId, { of: e.replay_of, tool: str(e.tool) });
     else if (e.event === 'execution_started' && callId) started.add(callId);
     else if (e.event === 'execution_resolved' && callId) settled.add(callId);
-    else if (e.event === 'execution_unblocked' && typeof e.blocked_call === 'string') settled.add(e.blocked_call);
+    else if (e.event === 'execution_unblocked' && typeof e.blocked_call === 'string') {
+      settled.add(e.blocked_call);
+      unblocked.add(e.blocked_call);
+    } else if (callId && e.event === 'executed' && e.outcome === 'upstream_error') notClean.set(callId, 'upstream_error');
+    else if (callId && e.event === 'execution_failed') notClean.set(callId, 'outcome_unknown');
+    else if (callId && e.event === 'readback' && (e.outcome === 'failed' || e.outcome === 'unclear'))
+      notClean.set(callId, e.outcome === 'failed' ? 'readback_failed' : 'readback_unclear');
   }
   const out = new Map<string, Promotion>();
   for (const [callId, r] of replays) {
     const p: Promotion = { callId, started: started.has(callId), settled: settled.has(callId), tool: r.tool };
+    // A person who unlocked its tool has looked at the target: that settles how it ended.
+    const ended = unblocked.has(callId) ? undefined : notClean.get(callId);
+    if (ended) p.notClean = ended;
     const had = out.get(r.of);
     // The attempt that was sent wins; of several unsent ones, the first is kept.
     if (!had || (p.started && !had.started)) out.set(r.of, p);

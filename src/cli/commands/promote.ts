@@ -69,13 +69,26 @@ const samePath = (a: string, b: string): boolean => {
   }
 };
 
-/** Whether an earlier promote sent every call a session recorded, and each ended cleanly (or a person settled it). */
+/**
+ * Whether an earlier promote sent every call a session recorded, and each ended cleanly (or a person
+ * settled it). A call a rule let through that ended with an upstream error, an unknown outcome or an
+ * unclear read-back is settled for the gate, but its session is not "replayed in full": it stays the
+ * default, and its plan says how that call ended (it is still never sent again).
+ */
 function isReplayed(session: DryRunSession, done: ReadonlyMap<string, Promotion>): boolean {
   return session.calls.every((c) => {
     const d = done.get(c.callId);
-    return d?.started === true && d.settled;
+    return d?.started === true && d.settled && d.notClean === undefined;
   });
 }
+
+/** How a replay that did not end as asked ended, for a person. */
+const NOT_CLEAN: Record<NonNullable<Promotion['notClean']>, string> = {
+  upstream_error: 'the upstream answered with an error',
+  outcome_unknown: 'its outcome is unknown',
+  readback_failed: 'its read-back did not match',
+  readback_unclear: 'its read-back was unclear',
+};
 
 /**
  * The session to promote: the one named, else the latest with a call not yet replayed (a session replayed
@@ -277,6 +290,13 @@ function plannedLine(rec: RecordedCall, done: Promotion | undefined, config: Con
   // The replay asks a person about a definition other than the one the dry run saw; say so now.
   if (line.status === 'would_replay' && (!pinned || definitionSha(pinned) !== rec.definitionSha))
     line.approval = "a person (the tool's pinned definition is not the one the dry run saw: --yes does not cover it)";
+  if (done?.started && done.settled && done.notClean)
+    return {
+      ...line,
+      status: 'already_replayed',
+      replay_call_id: done.callId,
+      reason: `an earlier promote sent it (call ${done.callId}), and ${NOT_CLEAN[done.notClean]}: it is never sent again. Look at the target, and redo it there by hand if it did not take effect`,
+    };
   if (done?.started && done.settled)
     return { ...line, status: 'already_replayed', replay_call_id: done.callId, reason: 'an earlier promote sent it; it is never sent twice' };
   if (done?.started)
