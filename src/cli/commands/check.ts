@@ -10,9 +10,10 @@
 import { runChecks, summarise } from '../../check/checks.js';
 import type { CheckResult } from '../../check/facts.js';
 import { loadConfig } from '../../config/load.js';
+import { oneLine } from '../../confirm/visible.js';
 import { ConfigError, LookfirstError } from '../../errors.js';
 import { gatherFacts } from '../check-gather.js';
-import { paint } from '../output.js';
+import { jsonLine, paint } from '../output.js';
 
 /** Options of the command. */
 export interface CheckOptions {
@@ -34,17 +35,19 @@ export function parseTimeoutSeconds(value: string | undefined, fallback = 10): n
   return n;
 }
 
-/** Prints results as lines (coloured on a terminal unless NO_COLOR) or as one JSON object. */
+/** Prints results as lines (coloured on a terminal unless NO_COLOR; hidden characters shown) or as one JSON object. */
 function print(file: string, results: CheckResult[], json: boolean | undefined): 0 | 2 {
   const summary = summarise(results);
   const out = process.stdout;
   if (json) {
     const { exitCode: _, ...counts } = summary;
-    out.write(`${JSON.stringify({ config: file, checks: results, summary: counts })}\n`);
+    out.write(jsonLine({ config: file, checks: results, summary: counts }));
     return summary.exitCode;
   }
   const colour = { OK: 'green', WARN: 'yellow', ERROR: 'red' } as const;
-  for (const r of results) out.write(`${paint(out, colour[r.level], r.level.padEnd(5))} ${r.message}\n`);
+  // A message can quote an upstream (its error, its last words on stderr, its tool names) or a file: shown
+  // on one line with hidden characters made visible, so none can move the cursor or forge a line.
+  for (const r of results) out.write(`${paint(out, colour[r.level], r.level.padEnd(5))} ${oneLine(r.message)}\n`);
   const total = `${summary.ok} OK, ${summary.warn} WARN, ${summary.error} ERROR`;
   out.write(
     `${summary.error > 0 ? paint(out, 'red', `${total}: fix the ERROR lines before serving`) : paint(out, 'green', `${total}: ready to serve${summary.warn > 0 ? ' (read the warnings)' : ''}`)}\n`,

@@ -10,9 +10,10 @@
  */
 import { type PilotItem, pilotItems, scorePilot } from '../../check/pilot.js';
 import { loadConfig } from '../../config/load.js';
+import { oneLine } from '../../confirm/visible.js';
 import { LookfirstError } from '../../errors.js';
 import { gatherFacts, trustedHeadFact } from '../check-gather.js';
-import { paint } from '../output.js';
+import { jsonLine, paint } from '../output.js';
 import { parseTimeoutSeconds } from './check.js';
 
 /** Options of the command. */
@@ -39,13 +40,14 @@ export async function pilotStatusCommand(opts: PilotStatusOptions): Promise<numb
   const { passed, total, exitCode } = scorePilot(items);
   const out = process.stdout;
   if (opts.json) {
-    out.write(`${JSON.stringify({ config: config.file, score: { passed, total }, items })}\n`);
+    out.write(jsonLine({ config: config.file, score: { passed, total }, items }));
     return exitCode;
   }
   out.write(`${paint(out, 'bold', `pilot readiness: ${passed}/${total}`)} (${config.file})\n`);
   items.forEach((i: PilotItem) => {
-    out.write(`${i.pass ? paint(out, 'green', 'PASS') : paint(out, 'red', 'FAIL')} ${i.title}: ${i.detail}\n`);
-    if (i.fix) out.write(`     fix: ${i.fix}\n`);
+    // Details quote tool names and upstream errors: one line each, hidden characters shown.
+    out.write(`${i.pass ? paint(out, 'green', 'PASS') : paint(out, 'red', 'FAIL')} ${oneLine(i.title)}: ${oneLine(i.detail)}\n`);
+    if (i.fix) out.write(`     fix: ${oneLine(i.fix)}\n`);
   });
   out.write(
     exitCode === 0
