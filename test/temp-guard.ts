@@ -9,7 +9,8 @@
  * runner would print after its summary, which CI reads. This way the report lands in the leaking file's
  * own output, before the summary, and the exit code stays the runner's.
  * Processes the tests start inherit TMPDIR and the marker below, so they are checked with the file but
- * never guard (or fail) on their own.
+ * never guard (or fail) on their own. The check stays the process's last exit listener, so cleanups that
+ * run at exit (however late they were registered) run before it.
  */
 import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +27,7 @@ if (process.env.NODE_TEST_CONTEXT !== undefined && process.env[MARKER] === undef
   chmodSync(dir, 0o755);
   process.env.TMPDIR = dir;
   process.env[MARKER] = dir;
-  process.on('exit', () => {
+  const check = () => {
     const left = readdirSync(dir).filter((name) => !TOOL_CACHES.test(name));
     if (left.length > 0) {
       const shown = left.slice(0, 10).join(', ') + (left.length > 10 ? `, and ${left.length - 10} more` : '');
@@ -36,6 +37,24 @@ if (process.env.NODE_TEST_CONTEXT !== undefined && process.env[MARKER] === undef
       );
       process.exitCode = 1;
     }
-    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch (err) {
+      // Something still writes there (a process the file did not stop): say so; an exit listener must not throw.
+      process.stderr.write(`temp-guard: cannot remove ${dir} (${(err as Error).message}): stop the processes the tests start.\n`);
+      process.exitCode = 1;
+    }
+  };
+  process.on('exit', check);
+  // The check must be the last exit listener: a helper's exit-time cleanup (test/postgres.ts stops its
+  // server and removes the server's folder) registered after it would otherwise be reported as a leak,
+  // and find its folder gone under the running server. Each time another is added, the check moves behind it.
+  process.on('newListener', (event, listener) => {
+    if (event !== 'exit' || listener === check) return;
+    // 'newListener' comes before the listener is added: move the check once it is there.
+    queueMicrotask(() => {
+      process.removeListener('exit', check);
+      process.on('exit', check);
+    });
   });
 }
