@@ -1,4 +1,6 @@
 /**
+ * Over 400 lines: every case drives the same rig (a dry-run gate, then promote with a person on the page); split, each file would repeat it.
+ *
  * Dry run and promote, through the real server-filesystem: a dry-run session runs its reads for real and
  * records its writes without executing them; `lookfirst promote` replays exactly those writes once, after
  * verifying the log, through the policy and a person's approval. A deny rule wins over `--yes`, a tainted

@@ -1,4 +1,6 @@
 /**
+ * Over 400 lines: the rules and their table of folder ranks belong together, so a new folder is ranked where the rules are read.
+ *
  * The folders are the architecture (STYLE.md "Layout", design/layout.md): this suite reads every source
  * file under src/ with the TypeScript parser and checks
  *   1. folder ranks: imports point down (cli → web, demo → gateway → policy · confirm · readback · audit ·

@@ -1,4 +1,6 @@
 /**
+ * Over 400 lines: a hold's life (ask, re-attach, decide, lapse, take over from a replica) is one state machine, clearer read in one place than split across files.
+ *
  * Approvals that outlast the request that asked for them. Many clients give up on a tool call after
  * about 60 s, while a person may need minutes. A held call is therefore a `Hold`: the question stays on
  * the channels until a decision or `confirm.timeout_seconds`, while the request that asked answers

@@ -1,4 +1,6 @@
 /**
+ * Over 400 lines: connecting, reconnecting after a crash and renewing an HTTP session are one connection's lifecycle, sharing its state.
+ *
  * One upstream MCP server, seen from the gate: an SDK Client on stdio or Streamable HTTP, connected at
  * start and, after a crash, lazily reconnected (at most once a second). A request that was in flight when
  * the connection died fails with ConnectionClosed and is never re-sent: replaying a write is worse than
@@ -34,7 +36,7 @@ import { HttpPoster, RedirectedError } from './transport/http-post.js';
 import { countSends, isSessionEnded, mayResend, SessionEndedError, SessionGuard } from './transport/http-session.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './transport/lines.js';
 import { ChildProcessTransport } from './transport/stdio-client.js';
-import { ErrorCode, plainMessage, WireError } from './wire-error.js';
+import { ErrorCode, hideUrlSecrets, plainMessage, WireError } from './wire-error.js';
 
 /** Largest message accepted on stdio, from an upstream or the client (bytes). */
 export const MAX_MESSAGE_BYTES = DEFAULT_MAX_MESSAGE_BYTES;
@@ -170,7 +172,7 @@ export class Upstream {
     try {
       transport = this.inProcess ? await this.inProcess.connect() : this.transport();
     } catch (err) {
-      this.lastError = plainMessage(err);
+      this.lastError = hideUrlSecrets(plainMessage(err));
       throw this.unavailable(this.lastError);
     }
     client.fallbackNotificationHandler = async (n) => this.events.notification(this, n);
@@ -186,7 +188,7 @@ export class Upstream {
         this.noiseLines++;
         this.events.log(`upstream ${this.name}: dropped a non-protocol line on stdout (${this.noiseLines} so far)`);
       } else {
-        this.events.log(`upstream ${this.name}: ${err.message}`);
+        this.events.log(`upstream ${this.name}: ${hideUrlSecrets(err.message)}`);
       }
     };
     client.onclose = () => {
@@ -203,7 +205,7 @@ export class Upstream {
     try {
       await client.connect(transport, { timeout: this.config.timeoutMs });
     } catch (err) {
-      this.lastError = plainMessage(err);
+      this.lastError = hideUrlSecrets(plainMessage(err));
       await client.close().catch(() => {});
       throw this.unavailable(this.lastError);
     }
