@@ -6,7 +6,21 @@
  * Claude Code file says, with the SDK client, in front of the real filesystem server.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parse as parseToml } from '@decimalturn/toml-patch';
@@ -14,7 +28,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { loadConfig } from '../src/config/load.js';
-import { FS_SERVER, MEMORY_SERVER, NODE, ROOT, runCli, tmp } from './helpers.js';
+import { FS_SERVER, MAIN, MEMORY_SERVER, NODE, ROOT, runCli, tmp } from './helpers.js';
 
 const FIXTURES = join(ROOT, 'test/fixtures/clients');
 const dirs: string[] = [];
@@ -224,5 +238,161 @@ describe('when a wrapped Claude Code project is started the way its .mcp.json sa
       names.join(', '),
     );
     assert.match(readFileSync(s.gate_config, 'utf8'), /^# my gate\n/);
+  });
+});
+
+/**
+ * Modes only stop a user other than root, so as root these runs drop to nobody (65534): the files and
+ * folders are handed to that user first, and the refusals are the ones a user meets.
+ */
+const asRoot = process.getuid?.() === 0;
+const USER = 65534;
+function runAsUser(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(NODE, [MAIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', LOOKFIRST_NO_OPEN: '1' },
+    timeout: 30_000,
+    ...(asRoot ? { uid: USER, gid: USER } : {}),
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+/** A temp folder the user running the CLI owns. */
+function userDir(): string {
+  const dir = tmp('lf-wrap-mode-');
+  dirs.push(dir);
+  if (asRoot) chownSync(dir, USER, USER);
+  return dir;
+}
+function userFile(path: string, text: string, mode = 0o644): string {
+  writeFileSync(path, text, { mode });
+  chmodSync(path, mode);
+  if (asRoot) chownSync(path, USER, USER);
+  return path;
+}
+const GATE = '# my gate\nupstreams:\n  other:\n    command: y\n';
+const CLIENT = '{\n  "mcpServers": {\n    "files": { "command": "x", "env": { "TOKEN": "s3cret-token" } }\n  }\n}\n';
+
+describe('files the user or the system made awkward', () => {
+  it('refuses a read-only client file before writing anything (no backup, lookfirst.yaml as it was)', () => {
+    const dir = userDir();
+    const file = userFile(join(dir, 'mcp.json'), CLIENT, 0o444);
+    userFile(join(dir, 'lookfirst.yaml'), GATE);
+    const r = runAsUser(['wrap', 'cursor', '--config-file', file]);
+    assert.equal(r.status, 1, r.stdout);
+    assert.match(r.stderr, /not writable.*nothing was written/);
+    assert.equal(readFileSync(join(dir, 'lookfirst.yaml'), 'utf8'), GATE);
+    assert.deepEqual(readdirSync(dir).sort(), ['lookfirst.yaml', 'mcp.json']);
+  });
+
+  it('says plainly, without a stack trace, that a read-only folder cannot take the backup', () => {
+    const dir = userDir();
+    const file = userFile(join(dir, 'mcp.json'), CLIENT);
+    chmodSync(dir, 0o555);
+    try {
+      const r = runAsUser(['wrap', 'cursor', '--config-file', file, '--gate-config', join(dir, '..', 'nowhere', 'g.yaml')]);
+      assert.equal(r.status, 1, r.stdout);
+      assert.doesNotMatch(r.stderr, /unexpected error| {4}at /);
+      assert.match(r.stderr, /cannot write the backup .*nothing was changed/);
+      assert.equal(readFileSync(file, 'utf8'), CLIENT);
+      assert.deepEqual(readdirSync(dir), ['mcp.json']);
+    } finally {
+      chmodSync(dir, 0o755);
+    }
+  });
+
+  it('undoes lookfirst.yaml, the backup and the note when the client file cannot be replaced', () => {
+    // The client's file is a link into a folder that allows no new file: its write fails after lookfirst.yaml's.
+    const dir = userDir();
+    const locked = join(dir, 'locked');
+    mkdirSync(locked);
+    if (asRoot) chownSync(locked, USER, USER);
+    const target = userFile(join(locked, 'mcp.json'), CLIENT);
+    chmodSync(locked, 0o555);
+    const link = join(dir, 'mcp.json');
+    symlinkSync(target, link);
+    userFile(join(dir, 'lookfirst.yaml'), GATE);
+    try {
+      const r = runAsUser(['wrap', 'cursor', '--config-file', link]);
+      assert.equal(r.status, 1, r.stdout);
+      assert.match(r.stderr, /nothing was changed/);
+      assert.equal(readFileSync(join(dir, 'lookfirst.yaml'), 'utf8'), GATE);
+      assert.equal(readFileSync(target, 'utf8'), CLIENT);
+      assert.deepEqual(readdirSync(dir).sort(), ['locked', 'lookfirst.yaml', 'mcp.json']);
+    } finally {
+      chmodSync(locked, 0o755);
+    }
+  });
+
+  it('writes through a symlinked client file (the link stays a link) and unwrap restores its target byte for byte', () => {
+    const dir = userDir();
+    const target = userFile(join(dir, 'real.json'), CLIENT, 0o640);
+    const link = join(dir, 'mcp.json');
+    symlinkSync(target, link);
+    const s = wrap('cursor', link, '--gate-config', join(dir, 'lookfirst.yaml'));
+    assert.ok(lstatSync(link).isSymbolicLink());
+    assert.match(readFileSync(target, 'utf8'), /"lookfirst"/);
+    assert.equal(statSync(target).mode & 0o777, 0o640);
+    assert.deepEqual(
+      s.moved.map((m) => m.name),
+      ['files'],
+    );
+    const r = runCli(['unwrap', 'cursor', '--config-file', link]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(lstatSync(link).isSymbolicLink());
+    assert.equal(readFileSync(target, 'utf8'), CLIENT);
+  });
+
+  it('takes group and other access off an existing lookfirst.yaml that now holds env values, and says so', () => {
+    const dir = userDir();
+    const file = userFile(join(dir, 'mcp.json'), CLIENT);
+    userFile(join(dir, 'lookfirst.yaml'), GATE, 0o644);
+    const r = runAsUser(['wrap', 'cursor', '--config-file', file]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(statSync(join(dir, 'lookfirst.yaml')).mode & 0o777, 0o600);
+    assert.match(r.stdout, /gate config mode: 0644 → 0600/);
+    assert.match(readFileSync(join(dir, 'lookfirst.yaml'), 'utf8'), /^# my gate\n/);
+  });
+
+  it('unwrap --force never overwrites an edited copy kept by an earlier one', () => {
+    const file = copyOf('cursor.mcp.json');
+    const edit = (n: number) => {
+      wrap('cursor', file, '--gate-config', join(file, '..', `g${n}.yaml`));
+      writeFileSync(file, `${readFileSync(file, 'utf8').replace('"mcpServers": {', `"mcpServers": { "mine${n}": { "command": "c" },`)}`);
+      const r = runCli(['unwrap', 'cursor', '--config-file', file, '--force']);
+      assert.equal(r.status, 0, r.stderr);
+    };
+    edit(1);
+    edit(2);
+    assert.match(readFileSync(`${file}.lookfirst-edited`, 'utf8'), /mine1/);
+    assert.match(readFileSync(`${file}.lookfirst-edited.2`, 'utf8'), /mine2/);
+  });
+
+  it('unwrap as another client than the one wrapped is refused', () => {
+    const file = copyOf('cursor.mcp.json');
+    wrap('cursor', file);
+    const r = runCli(['unwrap', 'vscode', '--config-file', file]);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /wrapped as cursor, not vscode/);
+    assert.ok(existsSync(`${file}.lookfirst-backup`));
+  });
+
+  it('a dry run shows what wrap writes: a server kept for its $' + '{VAR} is not shown as moved', () => {
+    const file = copyOf('claude-code.mcp.json');
+    const r = runCli(['wrap', 'claude-code', '--config-file', file, '--dry-run']);
+    assert.equal(r.status, 0, r.stderr);
+    const clientDiff = r.stdout.slice(0, r.stdout.indexOf('--- /dev/null'));
+    assert.doesNotMatch(clientDiff, /^-\s+"api"/m);
+    assert.doesNotMatch(clientDiff, /^-\s+"old-sse"/m);
+    assert.match(clientDiff, /^-\s+"files"/m);
+  });
+
+  it('wraps a VS Code file with a byte order mark and CRLF, and unwrap gives the same bytes back', () => {
+    const dir = userDir();
+    const text = '\uFEFF{\r\n\t"servers": {\r\n\t\t"a": { "command": "x" }\r\n\t}\r\n}\r\n';
+    const file = userFile(join(dir, 'mcp.json'), text);
+    wrap('vscode', file);
+    assert.ok(readFileSync(file, 'utf8').startsWith('\uFEFF{\r\n'));
+    assert.equal(runCli(['unwrap', 'vscode', '--config-file', file]).status, 0);
+    assert.equal(readFileSync(file, 'utf8'), text);
   });
 });

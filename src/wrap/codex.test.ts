@@ -86,3 +86,19 @@ describe('wrapCodex', () => {
     assert.equal(maskCodex(text, 'f'), text.replace('"debug"', '"***"').replace('"codex-example-secret"', '"***"'));
   });
 });
+
+describe('wrapCodex with odd server names', () => {
+  it('writes a name holding a line break into its comment escaped, so it cannot become TOML', () => {
+    const r = wrapCodex(input('[mcp_servers."a\\nb = 1"]\ncommand = "x"\n'));
+    assert.match(r.text, /^# lookfirst wrap: a\\u000ab = 1 now runs/m);
+    assert.deepEqual(Object.keys((parse(r.text) as { mcp_servers: object }).mcp_servers), ['lookfirst']);
+  });
+
+  it('moves a server named "__proto__" like any other', () => {
+    const r = wrapCodex(input('[mcp_servers.__proto__]\ncommand = "x"\n'));
+    assert.deepEqual(
+      r.moved.map((m) => m.upstream),
+      ['proto'],
+    );
+  });
+});

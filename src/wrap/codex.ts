@@ -30,6 +30,12 @@ export function parseToml(text: string, file: string): Record<string, unknown> {
   }
 }
 
+/**
+ * Text safe inside a one-line `#` comment: a server name (a quoted TOML key may hold `\n`) or a path with a
+ * line break or other control character would otherwise end the comment and be read as TOML.
+ */
+const oneLine = (s: string): string => s.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /** A TOML key as written in a table header: bare when it can be, else quoted. */
 const tomlKey = (k: string): string => (/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k));
 
@@ -51,7 +57,7 @@ export function wrapCodex(input: WrapInput): WrapResult {
   table[input.gateServer] = entry;
   const eol = input.text.includes('\r\n') ? '\r\n' : '\n';
   const body = stringify(entry).replace(/\r?\n/g, eol).trimEnd();
-  const head = `# lookfirst wrap: ${plan.moved.map((m) => m.clientName).join(', ')} now run${plan.moved.length === 1 ? 's' : ''} behind this gate (upstreams in ${input.gateConfig})`;
+  const head = `# lookfirst wrap: ${plan.moved.map((m) => oneLine(m.clientName)).join(', ')} now run${plan.moved.length === 1 ? 's' : ''} behind this gate (upstreams in ${oneLine(input.gateConfig)})`;
   text = `${text.replace(/\s*$/, '')}${eol}${eol}${head}${eol}[mcp_servers.${tomlKey(input.gateServer)}]${eol}${body}${eol}`;
   let after: unknown;
   try {

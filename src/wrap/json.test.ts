@@ -156,3 +156,54 @@ describe('restoreServersJson', () => {
     );
   });
 });
+
+describe('wrapJson on files other tools wrote', () => {
+  it('moves a server named "__proto__" instead of losing it to the prototype (it would have run outside the gate, unlisted)', () => {
+    const r = wrapJson('cursor', input('{"mcpServers":{"__proto__":{"command":"evil-server"},"ok":{"command":"x"}}}'));
+    assert.deepEqual(
+      r.moved.map((m) => [m.clientName, m.upstream]),
+      [
+        ['__proto__', 'proto'],
+        ['ok', 'ok'],
+      ],
+    );
+    assert.ok(!r.text.includes('evil-server'), r.text);
+  });
+
+  it('keeps, saying why, a server whose env has a "__proto__" key (lookfirst.yaml cannot carry it)', () => {
+    const r = wrapJson('cursor', input('{"mcpServers":{"a":{"command":"x","env":{"__proto__":"v"}},"b":{"command":"y"}}}'));
+    assert.deepEqual(
+      r.kept.map((k) => k.clientName),
+      ['a'],
+    );
+    assert.match(r.kept[0]!.reason, /__proto__/);
+  });
+
+  it('reads past a byte order mark and keeps it, with CRLF line ends and tab indentation', () => {
+    const text = '\uFEFF{\r\n\t// mine\r\n\t"servers": {\r\n\t\t"a": {"command": "x"},\r\n\t\t"b": {"type": "sse", "url": "https://x"},\r\n\t},\r\n}\r\n';
+    const r = wrapJson('vscode', input(text));
+    assert.ok(r.text.startsWith('\uFEFF{\r\n\t// mine\r\n'), JSON.stringify(r.text));
+    assert.ok(!/[^\r]\n/.test(r.text), 'a bare LF was written into a CRLF file');
+    assert.match(r.text, /\r\n\t\t"lookfirst": \{\r\n\t\t\t"type": "stdio"/);
+    assert.equal(maskJson('vscode', text, 'f').charAt(0), '\uFEFF');
+  });
+
+  it('refuses a key written twice, naming it and the line, since clients keep only one', () => {
+    for (const text of [
+      '{"mcpServers":{"a":{"command":"x"},\n"a":{"command":"y"}}}',
+      '{"mcpServers":{"a":{"command":"x"}},\n"mcpServers":{"b":{"command":"y"}}}',
+    ])
+      assert.throws(
+        () => wrapJson('cursor', input(text)),
+        (e: unknown) => e instanceof LookfirstError && e.code === 'WRAP_INVALID' && /appears twice.*line 2/.test(e.message),
+      );
+  });
+
+  it('restores the servers block of a file with a byte order mark', () => {
+    const original = '\uFEFF{"mcpServers":{"a":{"command":"x"}}}';
+    const wrapped = wrapJson('cursor', input(original)).text;
+    const restored = restoreServersJson('cursor', wrapped.replace('{', '{"n":1,'), original, 'f');
+    assert.ok(restored.startsWith('\uFEFF{"n":1,'), JSON.stringify(restored));
+    assert.match(restored, /"mcpServers": \{"a":\{"command":"x"\}\}/);
+  });
+});

@@ -4,7 +4,16 @@
  * order of everything wrap does not touch survive; only the moved entries and the gate's one entry
  * change. The result is parsed again and checked before it is returned (fail closed). Pure.
  */
-import { applyEdits, type FormattingOptions, findNodeAtLocation, modify, type ParseError, parse, parseTree, printParseErrorCode } from 'jsonc-parser';
+import {
+  applyEdits,
+  type FormattingOptions,
+  findNodeAtLocation,
+  type Node as JsonNode,
+  modify,
+  type ParseError,
+  parseTree,
+  printParseErrorCode,
+} from 'jsonc-parser';
 import { LookfirstError } from '../errors.js';
 import { gateEntry, serversKey } from './clients.js';
 import { planServers } from './plan.js';
@@ -16,26 +25,66 @@ export function positionOf(text: string, offset: number): { line: number; column
   return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
 }
 
+/** A UTF-8 byte order mark some editors (Windows Notepad) put first; VS Code and Gemini read past it, jsonc-parser does not. */
+const BOM = '\uFEFF';
+
+/** The text split into its byte order mark (or '') and the JSON after it, so that edits keep the mark. */
+export function splitBom(text: string): { bom: string; body: string } {
+  return text.startsWith(BOM) ? { bom: BOM, body: text.slice(1) } : { bom: '', body: text };
+}
+
 /**
- * Parses a client's JSON (comments and trailing commas allowed, as VS Code and Gemini allow them).
- * @throws LookfirstError WRAP_INVALID naming the file, line and column of the first few syntax errors.
+ * Parses a client's JSON (comments and trailing commas allowed, as VS Code and Gemini allow them; a
+ * leading byte order mark is skipped). Every key becomes an own property, `__proto__` included: a plain
+ * parse would turn `"__proto__": {…}` into the object's prototype, and that server would be neither
+ * moved nor listed, so the client would go on running it outside the gate without a word.
+ * @throws LookfirstError WRAP_INVALID naming the file, line and column of the first few syntax errors,
+ *   or of a key written twice in one object (clients keep only the last; wrap will not guess).
  */
 export function parseClientJson(text: string, file: string): unknown {
+  const { body } = splitBom(text);
   const errors: ParseError[] = [];
-  const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
-  if (errors.length > 0) {
+  const root = parseTree(body, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
+  if (errors.length > 0 || root === undefined) {
     const where = errors
       .slice(0, 3)
       .map((e) => {
-        const { line, column } = positionOf(text, e.offset);
+        const { line, column } = positionOf(body, e.offset);
         return `line ${line}, column ${column}: ${printParseErrorCode(e.error)}`;
       })
       .join('; ');
     throw new LookfirstError('WRAP_INVALID', `${file}: not valid JSON (${where}). Fix the file (the client would not read it either); nothing was written.`);
   }
+  const value = ownValue(root, body, file);
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new LookfirstError('WRAP_INVALID', `${file}: the file holds no JSON object; nothing was written.`);
   return value;
+}
+
+/** A parse tree node's value, with own properties only (see parseClientJson). */
+function ownValue(node: JsonNode, text: string, file: string): unknown {
+  switch (node.type) {
+    case 'array':
+      return (node.children ?? []).map((c) => ownValue(c, text, file));
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const prop of node.children ?? []) {
+        const [k, v] = prop.children ?? [];
+        const key = String(k?.value);
+        if (Object.hasOwn(out, key)) {
+          const { line, column } = positionOf(text, k?.offset ?? prop.offset);
+          throw new LookfirstError(
+            'WRAP_INVALID',
+            `${file}: the key ${JSON.stringify(key)} appears twice in one object (the second at line ${line}, column ${column}); a client reads only one of them. Remove the other, then run wrap again; nothing was written.`,
+          );
+        }
+        Object.defineProperty(out, key, { value: v === undefined ? undefined : ownValue(v, text, file), enumerable: true, writable: true, configurable: true });
+      }
+      return out;
+    }
+    default:
+      return node.value;
+  }
 }
 
 /** The file's own indentation and line ends, so that inserted lines look like their neighbours. */
@@ -56,15 +105,16 @@ export function wrapJson(client: ClientKind, input: WrapInput): WrapResult {
   const root = parseClientJson(input.text, input.file) as Record<string, unknown>;
   const servers = root[key];
   const plan = planServers(client, servers, input.file, key, input.takenUpstreams, input.neededSeconds, input.gateServer);
-  const formattingOptions = formattingOf(input.text);
+  const { bom, body } = splitBom(input.text);
+  const formattingOptions = formattingOf(body);
   const names = Object.keys(servers as object);
   const movedNames = new Set(plan.moved.map((m) => m.clientName));
   const firstMoved = names.findIndex((n) => movedNames.has(n));
   const keptBefore = names.slice(0, firstMoved).filter((n) => !movedNames.has(n)).length;
-  let text = input.text;
+  let text = body;
   for (const m of plan.moved) text = applyEdits(text, modify(text, [key, m.clientName], undefined, { formattingOptions }));
   const entry = gateEntry(client, input.launcher, input.gateConfig, plan.timeout, plan.startupSec);
-  text = applyEdits(text, modify(text, [key, input.gateServer], entry, { formattingOptions, getInsertionIndex: () => keptBefore }));
+  text = bom + applyEdits(text, modify(text, [key, input.gateServer], entry, { formattingOptions, getInsertionIndex: () => keptBefore }));
   checkWrapped(
     text,
     input,
@@ -96,8 +146,9 @@ export function maskJson(client: ClientKind, text: string, file: string): string
   const root = parseClientJson(text, file) as Record<string, unknown>;
   const servers = root[key];
   if (typeof servers !== 'object' || servers === null) return text;
-  const formattingOptions = formattingOf(text);
-  let out = text;
+  const { bom, body } = splitBom(text);
+  const formattingOptions = formattingOf(body);
+  let out = body;
   for (const [name, entry] of Object.entries(servers)) {
     if (typeof entry !== 'object' || entry === null) continue;
     for (const sk of SECRET_KEYS) {
@@ -106,7 +157,7 @@ export function maskJson(client: ClientKind, text: string, file: string): string
       for (const k of Object.keys(block)) out = applyEdits(out, modify(out, [key, name, sk, k], '***', { formattingOptions }));
     }
   }
-  return out;
+  return bom + out;
 }
 
 /**
@@ -133,9 +184,11 @@ export function restoreServersJson(client: ClientKind, current: string, original
     if (node === undefined) throw new LookfirstError('WRAP_INVALID', `${file}: cannot find "${key}" to restore; nothing was changed.`);
     return { start: node.offset, end: node.offset + node.length };
   };
-  const from = rangeOf(original);
-  const to = rangeOf(current);
-  const text = current.slice(0, to.start) + original.slice(from.start, from.end) + current.slice(to.end);
+  const from = splitBom(original).body;
+  const { bom, body: to } = splitBom(current);
+  const a = rangeOf(from);
+  const b = rangeOf(to);
+  const text = bom + to.slice(0, b.start) + from.slice(a.start, a.end) + to.slice(b.end);
   parseClientJson(text, file);
   return text;
 }

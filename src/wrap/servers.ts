@@ -36,6 +36,8 @@ export type ServerFate = { kind: 'move'; entry: UpstreamEntry } | { kind: 'keep'
 
 const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isStringMap = (v: unknown): v is Record<string, string> => isMapping(v) && Object.values(v).every((x) => typeof x === 'string');
+/** lookfirst.yaml's loader drops a `__proto__` key (as it must), so an entry holding one would lose it when moved. */
+const PROTO_REASON = 'its env or headers hold a key named "__proto__", which lookfirst.yaml cannot carry';
 const hasVariable = (s: string): boolean => /\$\{[^}]*\}/.test(s);
 /** Why an entry with a client-side variable stays: the gate would pass the variable's text on unexpanded. */
 const VARIABLE_REASON = 'it uses a variable the client fills in ($' + '{…}); the gate would receive it as written';
@@ -92,6 +94,7 @@ function stdioFate(client: ClientKind, e: Record<string, unknown>): ServerFate {
   if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) return { kind: 'keep', reason: 'its args are not a list of strings' };
   const env = e.env ?? {};
   if (!isStringMap(env)) return { kind: 'keep', reason: 'its env has a value that is not a string' };
+  if (Object.hasOwn(env, '__proto__')) return { kind: 'keep', reason: PROTO_REASON };
   const cwd = e.cwd;
   if (cwd !== undefined && (typeof cwd !== 'string' || !isAbsolute(cwd)))
     return { kind: 'keep', reason: 'its cwd is not an absolute path (the gate would read it relative to lookfirst.yaml)' };
@@ -110,6 +113,7 @@ function httpFate(client: ClientKind, e: Record<string, unknown>, url: string): 
   if (!/^https?:\/\/./i.test(url)) return { kind: 'keep', reason: 'its url is not an http:// or https:// address' };
   const headers = (client === 'codex' ? e.http_headers : e.headers) ?? {};
   if (!isStringMap(headers)) return { kind: 'keep', reason: 'its headers have a value that is not a string' };
+  if (Object.hasOwn(headers, '__proto__')) return { kind: 'keep', reason: PROTO_REASON };
   if ([url, ...Object.values(headers)].some(hasVariable)) return { kind: 'keep', reason: VARIABLE_REASON };
   return { kind: 'move', entry: Object.keys(headers).length > 0 ? { url, headers: { ...headers } } : { url } };
 }

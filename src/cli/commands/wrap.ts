@@ -3,12 +3,13 @@
  * transforms. wrap reads the client's file and lookfirst.yaml, plans everything, validates the new
  * lookfirst.yaml with the config loader, and only then writes: first a byte-exact backup
  * (`<file>.lookfirst-backup`) and a note of what it wrote (`<file>.lookfirst-wrap.json`, hashes only),
- * then lookfirst.yaml, then the client's file. unwrap puts the backup back byte for byte, and refuses
+ * then lookfirst.yaml, then the client's file, all undone if one fails (wrap-files.ts). unwrap puts the
+ * backup back byte for byte, and refuses
  * when the file changed since wrap (restoring would lose those edits) unless told `--force`.
  * Output never shows env or header values: `--dry-run`'s diff is made from masked copies.
  */
 import { createHash } from 'node:crypto';
-import { constants, copyFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +22,7 @@ import { maskGateConfig, mergeGateConfig, upstreamNamesIn } from '../../wrap/gat
 import { maskJson, restoreServersJson, serversJson, wrapJson } from '../../wrap/json.js';
 import { CLIENT_KINDS, type ClientKind, type Launcher, type WrapInput, type WrapResult } from '../../wrap/types.js';
 import { VERSION } from '../version.js';
+import { mustBeWritable, writeAtomic, writeNewCopy, writeWrap } from './wrap-files.js';
 
 /** Options of `lookfirst wrap`. */
 export interface WrapOptions {
@@ -47,6 +49,7 @@ interface WrapNote {
 }
 
 const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
+const octal = (mode: number): string => `0${mode.toString(8).padStart(3, '0')}`;
 const backupOf = (file: string) => `${file}.lookfirst-backup`;
 const noteOf = (file: string) => `${file}.lookfirst-wrap.json`;
 
@@ -142,6 +145,10 @@ export function wrapCommand(clientArg: string, o: WrapOptions): number {
   const newGate = mergeGateConfig(gateText, result.moved, gateFile, file);
   // Fail closed: never write a lookfirst.yaml the gate would refuse (ConfigError names every problem).
   const keyMissing = !existsSync(parseConfig(newGate, gateFile).audit.keyPath);
+  // Secrets that sat in the client's file now sit in lookfirst.yaml too: not for group or others to read.
+  const secrets = result.moved.some((m) => Object.keys(('url' in m.entry ? m.entry.headers : m.entry.env) ?? {}).length > 0);
+  const gateMode = gateText === undefined ? undefined : statSync(gateFile).mode & 0o777;
+  const tighten = secrets && gateMode !== undefined && (gateMode & 0o077) !== 0;
 
   const summary = {
     client,
@@ -155,14 +162,16 @@ export function wrapCommand(clientArg: string, o: WrapOptions): number {
     kept: result.kept.map((k) => ({ name: k.clientName, reason: k.reason })),
     timeout: result.timeout,
     backup: backupOf(file),
+    gate_config_mode: tighten && gateMode !== undefined ? { from: octal(gateMode), to: octal(gateMode & 0o700) } : null,
     audit_key_missing: keyMissing,
     dry_run: o.dryRun === true,
   };
   if (o.dryRun) {
-    // The same transform on a copy whose env and header values are ***: the diff shows every change but no secret.
-    const maskedText = client === 'codex' ? maskCodex(text, file) : maskJson(client, text, file);
+    // Both sides masked after the real transform (not the transform of a masked copy, which would move a
+    // server whose env holds a ${VAR} that *** hides): the diff shows exactly what wrap writes, no secret.
+    const mask = (t: string) => (client === 'codex' ? maskCodex(t, file) : maskJson(client, t, file));
     const diff =
-      createTwoFilesPatch(file, file, maskedText, transform(client, { ...input, text: maskedText }).text) +
+      createTwoFilesPatch(file, file, mask(text), mask(result.text)) +
       createTwoFilesPatch(
         gateText === undefined ? '/dev/null' : gateFile,
         gateFile,
@@ -174,25 +183,20 @@ export function wrapCommand(clientArg: string, o: WrapOptions): number {
     return 0;
   }
 
-  // Backup and note first: if anything below fails, unwrap (or a copy by hand) still has the original.
-  copyFileSync(file, backupOf(file), constants.COPYFILE_EXCL);
-  try {
-    const note: WrapNote = { client, gate_config: gateFile, original_sha256: sha256(raw), wrapped_sha256: sha256(result.text) };
-    if (client !== 'codex') note.wrapped_servers_sha256 = sha256(serversJson(client, result.text, file));
-    writeFileSync(noteOf(file), `${JSON.stringify(note, null, 2)}\n`, { flag: 'wx', mode: 0o600 });
-    writeFileSync(gateFile, newGate, gateText === undefined ? { flag: 'wx', mode: 0o600 } : {});
-  } catch (err) {
-    // The client's file is untouched: take the backup and note away, so the file does not look wrapped.
-    rmSync(noteOf(file), { force: true });
-    rmSync(backupOf(file), { force: true });
-    throw new LookfirstError(
-      'WRAP_INVALID',
-      `cannot write ${gateFile} (${(err as NodeJS.ErrnoException).code ?? String(err)}); the client's file is unchanged.`,
-      { cause: err },
-    );
-  }
-  // Written in place (not renamed over) so that a symlinked config stays a link.
-  writeFileSync(file, result.text);
+  const note: WrapNote = { client, gate_config: gateFile, original_sha256: sha256(raw), wrapped_sha256: sha256(result.text) };
+  if (client !== 'codex') note.wrapped_servers_sha256 = sha256(serversJson(client, result.text, file));
+  writeWrap({
+    file,
+    original: raw,
+    clientText: result.text,
+    backup: backupOf(file),
+    note: noteOf(file),
+    noteText: `${JSON.stringify(note, null, 2)}\n`,
+    gateFile,
+    gateBefore: gateText,
+    gateText: newGate,
+    tightenGate: tighten,
+  });
   if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   else process.stdout.write(`${describe(summary)}\n`);
   return 0;
@@ -225,6 +229,7 @@ function describe(s: {
   kept: { name: string; reason: string }[];
   timeout: { note: string };
   backup: string;
+  gate_config_mode: { from: string; to: string } | null;
   audit_key_missing: boolean;
   dry_run: boolean;
 }): string {
@@ -232,10 +237,15 @@ function describe(s: {
   const lines = [
     `${s.dry_run ? 'would wrap' : 'wrapped'} ${s.file} (${s.client})`,
     `  behind the gate: ${s.moved.map((m) => `${m.name} → upstreams.${m.upstream}`).join(', ')}`,
-    ...s.kept.map((k) => `  left unwrapped: ${k.name} (${k.reason})`),
+    ...s.kept.map((k) => `  left unwrapped, the client ${would}still run${s.dry_run ? '' : 's'} it without the gate: ${k.name} (${k.reason})`),
     `  the client ${would}start${s.dry_run ? '' : 's'} "${s.server}": ${[s.command, ...s.args].join(' ')}`,
     `  timeout: ${s.timeout.note}`,
     `  gate config: ${s.gate_config} (${s.gate_config_created ? 'new' : 'upstreams added'})`,
+    ...(s.gate_config_mode
+      ? [
+          `  gate config mode: ${s.gate_config_mode.from} → ${s.gate_config_mode.to} (it ${would}now hold${s.dry_run ? '' : 's'} env or header values; chmod ${s.gate_config_mode.from.slice(1)} undoes it)`,
+        ]
+      : []),
     `  backup: ${s.backup}; \`lookfirst unwrap ${s.client} --config-file ${s.file}\` restores the file byte for byte`,
   ];
   if (s.audit_key_missing)
@@ -276,6 +286,11 @@ export function unwrapCommand(clientArg: string, o: UnwrapOptions): number {
       `${noteOf(file)} is not the note wrap wrote; nothing was changed. The original is ${backup}: copy it back by hand.`,
     );
   }
+  if (note.client !== client)
+    throw new LookfirstError(
+      'WRAP_REFUSED',
+      `${file} was wrapped as ${String(note.client)}, not ${client}: run \`lookfirst unwrap ${String(note.client)} --config-file ${file}\`; nothing was changed.`,
+    );
   const original = readFileSync(backup);
   if (sha256(original) !== note.original_sha256)
     throw new LookfirstError(
@@ -283,6 +298,7 @@ export function unwrapCommand(clientArg: string, o: UnwrapOptions): number {
       `${backup} is not the file wrap saved (its hash differs); nothing was changed. Restore the client's file by hand.`,
     );
   const current = existsSync(file) ? readFileSync(file) : undefined;
+  if (current !== undefined) mustBeWritable(file, "the client's config");
   let edited: string | undefined;
   let restored: Buffer | string = original;
   let how: 'byte-exact' | 'servers-only' = 'byte-exact';
@@ -300,11 +316,11 @@ export function unwrapCommand(clientArg: string, o: UnwrapOptions): number {
         `${file} changed since \`lookfirst wrap\`, its servers too: restoring the backup would lose those edits, so nothing was changed. Compare with \`diff ${backup} ${file}\`; then either carry your edits over by hand and delete ${backup} and ${noteOf(file)}, or run \`lookfirst unwrap ${client} --config-file ${file} --force\` (your edited file is kept as ${file}.lookfirst-edited).`,
       );
     } else {
-      edited = `${file}.lookfirst-edited`;
-      writeFileSync(edited, current, { mode: statSync(file).mode & 0o777 });
+      // Never over an edited copy kept by an earlier unwrap --force: that is the user's work too.
+      edited = writeNewCopy(file, '.lookfirst-edited', current, statSync(file).mode & 0o777);
     }
   }
-  writeFileSync(file, restored);
+  writeAtomic(file, restored, current === undefined ? statSync(backup).mode & 0o777 : undefined);
   rmSync(noteOf(file));
   rmSync(backup);
   const out = { client, file, restored: how, edited_copy: edited ?? null, gate_config: note.gate_config };
