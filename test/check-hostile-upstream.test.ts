@@ -88,6 +88,35 @@ describe('check and pilot-status in front of hostile upstreams', () => {
     assert.match(plain.stdout, /\\u001B\]0;pwned/, 'the escape is shown as text');
   });
 
+  it("never prints an http upstream's url credentials, an env value or a postgres password, in lines, --json or errors", { timeout: 120_000 }, async () => {
+    const dir = tmp('lf-check-secrets-');
+    dirs.push(dir);
+    const config = writeConfig(
+      dir,
+      'upstreams:\n  a:\n    url: "http://user:hunter2pass@127.0.0.1:1/mcp?token=SECRETTOKEN123"\n  b:\n    url: "http://127.0.0.1:1/mcp?key=SECRETKEY456"\n' +
+        'store: { kind: postgres, url: "postgres://bob:pgsecretpw@127.0.0.1:1/db" }\n',
+    );
+    const other = tmp('lf-check-secrets-');
+    dirs.push(other);
+    const broken = writeConfig(other, `upstreams:\n  a:\n    command: ${JSON.stringify(NODE)}\n    env: { API_KEY: 123456789012345 }\n`, { keygen: false });
+    for (const [file, args] of [
+      [config, ['check']],
+      [config, ['check', '--json']],
+      [config, ['pilot-status']],
+      [config, ['pilot-status', '--json']],
+      [broken, ['check']],
+      [broken, ['check', '--json']],
+    ] as const) {
+      const r = await cli([...args, '--config', file, '--timeout', '2']);
+      assert.ok(r.status === 2 || r.status === 1, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+      assert.doesNotMatch(
+        r.stdout + r.stderr,
+        /hunter2pass|SECRETTOKEN123|SECRETKEY456|pgsecretpw|123456789012345/,
+        `${args.join(' ')}: ${r.stdout}${r.stderr}`,
+      );
+    }
+  });
+
   it('ends within its --timeout when an upstream floods stdout with a line that never ends', { timeout: 120_000 }, async () => {
     const config = configWith({ flood: `const b = Buffer.alloc(1 << 20, 0x61); const go = () => process.stdout.write(b, go); go();` });
     const started = Date.now();

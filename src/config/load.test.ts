@@ -214,6 +214,16 @@ audit:
       assert.equal(p!.path, 'upstreams.a');
       assert.match(p!.message, /not both/);
     });
+    it('never shows a wrong value under env or headers, or of a key named like a credential, unless it is too short to be one', () => {
+      const p = problems(
+        'upstreams:\n  files:\n    command: npx\n    env:\n      API_KEY: 123456789012345\n      PORT: 8080\n      FLAGS: [sk-live-0123456789]\n',
+      );
+      const text = p.map((x) => `${x.path}: ${x.message}`).join('\n');
+      assert.doesNotMatch(text, /123456789012345|sk-live/);
+      assert.match(text, /upstreams\.files\.env\.API_KEY: must be a string, not a number \(15 characters, not shown here: it may be a secret\)/);
+      assert.match(text, /upstreams\.files\.env\.FLAGS: must be a string, not a list \(not shown here/);
+      assert.match(text, /upstreams\.files\.env\.PORT: must be a string, not 8080/);
+    });
     it('names each field of an upstream entry that is wrong, all at once', () => {
       const p = problems('upstreams:\n  files:\n    command: npx\n    args: "-y x"\n    env:\n      PORT: 8080\n    comand: x\n');
       assert.deepEqual(

@@ -384,6 +384,22 @@ function toProblems(issue: z.core.$ZodIssue, root: unknown, lineOf: (o: number |
   return [{ path: path.join('.'), line: lineOf(node?.range?.[0]), message }];
 }
 
+/** A key whose value is likely a credential. */
+const SECRET_KEY = /secret|token|password|passwd|api.?key|auth|credential|cookie/i;
+
+/**
+ * A wrong value as a problem shows it. Under `env` and `headers` (an upstream's API keys and bearer
+ * tokens) or a key named like a credential, only its type is shown, unless it is too short to be a
+ * secret (a port, a flag): a config error is printed by serve, check and the client's log.
+ */
+function shownValue(received: unknown, path: readonly (string | number)[]): string {
+  const text = JSON.stringify(received)?.slice(0, 40) ?? String(received);
+  const secret = path.some((p) => p === 'env' || p === 'headers') || SECRET_KEY.test(String(path.at(-1) ?? ''));
+  if (!secret || received === null || typeof received === 'boolean' || text.length <= 5) return text;
+  const kind = Array.isArray(received) ? 'a list' : typeof received === 'object' ? 'a mapping' : `a ${typeof received}`;
+  return `${kind} (${text.length > 5 && typeof received !== 'object' ? `${String(received).length} characters, ` : ''}not shown here: it may be a secret)`;
+}
+
 /** A sentence for one schema problem, in the config's own terms rather than the schema library's. */
 function describeIssue(issue: z.core.$ZodIssue, path: string[], received: unknown): string {
   const what: Record<string, string> = {
@@ -399,9 +415,9 @@ function describeIssue(issue: z.core.$ZodIssue, path: string[], received: unknow
     if (received === undefined)
       return path.length === 1 && path[0] === 'upstreams' ? 'is required: name at least one MCP server to put behind the gate' : 'is required';
     // The schema's own sentence, when it has one (`must be a list of strings`), says more than the bare type.
-    if (issue.message.startsWith('must be ')) return `${issue.message}, not ${JSON.stringify(received)?.slice(0, 40)}`;
+    if (issue.message.startsWith('must be ')) return `${issue.message}, not ${shownValue(received, path)}`;
     const example = issue.expected === 'object' && typeof received === 'boolean' && path.at(-1) === 'web' ? ` (write web: { enabled: ${received} })` : '';
-    return `must be ${what[issue.expected] ?? issue.expected}, not ${JSON.stringify(received)?.slice(0, 40)}${example}`;
+    return `must be ${what[issue.expected] ?? issue.expected}, not ${shownValue(received, path)}${example}`;
   }
   if (issue.code === 'invalid_value' && issue.message.startsWith('Invalid')) return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
   if (issue.code === 'too_small' && issue.origin === 'number') return `must be ${issue.inclusive ? 'at least' : 'more than'} ${issue.minimum}`;

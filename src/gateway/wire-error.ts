@@ -43,3 +43,16 @@ export function describeUpstreamError(err: unknown): string {
   if (typeof code === 'number') return `the upstream answered with error ${code}: ${plainMessage(err)}`;
   return plainMessage(err);
 }
+
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi;
+const URL_QUERY = /\b([a-z][a-z0-9+.-]*:\/\/[^\s?#]*)\?[^\s#)"'<>]*/gi;
+
+/**
+ * Text with the credentials of every URL in it hidden: `user:password@` becomes `***@` and a query
+ * (`?token=…`, `?key=…`) becomes `?***`. For our own errors about an upstream, which may quote its
+ * configured url (fetch refuses a url with credentials by quoting it whole) and reach the agent, the
+ * log, `check` and `pilot-status`: the url's secrets are the operator's, not theirs.
+ */
+export function hideUrlSecrets(text: string): string {
+  return text.replace(URL_USERINFO, '$1***@').replace(URL_QUERY, '$1?***');
+}
