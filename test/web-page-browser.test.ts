@@ -149,7 +149,16 @@ describe('approval page in Chromium', () => {
     assert.equal(verdictOf(await one)?.outcome, 'executed');
     await tab.waitForFunction(() => document.querySelectorAll('.card').length === 1, undefined, { timeout: 5000 });
     assert.equal(await focusedCard(), second, 'focus is in the second card');
-    // The keyboard goes on from there: the next key decides the card now focused.
+    // A second press at once (a double press) lands on a card the person has not read: it decides nothing.
+    await tab.keyboard.press('a');
+    await tab
+      .locator(`.card[data-call-id="${second}"] .msg`)
+      .filter({ hasText: /just moved to: read it/ })
+      .waitFor({ timeout: 5000 });
+    assert.equal(await tab.locator('.card').count(), 1);
+    assert.equal(existsSync(join(g.data, 'two')), false);
+    // The keyboard goes on from there: after a moment, the next key decides the card now focused.
+    await new Promise((r) => setTimeout(r, 1100));
     await tab.keyboard.press('d');
     assert.equal(verdictOf(await two)?.outcome, 'denied');
     await tab.waitForFunction(() => document.querySelectorAll('.card').length === 0, undefined, { timeout: 5000 });

@@ -4,7 +4,8 @@
 // After a gate restart with the same key the tab reconnects and shows the new gate's calls; with a new
 // key it says to open the new address the gate printed, and stops retrying.
 // After a decision from a card, focus moves to the next waiting card (else the list's heading), so the
-// keyboard keeps its place; a card that vanishes for another reason (timeout, another channel) sends
+// keyboard keeps its place, and that card takes no a/d key for a second (a double press must not decide
+// a call the person has not read); a card that vanishes for another reason (timeout, another channel) sends
 // focus to the heading, never to a card the person has not chosen.
 
 (() => {
@@ -20,6 +21,9 @@
   const cards = new Map();
   // Call ids decided from this tab while focus was in their card: focus goes on to the next card.
   const decidedHere = new Set();
+  // A card focus was moved to (not chosen by the person) takes no a/d key for this long: a double press,
+  // or a second press on a fast local gate, lands there before the person has read it.
+  const LOOK_MS = 1000;
   const READBACK = {
     ok: 'read back: as expected',
     none: 'not read back (no read-back rule)',
@@ -168,13 +172,17 @@
       el('div', { class: 'actions' }, comment, approve, deny),
       msg,
     );
-    const c = { data: p, node, countdown, msg, comment, buttons: [approve, deny] };
+    const c = { data: p, node, countdown, msg, comment, buttons: [approve, deny], keysFrom: 0 };
     approve.addEventListener('click', () => decide(c, 'approve'));
     deny.addEventListener('click', () => decide(c, 'deny'));
     node.addEventListener('keydown', (e) => {
       if (e.target !== node) return;
       // A held key repeats: only a fresh press decides, so it cannot run on into the next card.
       if ((e.key === 'a' || e.key === 'd') && e.repeat) return;
+      if ((e.key === 'a' || e.key === 'd') && performance.now() < c.keysFrom) {
+        c.msg.textContent = 'This call was just moved to: read it, then press the key again.';
+        return;
+      }
       if (e.key === 'a') decide(c, 'approve');
       else if (e.key === 'd') decide(c, 'deny');
       else if (e.key === 'j' || e.key === 'k') {
@@ -195,6 +203,8 @@
       const i = all.indexOf(c.node);
       const stays = (n) => ids.has(n.dataset.callId);
       target = all.slice(i + 1).find(stays) || all.slice(0, i).reverse().find(stays) || null;
+      const next = target && cards.get(target.dataset.callId);
+      if (next) next.keysFrom = performance.now() + LOOK_MS;
     }
     (target || $('pending-h')).focus();
   }
