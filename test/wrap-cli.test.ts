@@ -386,6 +386,15 @@ describe('files the user or the system made awkward', () => {
     assert.match(clientDiff, /^-\s+"files"/m);
   });
 
+  it('a dry run masks a password or token in a server address, in both files', () => {
+    const dir = userDir();
+    const file = userFile(join(dir, 'mcp.json'), '{"mcpServers":{"a":{"type":"http","url":"https://sam:PASSW0RD@x.example/mcp?key=TOKQ"}}}');
+    const r = runCli(['wrap', 'cursor', '--config-file', file, '--dry-run']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /PASSW0RD|TOKQ/);
+    assert.match(r.stdout, /^\+\s+url: https:\/\/sam:\*\*\*@x\.example\/mcp\?key=\*\*\*$/m);
+  });
+
   it('wraps a VS Code file with a byte order mark and CRLF, and unwrap gives the same bytes back', () => {
     const dir = userDir();
     const text = '\uFEFF{\r\n\t"servers": {\r\n\t\t"a": { "command": "x" }\r\n\t}\r\n}\r\n';

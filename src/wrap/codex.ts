@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { parse, patch, stringify } from '@decimalturn/toml-patch';
 import { LookfirstError } from '../errors.js';
 import { gateEntry } from './clients.js';
-import { SECRET_KEYS } from './json.js';
+import { maskUrl, SECRET_KEYS } from './json.js';
 import { planServers } from './plan.js';
 import type { WrapInput, WrapResult } from './types.js';
 
@@ -75,7 +75,7 @@ export function wrapCodex(input: WrapInput): WrapResult {
   return { text, moved: plan.moved, kept: plan.kept, gateServer: input.gateServer, timeout: plan.timeout };
 }
 
-/** The same file with every env and header value of every server replaced by `***` (for `--dry-run`). */
+/** The same file with every env and header value of every server replaced by `***`, addresses masked by maskUrl (for `--dry-run`). */
 export function maskCodex(text: string, file: string): string {
   const doc = parseToml(text, file);
   const servers = doc.mcp_servers;
@@ -87,6 +87,8 @@ export function maskCodex(text: string, file: string): string {
       if (typeof block !== 'object' || block === null) continue;
       for (const k of Object.keys(block)) (block as Record<string, unknown>)[k] = '***';
     }
+    const e = entry as Record<string, unknown>;
+    if (typeof e.url === 'string') e.url = maskUrl(e.url);
   }
   return patch(text, doc);
 }

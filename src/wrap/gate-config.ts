@@ -6,6 +6,7 @@
  */
 import { Document, isMap, parseDocument } from 'yaml';
 import { LookfirstError } from '../errors.js';
+import { maskUrl } from './json.js';
 import type { MovedServer } from './types.js';
 
 /**
@@ -60,7 +61,8 @@ export function mergeGateConfig(existing: string | undefined, moved: readonly Mo
 }
 
 /**
- * lookfirst.yaml text with every env and header value under `upstreams` replaced by `***`, comments
+ * lookfirst.yaml text with every env and header value under `upstreams` replaced by `***` and each url
+ * masked by maskUrl, comments
  * kept: what `--dry-run` shows.
  */
 export function maskGateConfig(text: string, file: string): string {
@@ -74,6 +76,8 @@ export function maskGateConfig(text: string, file: string): string {
       if (!isMap(block)) continue;
       for (const q of block.items) doc.setIn(['upstreams', name, sk, (q.key as { value?: unknown })?.value ?? q.key], '***');
     }
+    const url = doc.getIn(['upstreams', name, 'url']);
+    if (typeof url === 'string') doc.setIn(['upstreams', name, 'url'], maskUrl(url));
   }
   return doc.toString({ lineWidth: 0 });
 }

@@ -137,8 +137,30 @@ function checkWrapped(text: string, input: WrapInput, key: string, kept: string[
 /** Keys whose values are secrets in a server entry: environment and headers. */
 export const SECRET_KEYS = ['env', 'headers', 'http_headers', 'env_http_headers'];
 
+/** Keys whose values are server addresses, which may carry a password (`https://u:pw@h`) or a token in the query. */
+export const URL_KEYS = ['url', 'httpUrl'];
+
 /**
- * The same file with every env and header value of every server replaced by `***`, formatting kept:
+ * An address as `--dry-run` shows it: the userinfo password and every query value as `***`, the rest
+ * kept (a token in `?key=` or `user:pw@` is as secret as one in a header). Not a URL: returned as is.
+ */
+export function maskUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  if (u.password === '' && u.search === '') return url;
+  if (u.password !== '') u.password = '***';
+  const query = [...u.searchParams.keys()].map((k) => `${encodeURIComponent(k)}=***`).join('&');
+  if (query !== '') u.search = `?${query}`;
+  return u.toString().replaceAll('%2A%2A%2A', '***');
+}
+
+/**
+ * The same file with every env and header value of every server replaced by `***`, and the secret parts
+ * of its addresses (maskUrl), formatting kept:
  * what `--dry-run` diffs, so that a diff shown on a screen or in a CI log never carries a secret.
  */
 export function maskJson(client: ClientKind, text: string, file: string): string {
@@ -155,6 +177,10 @@ export function maskJson(client: ClientKind, text: string, file: string): string
       const block = (entry as Record<string, unknown>)[sk];
       if (typeof block !== 'object' || block === null) continue;
       for (const k of Object.keys(block)) out = applyEdits(out, modify(out, [key, name, sk, k], '***', { formattingOptions }));
+    }
+    for (const uk of URL_KEYS) {
+      const url = (entry as Record<string, unknown>)[uk];
+      if (typeof url === 'string' && maskUrl(url) !== url) out = applyEdits(out, modify(out, [key, name, uk], maskUrl(url), { formattingOptions }));
     }
   }
   return bom + out;
