@@ -5,7 +5,7 @@
  * approvals can be trusted how far.
  */
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/load.js';
 import { LOOPBACK } from '../config/schema.js';
@@ -16,7 +16,7 @@ import { createWebhookChannel, loadWebhookSecret } from '../confirm/channels/web
 import type { PendingApprovals } from '../confirm/pending.js';
 import { LookfirstError } from '../errors.js';
 import type { Store } from '../store/store.js';
-import { isAccessKey, MIN_ACCESS_KEY_CHARS, startWebApp, type WebApp } from '../web/app.js';
+import { isAccessKey, MIN_ACCESS_KEY_CHARS, MIN_ACCESS_KEY_DISTINCT, startWebApp, type WebApp } from '../web/app.js';
 import { startWebhookEndpoint, type WebhookEndpoint } from '../web/webhook-endpoint.js';
 import { type Devices, startDevices } from './devices-start.js';
 
@@ -158,18 +158,30 @@ export async function startChannels(deps: ChannelDeps): Promise<Channels> {
   };
 }
 
+/** Largest key file read (bytes): a key is one line of tens of characters. */
+const MAX_PAGE_KEY_FILE_BYTES = 4096;
+
 /**
  * Reads `confirm.web.key_file`: the page's access key, the same across restarts (surrounding whitespace
  * ignored).
- * @throws LookfirstError `WEB_UNAVAILABLE` when the file cannot be read or does not hold a usable key;
+ * @throws LookfirstError `WEB_UNAVAILABLE` when the file cannot be read, is not a small regular file (a FIFO
+ *   would hang the start), or does not hold a usable key;
  *   the message says how to make one, and never shows the file's content.
  */
 export function loadPageKey(path: string): string {
   const make = `e.g. openssl rand -hex 32 > ${path} && chmod 600 ${path}`;
   let text: string;
   try {
+    // A FIFO or device (/dev/zero) would hang or fill memory at start, and a large file is not a key.
+    const st = statSync(path);
+    if (!st.isFile() || st.size > MAX_PAGE_KEY_FILE_BYTES)
+      throw new LookfirstError(
+        'WEB_UNAVAILABLE',
+        `confirm.web.key_file ${path} must be a small regular file holding one key (${st.isFile() ? `this one has ${st.size} bytes` : 'this is not a regular file'}): ${make}`,
+      );
     text = readFileSync(path, 'utf8').trim();
   } catch (err) {
+    if (err instanceof LookfirstError) throw err;
     throw new LookfirstError(
       'WEB_UNAVAILABLE',
       `cannot read confirm.web.key_file ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'}): create it with the page's access key, ${make}`,
@@ -178,7 +190,7 @@ export function loadPageKey(path: string): string {
   if (!isAccessKey(text))
     throw new LookfirstError(
       'WEB_UNAVAILABLE',
-      `confirm.web.key_file ${path} must hold one key of at least ${MIN_ACCESS_KEY_CHARS} characters of A-Z, a-z, 0-9, _ and - (this one has ${text.length} characters, or others outside that set): ${make}`,
+      `confirm.web.key_file ${path} must hold one random key of at least ${MIN_ACCESS_KEY_CHARS} characters of A-Z, a-z, 0-9, _ and -, at least ${MIN_ACCESS_KEY_DISTINCT} different (this one has ${text.length} characters, ${new Set(text).size} different, or others outside that set): ${make}`,
     );
   return text;
 }

@@ -54,9 +54,18 @@ export const ERROR_CSP = "default-src 'none'; style-src 'self'; base-uri 'none';
 /** Fewest characters of an access key given in `accessKey` (the generated one has 32). */
 export const MIN_ACCESS_KEY_CHARS = 32;
 
-/** True when `key` can be the page's access key: URL-safe (it goes into `?k=` as is) and long enough to guess at no better than chance. */
+/**
+ * Fewest different characters in an access key: a random key of 32 or more characters has far more, and
+ * a pattern (`aaaa…`, `abab…`) that a length check alone would let through has fewer.
+ */
+export const MIN_ACCESS_KEY_DISTINCT = 8;
+
+/**
+ * True when `key` can be the page's access key: URL-safe (it goes into `?k=` as is), long enough to guess
+ * at no better than chance, and not an obvious pattern (MIN_ACCESS_KEY_DISTINCT different characters).
+ */
 export function isAccessKey(key: string): boolean {
-  return new RegExp(`^[A-Za-z0-9_-]{${MIN_ACCESS_KEY_CHARS},}$`).test(key);
+  return new RegExp(`^[A-Za-z0-9_-]{${MIN_ACCESS_KEY_CHARS},}$`).test(key) && new Set(key).size >= MIN_ACCESS_KEY_DISTINCT;
 }
 
 /** Options of the approval page. */
@@ -139,7 +148,7 @@ export async function startWebApp(opts: WebAppOptions): Promise<WebApp> {
   if (opts.accessKey !== undefined && !isAccessKey(opts.accessKey))
     throw new LookfirstError(
       'WEB_UNAVAILABLE',
-      `the approval page's access key must be at least ${MIN_ACCESS_KEY_CHARS} characters of A-Z, a-z, 0-9, _ and - (e.g. openssl rand -hex 32)`,
+      `the approval page's access key must be at least ${MIN_ACCESS_KEY_CHARS} characters of A-Z, a-z, 0-9, _ and -, random (at least ${MIN_ACCESS_KEY_DISTINCT} different ones; e.g. openssl rand -hex 32)`,
     );
   const accessKey = opts.accessKey ?? randomBytes(24).toString('base64url');
   const clock = opts.clock ?? systemClock;
