@@ -102,7 +102,7 @@ if (!existsSync(checkConfig)) {
       'audit:\n  log: audit.jsonl\n  key: audit.key\n',
   );
 }
-process.stderr.write(`bank: check the audit log with: lookfirst verify-log --config ${checkConfig}\n`);
+process.stderr.write(`bank: check the audit log with: npx lookfirst verify-log --config ${checkConfig}\n`);
 
 await bank.connect(new StdioServerTransport());
 const stop = () => void bank.close().then(() => process.exit(0));
