@@ -70,6 +70,7 @@ interface VerifyJson {
   entries: number;
   problems: { kind: string; line: number; message: string }[];
   warnings: string[];
+  trusted_head?: { path: string; beside_log: boolean };
 }
 
 const lines = () => original.slice(0, -1).split('\n');
@@ -138,11 +139,34 @@ describe('verify-log on a real session', () => {
   });
 
   it('says the log continues the trusted head when it does', () => {
-    const trusted = join(dir, 'trusted-ok.head');
+    const trusted = join(tmp(), 'trusted-ok.head');
     copyFileSync(`${logPath}.head`, trusted);
     const r = runCli(['verify-log', '--config', config, '--trusted-head', trusted]);
     assert.equal(r.status, 0);
     assert.match(r.stdout, /intact: .* and the log continues the trusted head /);
+    assert.doesNotMatch(r.stdout, /warning/);
+    const json = JSON.parse(runCli(['verify-log', '--config', config, '--trusted-head', trusted, '--json']).stdout) as VerifyJson;
+    assert.deepEqual(json.trusted_head, { path: trusted, beside_log: false });
+  });
+
+  describe('when the "trusted" head is kept beside the log (as pilot-status fails it)', () => {
+    const beside = join(dir, 'copy.head');
+    copyFileSync(`${logPath}.head`, beside);
+    for (const [what, path] of [
+      ["the log's own head file", `${logPath}.head`],
+      ["a copy in the log's folder", beside],
+    ] as const) {
+      it(`warns that ${what} proves nothing against a rollback, in plain and --json output`, () => {
+        const r = runCli(['verify-log', '--config', config, '--trusted-head', path]);
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.stdout, /warning: the trusted head .* proves nothing against a rollback/);
+        assert.doesNotMatch(r.stdout, /and the log continues the trusted head/);
+        assert.match(r.stdout, /intact: .*but that copy sits beside the log/);
+        const json = JSON.parse(runCli(['verify-log', '--config', config, '--trusted-head', path, '--json']).stdout) as VerifyJson;
+        assert.deepEqual(json.trusted_head, { path, beside_log: true });
+        assert.ok(json.warnings.some((w) => /proves nothing against a rollback/.test(w)));
+      });
+    }
   });
 
   it('writes the head as a C2SP checkpoint in a signed note', () => {

@@ -8,7 +8,7 @@
  */
 import { accessSync, closeSync, constants, openSync, readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import pg from 'pg';
 import { sidecarPaths } from '../audit/chain-writer.js';
 import { loadSigner } from '../audit/keys.js';
@@ -23,6 +23,7 @@ import { Upstream } from '../gateway/upstream.js';
 import { verifyLogFile } from './commands/verify-log.js';
 import { checkVerifierKey } from './commands/verify-log-key.js';
 import { cliName } from './output.js';
+import { isHeadBesideLog } from './trusted-head.js';
 
 const errCode = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message ?? String(err);
 
@@ -79,9 +80,8 @@ export function logFact(config: Config, trustedHead?: string): LogFact {
 export function trustedHeadFact(config: Config, path: string): TrustedHeadFact {
   const abs = resolve(path);
   const exists = fileFact(abs).exists;
-  const fromLog = relative(dirname(config.audit.logPath), abs);
-  // Inside the log's folder (or below it): it falls with the log.
-  const besideLog = !fromLog.startsWith('..') && !isAbsolute(fromLog);
+  // Inside the log's folder (or below it), or the log's own head: it falls with the log.
+  const besideLog = isHeadBesideLog(config.audit.logPath, abs);
   if (!exists) return { path: abs, exists, besideLog };
   const log = logFact(config, abs);
   return { path: abs, exists, besideLog, verdict: log.verdict, error: log.error };

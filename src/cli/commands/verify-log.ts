@@ -4,6 +4,7 @@
  * 1 when no verdict can be given (no head to check the end against, or files missing): missing evidence is
  * never a clean verdict. audit.pub is checked against audit.key (when it can be read here) and
  * `--expect-key` (verify-log-key.ts). `--json` adds the key (`key: { name, key_id, file, checked_against }`).
+ * A `--trusted-head` in the log's own folder is warned about (trusted-head.ts), as pilot-status fails it.
  * `--dir` (a folder of logs, one per replica) is verify-log-dir.ts, built on verifyLogFile below.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -14,7 +15,9 @@ import { type HeadInput, type Problem, type VerifyReport, verifyLog } from '../.
 import { sidecarPaths } from '../../audit/writer.js';
 import { loadConfig } from '../../config/load.js';
 import { LookfirstError } from '../../errors.js';
+import { refuseIrregular } from '../log-file.js';
 import { cliName, paint } from '../output.js';
+import { headBesideLogWarning, isHeadBesideLog } from '../trusted-head.js';
 import { checkVerifierKey } from './verify-log-key.js';
 
 /** Exit codes of verify-log (pinned by tests). */
@@ -97,6 +100,11 @@ export function verifyLogFile(
   trustedHead?: string,
   configFile = 'lookfirst.yaml',
 ): { report: VerifyReport; text: string; evidence: LogEvidence; verifier: NoteVerifier } {
+  // Read whole below: a FIFO there would block forever and a device (/dev/zero) never ends.
+  refuseIrregular(pubPath, 'audit.pub');
+  refuseIrregular(logPath, 'audit.log');
+  refuseIrregular(sidecarPaths(logPath).head, "the log's head");
+  if (trustedHead) refuseIrregular(trustedHead, 'the trusted head');
   const verifier = loadVerifier(pubPath, `${cliName()} keygen --config ${configFile}`);
   const evidence = readLogEvidence(logPath, trustedHead, configFile);
   // The bytes, not a decoded string: invalid UTF-8 read leniently would hide a changed line.
@@ -134,10 +142,15 @@ export function verifyLogCommand(opts: { config: string; trustedHead?: string; j
     report.verdict = 'tampered';
   }
   report.warnings.push(...keyCheck.warnings);
+  // A "trusted" copy that falls with the log (pilot-status fails the same copy): the log may well continue it,
+  // but that says nothing about a rollback, so say so rather than let "continues the trusted head" reassure.
+  const besideLog = opts.trustedHead !== undefined && isHeadBesideLog(config.audit.logPath, opts.trustedHead);
+  if (besideLog && opts.trustedHead !== undefined) report.warnings.push(headBesideLogWarning(opts.trustedHead));
   const keyId = verifier.keyId.toString('hex');
   if (opts.json) {
     const key = { name: verifier.name, key_id: keyId, file: config.audit.pubPath, checked_against: keyCheck.pinnedBy };
-    process.stdout.write(`${JSON.stringify({ log: config.audit.logPath, key, ...report })}\n`);
+    const trusted_head = opts.trustedHead !== undefined ? { path: opts.trustedHead, beside_log: besideLog } : undefined;
+    process.stdout.write(`${JSON.stringify({ log: config.audit.logPath, key, trusted_head, ...report })}\n`);
   } else {
     const out = process.stdout;
     const against =
@@ -156,7 +169,7 @@ export function verifyLogCommand(opts: { config: string; trustedHead?: string; j
         ? paint(
             out,
             'green',
-            `intact: ${report.entries} entries, signatures, hash chain and signed head all check out${opts.trustedHead ? `, and the log continues the trusted head ${opts.trustedHead}` : ''}`,
+            `intact: ${report.entries} entries, signatures, hash chain and signed head all check out${opts.trustedHead ? (besideLog ? `; it continues ${opts.trustedHead}, but that copy sits beside the log (see the warning)` : `, and the log continues the trusted head ${opts.trustedHead}`) : ''}`,
           )
         : report.verdict === 'tampered'
           ? paint(out, 'red', `TAMPERED: ${count} problem${count === 1 ? '' : 's'} in ${config.audit.logPath}`)
