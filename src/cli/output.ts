@@ -4,7 +4,7 @@
  * MCP channel).
  */
 
-import { basename, relative } from 'node:path';
+import { basename, resolve, sep } from 'node:path';
 import { showHiddenInJson } from '../confirm/visible.js';
 
 const useColor = (stream: NodeJS.WriteStream) => stream.isTTY === true && !process.env.NO_COLOR;
@@ -17,14 +17,17 @@ export function paint(stream: NodeJS.WriteStream, color: 'red' | 'green' | 'yell
 }
 
 /**
- * How the user ran this CLI, for commands we suggest: `lookfirst` when installed on PATH (npm link, a
- * global install), else `node <path to main.js>` as in a fresh clone.
+ * How to run this CLI in a command we suggest, in one form wherever it is printed: `lookfirst` when it was
+ * started under that name (npm link, a global install, `npx lookfirst`, npm's bin folder), else
+ * `node /absolute/path/to/main.js`. Always absolute: a path relative to the current folder reads differently
+ * from one command to the next and breaks once the user changes folder. A path with characters a shell
+ * would split or expand is single-quoted. `script` is the started script (default `process.argv[1]`).
  */
-export function cliName(): string {
-  const script = process.argv[1] ?? '';
+export function cliName(script: string = process.argv[1] ?? ''): string {
   if (basename(script) === 'lookfirst') return 'lookfirst';
-  const shown = relative(process.cwd(), script);
-  return `node ${shown.startsWith('..') || shown === '' ? script : shown}`;
+  const abs = resolve(script);
+  const plain = sep === '\\' ? /^[\w@%+=:,./\\-]+$/ : /^[\w@%+=:,./-]+$/;
+  return `node ${plain.test(abs) ? abs : `'${abs.replaceAll("'", "'\\''")}'`}`;
 }
 
 /** Writes one diagnostic line to stderr, prefixed with `lookfirst:`. */
