@@ -6,23 +6,6 @@
  */
 import { Command } from 'commander';
 import { ConfigError, LookfirstError } from '../errors.js';
-import { checkCommand } from './commands/check.js';
-import { demoCommand } from './commands/demo.js';
-import { devicesListCommand, devicesRevokeCommand } from './commands/devices.js';
-import { ecosystemCommand } from './commands/ecosystem.js';
-import { keygenCommand } from './commands/keygen.js';
-import { pairCommand } from './commands/pair.js';
-import { pilotStatusCommand } from './commands/pilot-status.js';
-import { planCommand } from './commands/plan.js';
-import { promoteCommand } from './commands/promote.js';
-import { receiptShowCommand, receiptVerifyCommand } from './commands/receipt.js';
-import { serveCommand } from './commands/serve.js';
-import { statsCommand } from './commands/stats.js';
-import { tailCommand } from './commands/tail.js';
-import { timelineCommand } from './commands/timeline.js';
-import { verifyLogCommand } from './commands/verify-log.js';
-import { verifyLogDirCommand } from './commands/verify-log-dir.js';
-import { unwrapCommand, wrapCommand } from './commands/wrap.js';
 import { paint } from './output.js';
 import { VERSION } from './version.js';
 
@@ -33,6 +16,8 @@ const program = new Command()
   .showHelpAfterError();
 
 let exitCode = 0;
+// Each command's module is imported only when that command runs: importing them all up front (the SDK, the store
+// drivers, the web server, the classifier's word lists) cost every invocation, `--version` included, seconds.
 const run = (f: () => number | Promise<number>) => async () => {
   exitCode = await f();
 };
@@ -45,14 +30,16 @@ program
   .option('--host <host>', 'with --transport http: address to listen on (default http.host, 127.0.0.1)')
   .option('--port <port>', 'with --transport http: port (default http.port, 8470; 0 picks a free one)')
   .option('--dry-run', 'reads run for real; every other call is recorded in the audit log, answered as not executed (replay: promote)')
-  .action((o: { config: string; transport?: string; host?: string; port?: string; dryRun?: boolean }) => run(() => serveCommand(o))());
+  .action((o: { config: string; transport?: string; host?: string; port?: string; dryRun?: boolean }) =>
+    run(async () => (await import('./commands/serve.js')).serveCommand(o))(),
+  );
 
 program
   .command('keygen')
   .description('create the Ed25519 audit key pair named in the config (never overwrites)')
   .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
   .option('--json', 'machine-readable output')
-  .action((o: { config: string; json?: boolean }) => run(() => keygenCommand(o))());
+  .action((o: { config: string; json?: boolean }) => run(async () => (await import('./commands/keygen.js')).keygenCommand(o))());
 
 program
   .command('check')
@@ -62,7 +49,7 @@ program
   .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
   .option('--timeout <seconds>', 'per upstream: to connect, and for each page of tools/list', '10')
   .option('--json', 'machine-readable output: { config, checks: [{ id, level, message }], summary: { ok, warn, error } }')
-  .action((o: { config: string; timeout?: string; json?: boolean }) => run(() => checkCommand(o))());
+  .action((o: { config: string; timeout?: string; json?: boolean }) => run(async () => (await import('./commands/check.js')).checkCommand(o))());
 
 program
   .command('pilot-status')
@@ -72,7 +59,9 @@ program
   .option('--replicas <n>', "how many gate processes share this config's store", '1')
   .option('--timeout <seconds>', 'per upstream: to connect, and for each page of tools/list', '10')
   .option('--json', 'machine-readable output: { config, score: { passed, total }, items: [{ id, title, pass, detail, fix? }] }')
-  .action((o: { config: string; trustedHead?: string; replicas?: string; timeout?: string; json?: boolean }) => run(() => pilotStatusCommand(o))());
+  .action((o: { config: string; trustedHead?: string; replicas?: string; timeout?: string; json?: boolean }) =>
+    run(async () => (await import('./commands/pilot-status.js')).pilotStatusCommand(o))(),
+  );
 
 program
   .command('verify-log')
@@ -86,7 +75,11 @@ program
   )
   .option('--json', 'machine-readable output')
   .action((o: { config: string; dir?: string; trustedHead?: string; expectKey?: string; json?: boolean }) =>
-    run(() => (o.dir !== undefined ? verifyLogDirCommand(o.dir, o) : verifyLogCommand(o)))(),
+    run(async () =>
+      o.dir !== undefined
+        ? (await import('./commands/verify-log-dir.js')).verifyLogDirCommand(o.dir, o)
+        : (await import('./commands/verify-log.js')).verifyLogCommand(o),
+    )(),
   );
 
 program
@@ -99,7 +92,7 @@ program
   .option('--expect-key <key>', 'the key every log must be under (replicas sharing one key): key id, verifier key or a kept audit.pub')
   .option('--json', 'machine-readable output: { verdict, logs: [{ log, verdict, included }], entries: [entry + log] }')
   .action((dir: string, o: { config: string; call?: string; includeUnverified?: boolean; expectKey?: string; json?: boolean }) =>
-    run(() => timelineCommand(dir, o))(),
+    run(async () => (await import('./commands/timeline.js')).timelineCommand(dir, o))(),
   );
 
 program
@@ -108,7 +101,7 @@ program
   .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
   .option('-n, --lines <n>', 'how many past decisions to show first', '10')
   .option('--json', 'one JSON object per decision: { time, ts, seq, tool, outcome, channel, approver, rule, call_id, decision_ms, detail }')
-  .action((o: { config: string; lines?: string; json?: boolean }) => run(() => tailCommand(o))());
+  .action((o: { config: string; lines?: string; json?: boolean }) => run(async () => (await import('./commands/tail.js')).tailCommand(o))());
 
 program
   .command('stats')
@@ -118,14 +111,14 @@ program
   .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
   .option('--since <when>', 'a duration back from now (30m, 24h, 7d) or an ISO time (2026-12-01T09:00:00Z)', '24h')
   .option('--json', 'machine-readable output')
-  .action((o: { config: string; since?: string; json?: boolean }) => run(() => statsCommand(o))());
+  .action((o: { config: string; since?: string; json?: boolean }) => run(async () => (await import('./commands/stats.js')).statsCommand(o))());
 
 program
   .command('demo')
   .description('offline demo: a fake bank behind the gate, an agent, a held transfer, a verified log')
   .option('--yes', 'approve the transfer without asking (for CI)')
   .option('--keep', 'keep the demo folder (config, key, log) to try verify-log on it; by default it is removed at the end')
-  .action((o: { yes?: boolean; keep?: boolean }) => run(() => demoCommand(o))());
+  .action((o: { yes?: boolean; keep?: boolean }) => run(async () => (await import('./commands/demo.js')).demoCommand(o))());
 
 program
   .command('plan')
@@ -133,7 +126,7 @@ program
   .argument('[calls]', 'JSON array of { "name", "arguments" } (stdin when omitted)')
   .option('--tools <file>', 'a tools/list result ({ "tools": [ … ] } or the array): the definitions the classifier reads, as the gate would')
   .option('--json', 'machine-readable output: [{ name, kind, risk, effect, reasons }]')
-  .action((calls: string | undefined, o: { tools?: string; json?: boolean }) => run(() => planCommand(calls, o))());
+  .action((calls: string | undefined, o: { tools?: string; json?: boolean }) => run(async () => (await import('./commands/plan.js')).planCommand(calls, o))());
 
 program
   .command('promote')
@@ -147,7 +140,7 @@ program
   .option('--trusted-head <file>', 'a copy of the head kept elsewhere: refuse a log rolled back with its head')
   .option('--json', 'machine-readable output')
   .action((log: string, o: { config?: string; session?: string; through?: string; dryRun?: boolean; yes?: boolean; trustedHead?: string; json?: boolean }) =>
-    run(() => promoteCommand(log, o))(),
+    run(async () => (await import('./commands/promote.js')).promoteCommand(log, o))(),
   );
 
 program
@@ -157,7 +150,7 @@ program
   )
   .argument('[dirs...]', "folders of catalogue JSON files, each with labels/<slug>.tsv (default: every set in the clone's test/catalogues)")
   .option('--json', 'machine-readable output')
-  .action((dirs: string[], o: { json?: boolean }) => run(() => ecosystemCommand(dirs, o))());
+  .action((dirs: string[], o: { json?: boolean }) => run(async () => (await import('./commands/ecosystem.js')).ecosystemCommand(dirs, o))());
 
 program
   .command('pair')
@@ -166,7 +159,7 @@ program
   .option('--user <user>', 'whose calls the phone shows and decides (default confirm.device.default_user)')
   .option('--name <name>', "the device's name, as decisions are logged (default: what the phone says)")
   .option('--json', 'machine-readable output: { pairing_id, code, url, expires_at, user }')
-  .action((o: { config: string; user?: string; name?: string; json?: boolean }) => run(() => pairCommand(o))());
+  .action((o: { config: string; user?: string; name?: string; json?: boolean }) => run(async () => (await import('./commands/pair.js')).pairCommand(o))());
 
 const devices = program.command('devices').description('the paired devices: list them, revoke one');
 devices
@@ -175,14 +168,14 @@ devices
   .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
   .option('--user <user>', "only this user's devices")
   .option('--json', 'machine-readable output: [{ id, user, name, paired_at, revoked_at, status }]')
-  .action((o: { config: string; user?: string; json?: boolean }) => run(() => devicesListCommand(o))());
+  .action((o: { config: string; user?: string; json?: boolean }) => run(async () => (await import('./commands/devices.js')).devicesListCommand(o))());
 devices
   .command('revoke')
   .description('revoke a device: its next request is refused on every replica (exit 2 for an unknown id)')
   .argument('<id>', 'the device id (dev_…), as devices list shows it')
   .option('-c, --config <file>', 'path to lookfirst.yaml', 'lookfirst.yaml')
   .option('--json', 'machine-readable output')
-  .action((id: string, o: { config: string; json?: boolean }) => run(() => devicesRevokeCommand(id, o))());
+  .action((id: string, o: { config: string; json?: boolean }) => run(async () => (await import('./commands/devices.js')).devicesRevokeCommand(id, o))());
 
 const receipt = program.command('receipt').description('the signed receipt an executed write leaves: show it, verify it against the audit log');
 receipt
@@ -190,7 +183,7 @@ receipt
   .description('who confirmed what, when and how, with every check (verifies nothing: see receipt verify)')
   .argument('<file>', 'a receipt, <audit.receipts>/<call id>.json')
   .option('--json', 'machine-readable output: { file, sha256, receipt }')
-  .action((file: string, o: { json?: boolean }) => run(() => receiptShowCommand(file, o))());
+  .action((file: string, o: { json?: boolean }) => run(async () => (await import('./commands/receipt.js')).receiptShowCommand(file, o))());
 receipt
   .command('verify')
   .description('check the signature against audit.pub and the link to its audit entry (exit 0 ok, 2 a check failed, 1 usage)')
@@ -199,7 +192,9 @@ receipt
   .option('--log <path>', "the audit log to find its entry in (default: the config's)")
   .option('--pub <path>', "the audit public key to check its signature with (default: the config's audit.pub)")
   .option('--json', 'machine-readable output: { file, log, pub, ok, checks: [{ name, ok, message }] }')
-  .action((file: string, o: { config?: string; log?: string; pub?: string; json?: boolean }) => run(() => receiptVerifyCommand(file, o))());
+  .action((file: string, o: { config?: string; log?: string; pub?: string; json?: boolean }) =>
+    run(async () => (await import('./commands/receipt.js')).receiptVerifyCommand(file, o))(),
+  );
 
 program
   .command('wrap')
@@ -217,7 +212,7 @@ program
   .option('--json', 'machine-readable output: { client, file, gate_config, server, moved, kept, timeout, backup, … }')
   .action(
     (client: string, o: { configFile?: string; scope?: string; gateConfig?: string; name?: string; launcher?: string; dryRun?: boolean; json?: boolean }) =>
-      run(() => wrapCommand(client, o))(),
+      run(async () => (await import('./commands/wrap.js')).wrapCommand(client, o))(),
   );
 
 program
@@ -228,7 +223,9 @@ program
   .option('--scope <scope>', 'as for wrap')
   .option('--force', 'restore even though the file changed since wrap; the edited file is kept as <file>.lookfirst-edited')
   .option('--json', 'machine-readable output')
-  .action((client: string, o: { configFile?: string; scope?: string; force?: boolean; json?: boolean }) => run(() => unwrapCommand(client, o))());
+  .action((client: string, o: { configFile?: string; scope?: string; force?: boolean; json?: boolean }) =>
+    run(async () => (await import('./commands/wrap.js')).unwrapCommand(client, o))(),
+  );
 
 // Output piped into a reader that stops early (`| head`): stop quietly, as Unix tools do.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
