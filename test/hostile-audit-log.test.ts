@@ -118,6 +118,42 @@ describe('tail and stats on a hostile audit log', () => {
     }
   });
 
+  it('check, pilot-status and verify-log refuse a log, head or public key that is a FIFO or a device at once', { timeout: 180_000 }, () => {
+    const cases: [string, (dir: string) => void, RegExp][] = [
+      ['a FIFO log', (dir) => execFileSync('mkfifo', [join(dir, 'audit.jsonl')]), /audit\.log .* is a FIFO/],
+      ['a log linked to /dev/zero', (dir) => symlinkSync('/dev/zero', join(dir, 'audit.jsonl')), /audit\.log .* is a device/],
+      [
+        'a FIFO head',
+        (dir) => {
+          writeFileSync(join(dir, 'audit.jsonl'), '');
+          execFileSync('mkfifo', [join(dir, 'audit.jsonl.head')]);
+        },
+        /head .* is a FIFO/,
+      ],
+      [
+        'a public key linked to /dev/zero',
+        (dir) => {
+          writeFileSync(join(dir, 'audit.jsonl'), '');
+          rmSync(join(dir, 'audit.pub'));
+          symlinkSync('/dev/zero', join(dir, 'audit.pub'));
+        },
+        /audit\.pub .* is a device/,
+      ],
+    ];
+    for (const [what, make, said] of cases) {
+      const { dir, config } = gateDir();
+      writeConfig(dir, `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ["-e", "1"]\n`);
+      make(dir);
+      for (const args of [['check', '--timeout', '1'], ['pilot-status', '--timeout', '1'], ['verify-log']]) {
+        const started = Date.now();
+        const r = runCli([...args, '--config', config]);
+        assert.ok(r.status === 1 || r.status === 2, `${what}, ${args[0]}: status ${r.status} ${r.stdout}${r.stderr}`);
+        assert.match(r.stdout + r.stderr, said, `${what}, ${args[0]}`);
+        assert.ok(Date.now() - started < 25_000, `${what}, ${args[0]}: answered at once`);
+      }
+    }
+  });
+
   it('read a 3 GB sparse log (zeros, no newline) and a huge line in bounded memory', { timeout: 120_000 }, () => {
     const { config, log } = gateDir();
     writeFileSync(log, entry(0, { event: 'read', tool: 'before', outcome: 'ok' }));

@@ -5,7 +5,7 @@
  * sentence instead. The file is opened without blocking (O_NONBLOCK), so even a FIFO with no writer is
  * refused at once. Memory stays bounded by the chunk and the longest line (observe/lines.ts).
  */
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSync } from 'node:fs';
 import { LookfirstError } from '../errors.js';
 import type { LineSplitter } from '../observe/lines.js';
 
@@ -28,6 +28,23 @@ function kindOf(st: Stats): string {
 export function assertRegularLog(path: string, st: Stats): void {
   if (!st.isFile())
     throw new LookfirstError('AUDIT_LOG_UNREADABLE', `the audit log ${path} is ${kindOf(st)}, not a file: point audit.log at the file the gate writes`);
+}
+
+/**
+ * Refuses a file the log's verification would read (the log, its head, the public key, a trusted head)
+ * when it is there and not a regular file: a FIFO would block the read forever, /dev/zero never ends.
+ * A file that is not there is left to the caller (a missing head or log has its own sentence).
+ * @param setting what the file is, for the sentence (`audit.log`, `the trusted head`).
+ * @throws LookfirstError `AUDIT_LOG_UNREADABLE` naming what it is.
+ */
+export function refuseIrregular(path: string, setting: string): void {
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch {
+    return;
+  }
+  if (!st.isFile()) throw new LookfirstError('AUDIT_LOG_UNREADABLE', `${setting} ${path} is ${kindOf(st)}, not a file: give the path of a regular file`);
 }
 
 /**
