@@ -386,6 +386,17 @@ describe('files the user or the system made awkward', () => {
     assert.match(clientDiff, /^-\s+"files"/m);
   });
 
+  it('names the per-project servers of ~/.claude.json that stay outside the gate', () => {
+    const dir = userDir();
+    const file = userFile(
+      join(dir, '.claude.json'),
+      '{"projects":{"/home/sam/app":{"mcpServers":{"db":{"command":"pg"}}}},"mcpServers":{"a":{"command":"x"}}}',
+    );
+    const r = runCli(['wrap', 'claude-code', '--config-file', file]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /not wrapped, the client still runs them without the gate: projects\["\/home\/sam\/app"\]\.mcpServers: db/);
+  });
+
   it('a dry run masks a password or token in a server address, in both files', () => {
     const dir = userDir();
     const file = userFile(join(dir, 'mcp.json'), '{"mcpServers":{"a":{"type":"http","url":"https://sam:PASSW0RD@x.example/mcp?key=TOKQ"}}}');

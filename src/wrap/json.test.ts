@@ -219,3 +219,14 @@ describe('maskUrl', () => {
     assert.ok(!/SECRET|TOK/.test(masked), masked);
   });
 });
+
+describe("wrapJson on Claude Code's ~/.claude.json", () => {
+  it('names the per-project servers it leaves running without the gate', () => {
+    const r = wrapJson(
+      'claude-code',
+      input('{"projects":{"/home/sam/app":{"mcpServers":{"db":{"command":"pg"}}},"/x":{}},"mcpServers":{"a":{"command":"x"}}}'),
+    );
+    assert.equal(r.untouched?.length, 1);
+    assert.match(r.untouched![0]!, /projects\["\/home\/sam\/app"\]\.mcpServers: db/);
+  });
+});

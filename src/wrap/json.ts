@@ -122,7 +122,26 @@ export function wrapJson(client: ClientKind, input: WrapInput): WrapResult {
     plan.kept.map((k) => k.clientName),
     entry,
   );
-  return { text, moved: plan.moved, kept: plan.kept, gateServer: input.gateServer, timeout: plan.timeout };
+  const untouched = client === 'claude-code' ? projectServers(root) : [];
+  return { text, moved: plan.moved, kept: plan.kept, gateServer: input.gateServer, timeout: plan.timeout, ...(untouched.length > 0 ? { untouched } : {}) };
+}
+
+/**
+ * Claude Code's local-scope servers, kept per project in ~/.claude.json (`projects["/path"].mcpServers`):
+ * wrap moves only the top-level servers, so these go on running without the gate, and the user is told.
+ */
+function projectServers(root: Record<string, unknown>): string[] {
+  const projects = root.projects;
+  if (typeof projects !== 'object' || projects === null) return [];
+  return Object.entries(projects).flatMap(([path, p]) => {
+    const servers = (p as { mcpServers?: unknown } | null)?.mcpServers;
+    const names = typeof servers === 'object' && servers !== null ? Object.keys(servers) : [];
+    return names.length === 0
+      ? []
+      : [
+          `projects[${JSON.stringify(path)}].mcpServers: ${names.join(', ')} (local scope; wrap them with \`lookfirst wrap claude-code\` on that project's .mcp.json after moving them there, or by hand)`,
+        ];
+  });
 }
 
 /** The rewritten file must parse and hold exactly the kept servers plus the gate's entry. */

@@ -54,6 +54,11 @@ export interface WrapResult {
   /** The name of the one server entry that now runs the gate. */
   gateServer: string;
   timeout: TimeoutChange;
+  /**
+   * Servers elsewhere in the same file that wrap does not touch and the client still runs without the
+   * gate (Claude Code's per-project `projects["/path"].mcpServers` in ~/.claude.json), one sentence each.
+   */
+  untouched?: string[];
 }
 
 /** Inputs every client transform needs besides the file's text. */

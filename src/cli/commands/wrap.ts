@@ -160,6 +160,7 @@ export function wrapCommand(clientArg: string, o: WrapOptions): number {
     args: [...input.launcher.args, 'serve', '--config', gateFile],
     moved: result.moved.map((m) => ({ name: m.clientName, upstream: m.upstream, kind: 'url' in m.entry ? 'http' : 'stdio' })),
     kept: result.kept.map((k) => ({ name: k.clientName, reason: k.reason })),
+    untouched: result.untouched ?? [],
     timeout: result.timeout,
     backup: backupOf(file),
     gate_config_mode: tighten && gateMode !== undefined ? { from: octal(gateMode), to: octal(gateMode & 0o700) } : null,
@@ -227,6 +228,7 @@ function describe(s: {
   args: string[];
   moved: { name: string; upstream: string }[];
   kept: { name: string; reason: string }[];
+  untouched: string[];
   timeout: { note: string };
   backup: string;
   gate_config_mode: { from: string; to: string } | null;
@@ -238,6 +240,7 @@ function describe(s: {
     `${s.dry_run ? 'would wrap' : 'wrapped'} ${s.file} (${s.client})`,
     `  behind the gate: ${s.moved.map((m) => `${m.name} → upstreams.${m.upstream}`).join(', ')}`,
     ...s.kept.map((k) => `  left unwrapped, the client ${would}still run${s.dry_run ? '' : 's'} it without the gate: ${k.name} (${k.reason})`),
+    ...s.untouched.map((u) => `  not wrapped, the client still runs them without the gate: ${u}`),
     `  the client ${would}start${s.dry_run ? '' : 's'} "${s.server}": ${[s.command, ...s.args].join(' ')}`,
     `  timeout: ${s.timeout.note}`,
     `  gate config: ${s.gate_config} (${s.gate_config_created ? 'new' : 'upstreams added'})`,
