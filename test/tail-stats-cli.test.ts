@@ -178,13 +178,13 @@ describe('lookfirst tail', () => {
     const [denied, ruled, executed] = tail.lines();
     assert.match(
       denied ?? '',
-      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}write_note +denied +elicitation +elicitation:test-agent +[0-9a-f]{8} {2}the person declined$/,
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}denied +elicitation +elicitation:test-agent {2}[0-9a-f]{8} {2}write_note {2}the person declined$/,
     );
-    assert.match(ruled ?? '', /store_error +denied +- +rule store_error +[0-9a-f]{8}/);
-    assert.match(executed ?? '', /store_lie +executed ok +elicitation +elicitation:test-agent +[0-9a-f]{8}$/);
+    assert.match(ruled ?? '', /denied +- +rule store_error +[0-9a-f]{8} {2}store_error {2}rule/);
+    assert.match(executed ?? '', /executed ok +elicitation +elicitation:test-agent {2}[0-9a-f]{8} {2}store_lie$/);
     await session(main.config, [{ tool: 'write_note', args: { text: 'while tailing' } }]);
     assert.ok(await waitFor(() => tail.lines().length >= 4, STARTUP_MS), `no new line: ${tail.stderr()}`);
-    assert.match(tail.lines()[3] ?? '', /write_note +executed ok +elicitation/);
+    assert.match(tail.lines()[3] ?? '', /executed ok +elicitation .* write_note$/);
     assert.equal(tail.lines().join('').includes('\u001b['), false, 'no colour into a pipe');
     assert.equal(await tail.stop(), 0);
   });
@@ -208,7 +208,7 @@ describe('lookfirst tail', () => {
     assert.ok(await waitFor(() => /no audit log at .* yet: waiting/.test(tail.stderr()), STARTUP_MS), tail.stderr());
     await session(fresh.config, [{ tool: 'echo', args: { i: 2 } }]);
     assert.ok(await waitFor(() => tail.lines().length >= 1, STARTUP_MS), tail.stderr());
-    assert.match(tail.lines()[0] ?? '', /echo +read ok/);
+    assert.match(tail.lines()[0] ?? '', /read ok .* echo$/);
     assert.equal(await tail.stop(), 0);
   });
 
@@ -227,7 +227,7 @@ describe('lookfirst tail', () => {
     assert.equal(tail.lines().length, 1, 'half a line is not read');
     appendFileSync(copy.log, `${read.slice(40)}\n`);
     assert.ok(await waitFor(() => tail.lines().length === 2, STARTUP_MS), tail.stderr());
-    assert.match(tail.lines()[1] ?? '', /echo +read ok/);
+    assert.match(tail.lines()[1] ?? '', /read ok .* echo$/);
     assert.equal(await tail.stop(), 0);
   });
 

@@ -16,17 +16,33 @@ const executed: DecisionRecord = {
 };
 
 describe('toLine', () => {
-  it('shows time, tool, outcome, channel, who and the short call id, in fixed columns', () => {
-    assert.equal(toLine(executed), '2026-12-02T04:39:35Z  write_note            executed ok       web          web:alice               7c6bd005');
+  it('shows time, outcome, channel, who and the short call id in fixed columns, then the tool', () => {
+    assert.equal(toLine(executed), '2026-12-02T04:39:35Z  executed ok       web          web:alice               7c6bd005  write_note');
+  });
+
+  it('keeps the columns aligned for long tool names, long approvers and long channels', () => {
+    const lines = [
+      toLine(executed),
+      toLine({ ...executed, tool: 'filesystem__create_directory', outcome: 'executed unclear' }),
+      toLine({ ...executed, tool: 'github__create_or_update_file_contents_in_repository_branch', approver: 'web:someone.with.a.long@example.com' }),
+      toLine({ ...executed, tool: 'x', channel: 'a-channel-name-past-its-column', outcome: 'denied', detail: 'the person declined' }),
+      toLine({ ts: TS, seq: 1, tool: 'memory__read_graph', outcome: 'read ok' }),
+    ];
+    // The tool starts at the same column on every line, whatever came before it.
+    const toolAt = lines.map((l, i) => l.indexOf(['write_note', 'filesystem__create_directory', 'github__', 'x', 'memory__read_graph'][i]!));
+    assert.deepEqual(new Set(toolAt).size, 1, lines.join('\n'));
+    assert.match(lines[1]!, /filesystem__create_directory$/);
+    assert.match(lines[2]!, / web:someone\.with\.a\.lo\u2026 {2}/);
+    assert.match(lines[3]!, / a-channel-\u2026 /);
   });
 
   it('names the rule when a rule decided, and adds why for what is not a clean run', () => {
     const line = toLine({ ts: TS, seq: 1, tool: 'drop_table', callId: 'abcdef0123', outcome: 'denied', rule: 'drop_*', detail: 'rule "drop_*"' });
-    assert.match(line, /drop_table +denied +- +rule drop_\* +abcdef01 {2}rule "drop_\*"$/);
+    assert.match(line, /denied +- +rule drop_\* +abcdef01 {2}drop_table {2}rule "drop_\*"$/);
   });
 
   it('shows a read with dashes for what it has not', () => {
-    assert.match(toLine({ ts: TS, seq: 1, tool: 'echo', outcome: 'read ok' }), /echo +read ok +- +- +-$/);
+    assert.match(toLine({ ts: TS, seq: 1, tool: 'echo', outcome: 'read ok' }), /read ok +- +- +- +echo$/);
   });
 
   it('keeps text from the log on one line, hidden characters made visible', () => {

@@ -47,18 +47,26 @@ export function timeOf(ts: number): string {
   return `${new Date(ts).toISOString().slice(0, 19)}Z`;
 }
 
+/** Widths of the fixed columns of a `tail` line; text longer than its column is cut with `…`. */
+const WIDTH = { outcome: 16, channel: 11, who: 22 } as const;
+
+/** Longest tool name shown in full on a line (the whole name is in `--json`). */
+const TOOL_MAX = 64;
+
 /**
- * One decision as a line (no newline): time, tool, outcome, channel, who, short call id, and why when it
- * is not a clean run. Columns are padded to fixed widths, so lines that arrive one by one still align.
+ * One decision as a line (no newline): time, outcome, channel, who, short call id, then the tool, and why
+ * when it is not a clean run. Every column before the tool has a fixed width and longer text is cut to it,
+ * so lines that arrive one by one align whatever their content; the tool comes last because its width
+ * cannot be known in advance (with several upstreams names are `<upstream>__<tool>`, often past 20).
  */
 export function toLine(r: DecisionRecord, paint: Paint = noPaint): string {
   const fields = [
     paint('dim', timeOf(r.ts)),
-    pad(cut(oneLine(r.tool), 32), 20),
-    paint(OUTCOME_COLOUR[r.outcome], pad(r.outcome, 16)),
-    pad(cut(oneLine(r.channel ?? '-'), 12), 11),
-    pad(cut(oneLine(byOf(r)), 32), 22),
+    paint(OUTCOME_COLOUR[r.outcome], pad(r.outcome, WIDTH.outcome)),
+    pad(cut(oneLine(r.channel ?? '-'), WIDTH.channel), WIDTH.channel),
+    pad(cut(oneLine(byOf(r)), WIDTH.who), WIDTH.who),
     pad(r.callId !== undefined ? oneLine(r.callId.slice(0, SHORT_ID)) : '-', SHORT_ID),
+    cut(oneLine(r.tool), TOOL_MAX),
   ];
   if (r.detail !== undefined) fields.push(paint('dim', cut(oneLine(r.detail), 100)));
   return fields.join('  ').trimEnd();
