@@ -59,7 +59,7 @@ describe('tail and stats on a hostile audit log', () => {
     );
     const stats = runCli(['stats', '--config', config]);
     assert.equal(stats.status, 0, stats.stderr);
-    assert.match(stats.stdout, /^1 decision /);
+    assert.match(stats.stdout, /^1 call: 1 read, 0 decisions /);
     assert.match(stats.stderr, /1 line .* not entries/);
     const tail = tailOnce(['-n', '5'], config);
     assert.equal(tail.status, 0, tail.stderr);
@@ -72,7 +72,7 @@ describe('tail and stats on a hostile audit log', () => {
     for (const since of ['99999999999w', `${'9'.repeat(400)}d`]) {
       const r = runCli(['stats', '--since', since, '--config', config]);
       assert.equal(r.status, 0, `${since}: ${r.stderr}`);
-      assert.match(r.stdout, /^1 decision from 1970-01-01T00:00:00Z/);
+      assert.match(r.stdout, /^1 call: 1 read, 0 decisions from 1970-01-01T00:00:00Z/);
     }
     for (const since of ['0h', '-1h', 'NaN', '3000-01-01', '']) {
       const r = runCli(['stats', '--since', since, '--config', config]);

@@ -76,6 +76,8 @@ await session(main.config, [
 
 interface StatsJson {
   total: number;
+  reads: number;
+  decisions: number;
   by_outcome: Record<string, number>;
   by_tool: Record<string, number>;
   by_channel: Record<string, number>;
@@ -92,6 +94,8 @@ describe('lookfirst stats on a real session', () => {
     assert.equal(r.status, 0, r.stderr);
     const s = JSON.parse(r.stdout) as StatsJson;
     assert.equal(s.total, 5);
+    assert.equal(s.reads, 1);
+    assert.equal(s.decisions, 4);
     assert.deepEqual(s.by_outcome, { 'executed ok': 2, denied: 2, 'read ok': 1 });
     assert.deepEqual(s.by_tool, { write_note: 2, echo: 1, store_error: 1, store_lie: 1 });
     assert.deepEqual(s.by_channel, { elicitation: 3, none: 2 });
@@ -113,7 +117,7 @@ describe('lookfirst stats on a real session', () => {
   it('prints small aligned tables', () => {
     const r = runCli(['stats', '--config', main.config]);
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /^5 decisions from /);
+    assert.match(r.stdout, /^5 calls: 1 read, 4 decisions from /);
     assert.match(r.stdout, /By outcome\n {2}executed ok {2}2\n {2}denied {7}2\n {2}read ok {6}1\n/);
     assert.match(r.stdout, /By channel\n {2}elicitation {2}3\n {2}none {9}2\n/);
     assert.match(r.stdout, /Time to decision\n {2}answered by a person +3\n {2}median +\d/);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DecisionRecord } from './decisions.js';
-import { computeStats, median, renderStats, statsJson, table } from './stats.js';
+import { callsLine, computeStats, median, renderStats, statsJson, table } from './stats.js';
 
 const rec = (ts: number, tool: string, outcome: DecisionRecord['outcome'], extra: Partial<DecisionRecord> = {}): DecisionRecord => ({
   ts,
@@ -22,6 +22,14 @@ const records: DecisionRecord[] = [
   rec(160, 'write_note', 'executed unclear', { callId: 'c5', channel: 'web', approver: 'web:bob', decisionMs: 10_000 }),
 ];
 
+describe('callsLine', () => {
+  it('never counts a read as a decision, and says one and many rightly', () => {
+    assert.equal(callsLine({ total: 3, reads: 1, decisions: 2 }), '3 calls: 1 read, 2 decisions');
+    assert.equal(callsLine({ total: 1, reads: 0, decisions: 1 }), '1 call: 0 reads, 1 decision');
+    assert.equal(callsLine({ total: 0, reads: 0, decisions: 0 }), '0 calls');
+  });
+});
+
 describe('computeStats', () => {
   const s = computeStats(
     records,
@@ -32,8 +40,10 @@ describe('computeStats', () => {
     { sinceMs: 100, untilMs: 200 },
   );
 
-  it('counts the decisions in the window only', () => {
+  it('counts the calls in the window only, reads apart from decisions', () => {
     assert.equal(s.total, 7);
+    assert.equal(s.reads, 2);
+    assert.equal(s.decisions, 5);
     assert.deepEqual(s.byTool, [
       { name: 'write_note', count: 4 },
       { name: 'echo', count: 2 },
@@ -95,17 +105,25 @@ describe('computeStats', () => {
     const e = computeStats(records, [], { sinceMs: 1000, untilMs: 2000 });
     assert.equal(e.total, 0);
     assert.deepEqual(e.decision, { count: 0 });
-    assert.match(renderStats(e), /^0 decisions from /);
+    assert.match(renderStats(e), /^0 calls from /);
   });
 
   it('renders aligned tables and JSON with the same numbers', () => {
     const text = renderStats(s);
-    assert.match(text, /^7 decisions from 1970-01-01T00:00:00Z to 1970-01-01T00:00:00Z\n/);
+    assert.match(text, /^7 calls: 2 reads, 5 decisions from 1970-01-01T00:00:00Z to 1970-01-01T00:00:00Z\n/);
     assert.ok(text.includes('By outcome\n  executed ok       1\n  executed unclear  1\n  denied            2\n'), text);
     assert.match(text, /\n {2}median +2\.5 s\n/);
     assert.match(text, /Denied \(2\)/);
     assert.match(text, /Waiting for a person now \(1\)/);
-    const j = statsJson(s, 'audit.jsonl') as { by_outcome: Record<string, number>; time_to_decision: Record<string, number>; denied: unknown[] };
+    const j = statsJson(s, 'audit.jsonl') as {
+      total: number;
+      reads: number;
+      decisions: number;
+      by_outcome: Record<string, number>;
+      time_to_decision: Record<string, number>;
+      denied: unknown[];
+    };
+    assert.deepEqual([j.total, j.reads, j.decisions], [7, 2, 5]);
     assert.equal(j.by_outcome.denied, 2);
     assert.equal(j.time_to_decision.median_ms, 2500);
     assert.equal(j.denied.length, 2);

@@ -17,8 +17,12 @@ export interface Stats {
   /** The window: decisions settled at or after `sinceMs` and at or before `untilMs` (ms since the epoch). */
   sinceMs: number;
   untilMs: number;
-  /** Decisions in the window (reads included). */
+  /** Calls the gate was done with in the window: `reads` let through plus `decisions` on the others. */
   total: number;
+  /** Reads the gate let through (`read ok`, `read failed`): nobody decided on them. */
+  reads: number;
+  /** Calls the gate decided on (ran, denied, lapsed, dry-run, …): `total` less `reads`. */
+  decisions: number;
   byTool: Count[];
   /** Every outcome that occurred, in DECISION_OUTCOMES order. */
   byOutcome: Count[];
@@ -53,6 +57,20 @@ export function median(values: readonly number[]): number | undefined {
   return sorted.length % 2 === 1 ? sorted[mid] : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
+/** A read the gate let through: no person, rule or hold decided on it. */
+const isRead = (r: DecisionRecord) => r.outcome === 'read ok' || r.outcome === 'read failed';
+
+/** `n thing` or `n things`. */
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * The header's count, saying which calls were reads and which were decided on, e.g. `3 calls: 1 read, 2
+ * decisions` (`0 calls` for none), so that reads are never counted as decisions.
+ */
+export function callsLine(s: Pick<Stats, 'total' | 'reads' | 'decisions'>): string {
+  return s.total === 0 ? '0 calls' : `${plural(s.total, 'call')}: ${plural(s.reads, 'read')}, ${plural(s.decisions, 'decision')}`;
+}
+
 /**
  * Sums the decisions settled in a window.
  * @param records decisions in log order (any window; those outside it are left out here).
@@ -64,6 +82,7 @@ export function computeStats(records: readonly DecisionRecord[], open: readonly 
   const times = inWindow.flatMap((r) => (r.decisionMs !== undefined ? [r.decisionMs] : []));
   const byOutcome = countBy(inWindow, (r) => r.outcome).sort((a, b) => DECISION_OUTCOMES.indexOf(a.name as never) - DECISION_OUTCOMES.indexOf(b.name as never));
   const decision: Stats['decision'] = { count: times.length };
+  const reads = inWindow.filter((r) => isRead(r)).length;
   if (times.length > 0) {
     decision.medianMs = median(times);
     // A loop, not Math.max(...spread): a window of a few hundred thousand answers would overflow the stack.
@@ -72,6 +91,8 @@ export function computeStats(records: readonly DecisionRecord[], open: readonly 
   return {
     ...window,
     total: inWindow.length,
+    reads,
+    decisions: inWindow.length - reads,
     byTool: countBy(inWindow, (r) => r.tool),
     byOutcome,
     byChannel: countBy(inWindow, (r) => r.channel ?? 'none'),
@@ -133,7 +154,7 @@ function callList(title: string, records: readonly DecisionRecord[], paint: Pain
  * characters made visible.
  */
 export function renderStats(s: Stats, paint: Paint = noPaint): string {
-  const lines: string[] = [`${s.total} decision${s.total === 1 ? '' : 's'} from ${timeOf(s.sinceMs)} to ${timeOf(s.untilMs)}`, ''];
+  const lines: string[] = [`${callsLine(s)} from ${timeOf(s.sinceMs)} to ${timeOf(s.untilMs)}`, ''];
   if (s.total === 0 && s.waiting.length === 0) return `${lines.join('\n')}\n`;
   lines.push(...countTable('By outcome', s.byOutcome, paint, (name) => OUTCOME_COLOUR[name as keyof typeof OUTCOME_COLOUR] ?? 'bold'));
   lines.push(...countTable('By tool', s.byTool, paint));
@@ -176,6 +197,8 @@ export function statsJson(s: Stats, log: string): Record<string, unknown> {
     since: new Date(s.sinceMs).toISOString(),
     until: new Date(s.untilMs).toISOString(),
     total: s.total,
+    reads: s.reads,
+    decisions: s.decisions,
     by_outcome: asObject(s.byOutcome),
     by_tool: asObject(s.byTool),
     by_channel: asObject(s.byChannel),
