@@ -3,6 +3,7 @@
  * start; a stale lock (its process gone, or its pid reused by another process) is taken over by renaming
  * it aside, so that of two gates racing for it only one wins.
  */
+import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { LookfirstError } from '../errors.js';
 
@@ -17,14 +18,7 @@ export function takeLock(lock: string, logPath: string, warn: (message: string) 
       `another lookfirst (pid ${pid}) is writing ${logPath}, and a log has one writer. Stop that gate, or run this one from its own config with its own audit.log and confirm.web.port: 0, or let both clients share one gate over HTTP (lookfirst serve --transport http); see README "State, restarts and several gates".`,
     );
   for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      writeFileSync(lock, `${process.pid}\n${startTicks(process.pid) ?? ''}\n`, { flag: 'wx' });
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot create the lock ${lock}: ${(err as Error).message}`);
-      }
-    }
+    if (createWhole(lock, `${process.pid}\n${startTicks(process.pid) ?? ''}\n`)) return;
     let seen: string;
     try {
       seen = readFileSync(lock, 'utf8');
@@ -49,6 +43,8 @@ export function takeLock(lock: string, logPath: string, warn: (message: string) 
     if (moved !== seen) {
       try {
         linkSync(aside, lock);
+      } catch {
+        // A third gate took the place meanwhile: the lock is held either way.
       } finally {
         unlinkSync(aside);
       }
@@ -58,6 +54,31 @@ export function takeLock(lock: string, logPath: string, warn: (message: string) 
     warn(`audit: removed the stale lock ${lock} (pid ${Number.isNaN(pid) ? '?' : pid} is gone)`);
   }
   throw new LookfirstError('AUDIT_LOCKED', `cannot take the lock ${lock}; another gate may be starting on the same log`);
+}
+
+/**
+ * Creates `lock` holding `text`, whole or not at all: the text is written to a file of this process's own
+ * and linked into place (link(2) fails when the name exists). A lock created empty and filled after would
+ * let a gate reading it in between take it for stale, and two gates would write one log.
+ * @returns false when the lock exists.
+ * @throws LookfirstError `AUDIT_LOG_UNREADABLE` when the lock cannot be created.
+ */
+function createWhole(lock: string, text: string): boolean {
+  const own = `${lock}.new-${process.pid}-${randomBytes(6).toString('hex')}`;
+  try {
+    writeFileSync(own, text, { flag: 'wx' });
+    linkSync(own, lock);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw new LookfirstError('AUDIT_LOG_UNREADABLE', `cannot create the lock ${lock}: ${(err as Error).message}`);
+  } finally {
+    try {
+      unlinkSync(own);
+    } catch {
+      // Never written: nothing to remove.
+    }
+  }
 }
 
 /** Releases the lock (already gone is fine). */
