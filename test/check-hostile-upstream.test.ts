@@ -117,6 +117,15 @@ describe('check and pilot-status in front of hostile upstreams', () => {
     }
   });
 
+  it('lists an upstream whose one page holds 150 000 tools (a spread push overflowed the stack)', { timeout: 180_000 }, async () => {
+    const config = configWith({ many: lister(Array.from({ length: 150_000 }, (_, i) => ({ name: `t${i}`, inputSchema: { type: 'object' } }))) });
+    const r = await cli(['check', '--json', '--config', config, '--timeout', '60']);
+    const checks = (JSON.parse(r.stdout) as { checks: { id: string; level: string; message: string }[] }).checks;
+    const many = checks.find((c) => c.id === 'upstream.many');
+    assert.equal(many?.level, 'OK', JSON.stringify(many));
+    assert.match(many?.message ?? '', /150000 tools/);
+  });
+
   it('ends within its --timeout when an upstream floods stdout with a line that never ends', { timeout: 120_000 }, async () => {
     const config = configWith({ flood: `const b = Buffer.alloc(1 << 20, 0x61); const go = () => process.stdout.write(b, go); go();` });
     const started = Date.now();

@@ -97,7 +97,8 @@ export async function fetchAllPages(upstream: Upstream, method: string, key: str
   let cursor: string | undefined;
   for (let page = 1; ; page++) {
     const result = await upstream.request(method, cursor === undefined ? undefined : { cursor });
-    if (Array.isArray(result[key])) items.push(...(result[key] as unknown[]));
+    // A loop, not push(...page): a page of 130 000 items would overflow the stack ("Maximum call stack size exceeded").
+    if (Array.isArray(result[key])) for (const item of result[key] as unknown[]) items.push(item);
     cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
     if (cursor === undefined) break;
     if (seen.has(cursor)) {
