@@ -204,7 +204,7 @@ describe('wrapJson on files other tools wrote', () => {
     const wrapped = wrapJson('cursor', input(original)).text;
     const restored = restoreServersJson('cursor', wrapped.replace('{', '{"n":1,'), original, 'f');
     assert.ok(restored.startsWith('\uFEFF{"n":1,'), JSON.stringify(restored));
-    assert.match(restored, /"mcpServers": \{"a":\{"command":"x"\}\}/);
+    assert.match(restored, /"mcpServers":\{"a":\{"command":"x"\}\}/);
   });
 });
 
@@ -228,5 +228,35 @@ describe("wrapJson on Claude Code's ~/.claude.json", () => {
     );
     assert.equal(r.untouched?.length, 1);
     assert.match(r.untouched![0]!, /projects\["\/home\/sam\/app"\]\.mcpServers: db/);
+  });
+});
+
+describe('when a VS Code file keeps a one-line entry beside a moved one with comments', () => {
+  const text = fixture('vscode-oneline.mcp.json');
+  const r = wrapJson('vscode', input(text));
+  const lines = (t: string) => t.split('\n');
+  it('leaves every kept line as it was, one-line entry and its comment included', () => {
+    const fs = lines(text)[3]!;
+    assert.match(fs, /^\t\t"fs": \{ "type": "stdio".*\}, \/\/ stays: a variable$/);
+    assert.ok(lines(r.text).includes(fs));
+    assert.ok(lines(r.text).includes('\t\t"other": { "command": "o", "envFile": "$' + '{workspaceFolder}/.env" }'));
+    for (const l of [0, 1, 2]) assert.equal(lines(r.text)[l], lines(text)[l]);
+    assert.ok(r.text.endsWith('\n\t}\n}\n'));
+  });
+  it("takes the moved entry's comment lines and trailing comment with it, not onto the gate's line", () => {
+    assert.doesNotMatch(r.text, /\/\/ memory|notes across chats/);
+    assert.match(r.text, /\n\t\t"lookfirst": \{\n\t\t\t"type": "stdio",\n/);
+    assert.match(r.text, /\n\t\t\t\]\n\t\t\},\n\t\t"other"/);
+  });
+  it('removes the comma a removed last entry leaves trailing, so strict JSON still parses', () => {
+    const t = '{\n  "mcpServers": {\n    "a": { "command": "keep", "env": { "X": "$' + '{Y}" } },\n    "b": { "command": "b" }\n  }\n}\n';
+    const out = wrapJson('claude-desktop', input(t)).text;
+    assert.doesNotThrow(() => JSON.parse(out));
+    assert.ok(out.startsWith('{\n  "mcpServers": {\n    "a": { "command": "keep", "env": { "X": "$' + '{Y}" } },\n    "lookfirst": {\n'));
+  });
+  it('keeps a one-line file on one line', () => {
+    const out = wrapJson('cursor', input('{"mcpServers":{"k":{"command":"k","envFile":"e"},"a":{"command":"x"}}}')).text;
+    assert.ok(out.startsWith('{"mcpServers":{"k":{"command":"k","envFile":"e"},"lookfirst": {"command":'), out);
+    assert.doesNotMatch(out, /\n/);
   });
 });

@@ -16,6 +16,7 @@ import {
 } from 'jsonc-parser';
 import { LookfirstError } from '../errors.js';
 import { gateEntry, serversKey } from './clients.js';
+import { insertMember, removeMember } from './json-edit.js';
 import { planServers } from './plan.js';
 import type { ClientKind, WrapInput, WrapResult } from './types.js';
 
@@ -112,9 +113,10 @@ export function wrapJson(client: ClientKind, input: WrapInput): WrapResult {
   const firstMoved = names.findIndex((n) => movedNames.has(n));
   const keptBefore = names.slice(0, firstMoved).filter((n) => !movedNames.has(n)).length;
   let text = body;
-  for (const m of plan.moved) text = applyEdits(text, modify(text, [key, m.clientName], undefined, { formattingOptions }));
+  for (const m of plan.moved) text = removeMember(text, [key], m.clientName);
   const entry = gateEntry(client, input.launcher, input.gateConfig, plan.timeout, plan.startupSec);
-  text = bom + applyEdits(text, modify(text, [key, input.gateServer], entry, { formattingOptions, getInsertionIndex: () => keptBefore }));
+  const unit = formattingOptions.insertSpaces ? ' '.repeat(formattingOptions.tabSize ?? 2) : '\t';
+  text = bom + insertMember(text, [key], input.gateServer, entry, keptBefore, unit, formattingOptions.eol ?? '\n');
   checkWrapped(
     text,
     input,
@@ -144,12 +146,29 @@ function projectServers(root: Record<string, unknown>): string[] {
   });
 }
 
-/** The rewritten file must parse and hold exactly the kept servers plus the gate's entry. */
+/**
+ * The rewritten file must parse and hold exactly the kept servers plus the gate's entry, and each kept
+ * server, and everything outside the servers object, must be the same characters as before: the edit
+ * touched only what moved and the gate's entry.
+ */
 function checkWrapped(text: string, input: WrapInput, key: string, kept: string[], entry: unknown): void {
   const after = parseClientJson(text, input.file) as Record<string, Record<string, unknown>>;
   const got = Object.keys(after[key] ?? {}).sort();
   const want = [...kept, input.gateServer].sort();
-  if (JSON.stringify(got) !== JSON.stringify(want) || JSON.stringify(after[key]?.[input.gateServer]) !== JSON.stringify(entry))
+  const source = (t: string, path: string[]) => {
+    const root = parseTree(splitBom(t).body, [], { allowTrailingComma: true, disallowComments: false });
+    const node = root && findNodeAtLocation(root, path)?.parent;
+    return node === undefined ? undefined : splitBom(t).body.slice(node.offset, node.offset + node.length);
+  };
+  const outside = (t: string) => {
+    const b = splitBom(t).body;
+    const root = parseTree(b, [], { allowTrailingComma: true, disallowComments: false });
+    const node = root && findNodeAtLocation(root, [key]);
+    return node === undefined ? undefined : [b.slice(0, node.offset), b.slice(node.offset + node.length)];
+  };
+  const same =
+    kept.every((k) => source(text, [key, k]) === source(input.text, [key, k])) && JSON.stringify(outside(text)) === JSON.stringify(outside(input.text));
+  if (!same || JSON.stringify(got) !== JSON.stringify(want) || JSON.stringify(after[key]?.[input.gateServer]) !== JSON.stringify(entry))
     throw new LookfirstError('WRAP_INVALID', `${input.file}: the rewritten file did not come out as intended (a bug); nothing was written.`);
 }
 
