@@ -77,13 +77,22 @@ describe('wrapCodex', () => {
 
   it('refuses, writing nothing, a layout it cannot extend (an inline mcp_servers table)', () => {
     assert.throws(
-      () => wrapCodex(input('mcp_servers = { a = { command = "x" } }\n')),
+      () => wrapCodex(input('mcp_servers = { a = { command = "x" }, k = { command = "k", enabled = false } }\n')),
       (e: unknown) => e instanceof LookfirstError && e.code === 'WRAP_INVALID',
     );
   });
 
   it('masks env values for the dry-run diff without changing anything else', () => {
     assert.equal(maskCodex(text, 'f'), text.replace('"debug"', '"***"').replace('"codex-example-secret"', '"***"'));
+  });
+});
+
+describe('when every server of config.toml moves', () => {
+  it('adds no empty [mcp_servers] header above the gate table', () => {
+    const r = wrapCodex(input('model = "x"\n\n[mcp_servers.files]\ncommand = "npx"\n\n[profiles.a]\nm = 1\n'));
+    assert.doesNotMatch(r.text, /^\[mcp_servers\]$/m);
+    assert.ok(r.text.startsWith('model = "x"\n\n[profiles.a]\nm = 1\n\n# lookfirst wrap: files now runs'), r.text);
+    assert.deepEqual(Object.keys((parse(r.text) as { mcp_servers: object }).mcp_servers), ['lookfirst']);
   });
 });
 

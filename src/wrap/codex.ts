@@ -52,7 +52,11 @@ export function wrapCodex(input: WrapInput): WrapResult {
   const want = structuredClone(doc) as Record<string, Record<string, unknown>>;
   const table = want.mcp_servers as Record<string, unknown>;
   for (const m of plan.moved) delete table[m.clientName];
-  let text = patch(input.text, want);
+  // With every server moved, the patch would leave an empty `[mcp_servers]` header above the gate's own
+  // table; without the key, it removes the tables and the gate's `[mcp_servers.NAME]` alone defines it.
+  const target: Record<string, unknown> = { ...want };
+  if (Object.keys(table).length === 0) delete target.mcp_servers;
+  let text = patch(input.text, target);
   const entry = gateEntry('codex', input.launcher, input.gateConfig, plan.timeout, plan.startupSec);
   table[input.gateServer] = entry;
   const eol = input.text.includes('\r\n') ? '\r\n' : '\n';
