@@ -51,7 +51,7 @@ interface Summary {
   server: string;
   command: string;
   args: string[];
-  moved: { name: string; upstream: string; kind: string }[];
+  moved: { name: string; upstream: string; kind: string; reused: boolean }[];
   kept: { name: string; reason: string }[];
   timeout: { setting: string; value?: number; note: string };
   diff?: string;
@@ -414,5 +414,45 @@ describe('files the user or the system made awkward', () => {
     assert.ok(readFileSync(file, 'utf8').startsWith('\uFEFF{\r\n'));
     assert.equal(runCli(['unwrap', 'vscode', '--config-file', file]).status, 0);
     assert.equal(readFileSync(file, 'utf8'), text);
+  });
+});
+
+describe('when a file is wrapped, unwrapped and wrapped again', () => {
+  it('reuses the upstreams lookfirst.yaml has instead of adding -2 copies, leaves it unchanged, and says so', () => {
+    const file = copyOf('claude_desktop_config.json');
+    const first = wrap('claude-desktop', file);
+    const yaml = readFileSync(first.gate_config, 'utf8');
+    assert.equal(runCli(['unwrap', 'claude-desktop', '--config-file', file]).status, 0);
+    const r = runCli(['wrap', 'claude-desktop', '--config-file', file]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /filesystem → upstreams\.filesystem \(reused: the same server is there already/);
+    assert.match(r.stdout, /gate config: .* \(unchanged: every server was there already\)/);
+    assert.equal(readFileSync(first.gate_config, 'utf8'), yaml);
+    assert.deepEqual(
+      loadConfig(first.gate_config).upstreams.map((u) => u.name),
+      first.moved.map((m) => m.upstream),
+    );
+  });
+
+  it('two clients onto one lookfirst.yaml share a server they both run, and a different one of the same name gets a suffix', () => {
+    const dir = tmp('lf-wrap-two-');
+    dirs.push(dir);
+    const gate = join(dir, 'lookfirst.yaml');
+    const server = (extra: string) => ({ files: { command: NODE, args: [FS_SERVER, dir] }, notes: { command: NODE, args: [MEMORY_SERVER, extra] } });
+    writeFileSync(join(dir, 'cursor.json'), JSON.stringify({ mcpServers: server('a') }, null, 2));
+    writeFileSync(join(dir, 'claude.json'), JSON.stringify({ mcpServers: server('b') }, null, 2));
+    wrap('cursor', join(dir, 'cursor.json'), '--gate-config', gate);
+    const s = wrap('claude-code', join(dir, 'claude.json'), '--gate-config', gate);
+    assert.deepEqual(
+      s.moved.map((m) => [m.name, m.upstream, m.reused]),
+      [
+        ['files', 'files', true],
+        ['notes', 'notes-2', false],
+      ],
+    );
+    assert.deepEqual(
+      loadConfig(gate).upstreams.map((u) => u.name),
+      ['files', 'notes', 'notes-2'],
+    );
   });
 });

@@ -48,7 +48,7 @@ const tomlKey = (k: string): string => (/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.st
 export function wrapCodex(input: WrapInput): WrapResult {
   const doc = parseToml(input.text, input.file);
   const servers = doc.mcp_servers;
-  const plan = planServers('codex', servers, input.file, 'mcp_servers', input.takenUpstreams, input.neededSeconds, input.gateServer);
+  const plan = planServers('codex', servers, input.file, 'mcp_servers', input);
   const want = structuredClone(doc) as Record<string, Record<string, unknown>>;
   const table = want.mcp_servers as Record<string, unknown>;
   for (const m of plan.moved) delete table[m.clientName];

@@ -33,16 +33,18 @@ function parseGate(text: string, file: string): Document.Parsed {
 }
 
 /**
- * lookfirst.yaml with the moved servers added under `upstreams`.
+ * lookfirst.yaml with the moved servers added under `upstreams`; a reused one (MovedServer.reused) is
+ * there already and is not added again. When nothing is added, the existing text comes back unchanged.
  * @param existing the current file's text, or undefined to write a new one.
  * @param source the client's file, named in a new file's header comment.
  * @throws LookfirstError WRAP_INVALID when the existing YAML does not parse; WRAP_REFUSED when an
  *   upstream name is already taken (the caller avoids that by passing the taken names to the plan).
  */
 export function mergeGateConfig(existing: string | undefined, moved: readonly MovedServer[], file: string, source: string): string {
+  const added = moved.filter((m) => m.reused !== true);
   if (existing === undefined) {
     const doc = new Document({
-      upstreams: Object.fromEntries(moved.map((m) => [m.upstream, m.entry])),
+      upstreams: Object.fromEntries(added.map((m) => [m.upstream, m.entry])),
       confirm: { web: { enabled: true } },
     });
     doc.commentBefore = ` Written by \`lookfirst wrap\` from ${source}.\n The servers below run behind the gate; see README "Config reference" for rules and channels.\n The audit key and log sit beside this file: run \`lookfirst keygen --config ${file}\` once.`;
@@ -51,8 +53,9 @@ export function mergeGateConfig(existing: string | undefined, moved: readonly Mo
     return doc.toString({ lineWidth: 0 });
   }
   const doc = parseGate(existing, file);
+  if (added.length === 0) return existing;
   if (!isMap(doc.get('upstreams'))) doc.set('upstreams', doc.createNode({}));
-  for (const m of moved) {
+  for (const m of added) {
     if (doc.hasIn(['upstreams', m.upstream]))
       throw new LookfirstError('WRAP_REFUSED', `${file}: upstreams.${m.upstream} exists already; rename it there, then run wrap again.`);
     doc.setIn(['upstreams', m.upstream], doc.createNode(m.entry));

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { parse } from 'jsonc-parser';
 import { LookfirstError } from '../errors.js';
 import { maskJson, maskUrl, restoreServersJson, wrapJson } from './json.js';
-import type { ClientKind, WrapInput } from './types.js';
+import type { ClientKind, UpstreamEntry, WrapInput } from './types.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../test/fixtures/clients/${name}`, import.meta.url), 'utf8');
 const input = (text: string, extra: Partial<WrapInput> = {}): WrapInput => ({
@@ -258,5 +258,54 @@ describe('when a VS Code file keeps a one-line entry beside a moved one with com
     const out = wrapJson('cursor', input('{"mcpServers":{"k":{"command":"k","envFile":"e"},"a":{"command":"x"}}}')).text;
     assert.ok(out.startsWith('{"mcpServers":{"k":{"command":"k","envFile":"e"},"lookfirst": {"command":'), out);
     assert.doesNotMatch(out, /\n/);
+  });
+});
+
+describe('when lookfirst.yaml already holds the same server', () => {
+  const one = '{"mcpServers":{"filesystem":{"command":"npx","args":["-y","fs","/data"],"env":{"A":"1","B":"2"}}}}';
+  const existing = (entry: UpstreamEntry) => ({ takenUpstreams: new Set(['filesystem']), existingUpstreams: new Map([['filesystem', entry]]) });
+  it('reuses it (env in any order, the default cwd being lookfirst.yaml folder) instead of adding filesystem-2', () => {
+    const r = wrapJson('cursor', input(one, existing({ command: 'npx', args: ['-y', 'fs', '/data'], env: { B: '2', A: '1' }, cwd: '/home/sam' })));
+    assert.deepEqual(
+      r.moved.map((m) => [m.upstream, m.reused]),
+      [['filesystem', true]],
+    );
+  });
+  it('gives a different server of the same name a suffix', () => {
+    const r = wrapJson('cursor', input(one, existing({ command: 'npx', args: ['-y', 'fs', '/other'], cwd: '/home/sam' })));
+    assert.deepEqual(
+      r.moved.map((m) => [m.upstream, m.reused]),
+      [['filesystem-2', undefined]],
+    );
+  });
+  it('treats another working folder, or an http server, as different', () => {
+    const r = wrapJson('cursor', input(one, existing({ command: 'npx', args: ['-y', 'fs', '/data'], env: { A: '1', B: '2' }, cwd: '/srv' })));
+    assert.equal(r.moved[0]?.upstream, 'filesystem-2');
+    const h = wrapJson('cursor', input(one, existing({ url: 'https://x/mcp' })));
+    assert.equal(h.moved[0]?.upstream, 'filesystem-2');
+  });
+  it('reuses an identical entry under another name, and a server listed twice in one file once', () => {
+    const two = '{"mcpServers":{"files":{"command":"m"},"notes":{"command":"m"},"other":{"command":"o"}}}';
+    const r = wrapJson(
+      'cursor',
+      input(two, { takenUpstreams: new Set(['memory']), existingUpstreams: new Map([['memory', { command: 'm', args: [], env: {}, cwd: '/home/sam' }]]) }),
+    );
+    assert.deepEqual(
+      r.moved.map((m) => [m.clientName, m.upstream, m.reused === true]),
+      [
+        ['files', 'memory', true],
+        ['notes', 'memory', true],
+        ['other', 'other', false],
+      ],
+    );
+    const d = wrapJson('cursor', input(two));
+    assert.deepEqual(
+      d.moved.map((m) => [m.upstream, m.reused === true]),
+      [
+        ['files', false],
+        ['files', true],
+        ['other', false],
+      ],
+    );
   });
 });

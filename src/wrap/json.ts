@@ -105,7 +105,7 @@ export function wrapJson(client: ClientKind, input: WrapInput): WrapResult {
   const key = serversKey(client);
   const root = parseClientJson(input.text, input.file) as Record<string, unknown>;
   const servers = root[key];
-  const plan = planServers(client, servers, input.file, key, input.takenUpstreams, input.neededSeconds, input.gateServer);
+  const plan = planServers(client, servers, input.file, key, input);
   const { bom, body } = splitBom(input.text);
   const formattingOptions = formattingOf(body);
   const names = Object.keys(servers as object);

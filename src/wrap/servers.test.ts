@@ -77,6 +77,13 @@ describe('mergeGateConfig', () => {
     assert.ok(text.startsWith('# my gate\nupstreams:\n  memory:\n    # notes\n    command: node # why node\n  files:\n'));
     assert.match(text, /hold_seconds: 30/);
   });
+  it('adds no copy of a reused upstream, and leaves the text as it was when every one is reused', () => {
+    const existing = '# my gate\nupstreams:\n  files: { command: npx, args: [-y, srv] }\n';
+    const reused = [{ ...moved[0]!, reused: true }];
+    assert.equal(mergeGateConfig(existing, reused, 'f', 's'), existing);
+    const fresh = mergeGateConfig(undefined, [...reused, { clientName: 'b', upstream: 'b', entry: { command: 'b', args: [] } }], 'f', 's');
+    assert.deepEqual([...upstreamNamesIn(fresh, 'f')], ['b']);
+  });
   it('refuses to overwrite an upstream of the same name', () => {
     assert.throws(() => mergeGateConfig('upstreams:\n  files:\n    command: x\n', moved, 'f', 's'), /upstreams\.files exists already/);
   });

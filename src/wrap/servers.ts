@@ -132,3 +132,22 @@ export function upstreamNameFor(clientName: string, taken: ReadonlySet<string>):
   for (let i = 2; taken.has(name); i++) name = `${base}-${i}`;
   return name;
 }
+
+const sameMap = (a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean => {
+  const x = Object.entries(a ?? {}).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0));
+  const y = Object.entries(b ?? {}).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0));
+  return JSON.stringify(x) === JSON.stringify(y);
+};
+
+/**
+ * True when two upstream entries start the same server: same command, args (in order), env and working
+ * folder, or same url and headers. A missing `cwd` means `defaultCwd` (lookfirst.yaml's folder, where
+ * the gate starts such a server); env and headers compare as sets of pairs, an absent one as empty.
+ * Keys only the gate reads (`timeout_seconds`, …) are not compared: they do not change what runs.
+ */
+export function sameUpstream(a: UpstreamEntry, b: UpstreamEntry, defaultCwd: string): boolean {
+  if ('url' in a || 'url' in b) return 'url' in a && 'url' in b && a.url === b.url && sameMap(a.headers, b.headers);
+  return (
+    a.command === b.command && JSON.stringify(a.args) === JSON.stringify(b.args) && sameMap(a.env, b.env) && (a.cwd ?? defaultCwd) === (b.cwd ?? defaultCwd)
+  );
+}

@@ -20,6 +20,13 @@ export interface MovedServer {
   /** Its name under `upstreams` (lowercase, `-`/`_` separated, unique). */
   upstream: string;
   entry: UpstreamEntry;
+  /**
+   * True when lookfirst.yaml already holds this very server under `upstream` (same command, args, env
+   * and cwd, or same url and headers): wrap points at that entry instead of adding a copy, so the gate
+   * does not start one server twice (two memory servers writing one file) after wrap, unwrap, wrap, or
+   * when two clients share one lookfirst.yaml.
+   */
+  reused?: boolean;
 }
 
 /** One server of the client's file left where it is, and why (a sentence for a person). */
@@ -70,8 +77,13 @@ export interface WrapInput {
   /** Absolute path of lookfirst.yaml the gate will read. */
   gateConfig: string;
   launcher: Launcher;
-  /** Upstream names already in lookfirst.yaml, which the moved servers must not take. */
+  /** Upstream names already in lookfirst.yaml, which the moved servers must not take (unless reused). */
   takenUpstreams: ReadonlySet<string>;
+  /**
+   * The entries behind those names, as the config loader read them (a stdio `cwd` absolute, resolved
+   * against lookfirst.yaml's folder): a moved server identical to one of them reuses it. Absent: none.
+   */
+  existingUpstreams?: ReadonlyMap<string, UpstreamEntry>;
   /** The longest a tool call may take through the gate (person's decision plus execution), in seconds. */
   neededSeconds: number;
   /** The gate's entry name in the client's file (default `lookfirst`). */

@@ -20,7 +20,7 @@ import { defaultClientFile, type Scope } from '../../wrap/clients.js';
 import { maskCodex, wrapCodex } from '../../wrap/codex.js';
 import { maskGateConfig, mergeGateConfig, upstreamNamesIn } from '../../wrap/gate-config.js';
 import { maskJson, restoreServersJson, serversJson, wrapJson } from '../../wrap/json.js';
-import { CLIENT_KINDS, type ClientKind, type Launcher, type WrapInput, type WrapResult } from '../../wrap/types.js';
+import { CLIENT_KINDS, type ClientKind, type Launcher, type UpstreamEntry, type WrapInput, type WrapResult } from '../../wrap/types.js';
 import { VERSION } from '../version.js';
 import { mustBeWritable, writeAtomic, writeNewCopy, writeWrap } from './wrap-files.js';
 
@@ -115,6 +115,15 @@ function neededSeconds(gateText: string | undefined, gateFile: string): number {
   return Math.ceil((c.confirm.timeoutMs + slowest) / 1000) + MARGIN_SECONDS;
 }
 
+/** lookfirst.yaml's upstreams as the loader reads them (cwd absolute), for the plan to find a server it already has. */
+function existingUpstreams(gateText: string, gateFile: string): Map<string, UpstreamEntry> {
+  return new Map(
+    parseConfig(gateText, gateFile).upstreams.map((u): [string, UpstreamEntry] =>
+      u.kind === 'stdio' ? [u.name, { command: u.command, args: u.args, env: u.env, cwd: u.cwd }] : [u.name, { url: u.url, headers: u.headers }],
+    ),
+  );
+}
+
 function transform(client: ClientKind, input: WrapInput): WrapResult {
   return client === 'codex' ? wrapCodex(input) : wrapJson(client, input);
 }
@@ -138,6 +147,7 @@ export function wrapCommand(clientArg: string, o: WrapOptions): number {
     gateConfig: gateFile,
     launcher: launcherOf(o.launcher),
     takenUpstreams: gateText === undefined ? new Set() : upstreamNamesIn(gateText, gateFile),
+    existingUpstreams: gateText === undefined ? new Map() : existingUpstreams(gateText, gateFile),
     neededSeconds: neededSeconds(gateText, gateFile),
     gateServer: o.name ?? 'lookfirst',
   };
@@ -158,7 +168,7 @@ export function wrapCommand(clientArg: string, o: WrapOptions): number {
     server: result.gateServer,
     command: input.launcher.command,
     args: [...input.launcher.args, 'serve', '--config', gateFile],
-    moved: result.moved.map((m) => ({ name: m.clientName, upstream: m.upstream, kind: 'url' in m.entry ? 'http' : 'stdio' })),
+    moved: result.moved.map((m) => ({ name: m.clientName, upstream: m.upstream, kind: 'url' in m.entry ? 'http' : 'stdio', reused: m.reused === true })),
     kept: result.kept.map((k) => ({ name: k.clientName, reason: k.reason })),
     untouched: result.untouched ?? [],
     timeout: result.timeout,
@@ -226,7 +236,7 @@ function describe(s: {
   server: string;
   command: string;
   args: string[];
-  moved: { name: string; upstream: string }[];
+  moved: { name: string; upstream: string; reused: boolean }[];
   kept: { name: string; reason: string }[];
   untouched: string[];
   timeout: { note: string };
@@ -238,12 +248,12 @@ function describe(s: {
   const would = s.dry_run ? 'would ' : '';
   const lines = [
     `${s.dry_run ? 'would wrap' : 'wrapped'} ${s.file} (${s.client})`,
-    `  behind the gate: ${s.moved.map((m) => `${m.name} → upstreams.${m.upstream}`).join(', ')}`,
+    `  behind the gate: ${s.moved.map((m) => `${m.name} → upstreams.${m.upstream}${m.reused ? ' (reused: the same server is there already, not added twice)' : ''}`).join(', ')}`,
     ...s.kept.map((k) => `  left unwrapped, the client ${would}still run${s.dry_run ? '' : 's'} it without the gate: ${k.name} (${k.reason})`),
     ...s.untouched.map((u) => `  not wrapped, the client still runs them without the gate: ${u}`),
     `  the client ${would}start${s.dry_run ? '' : 's'} "${s.server}": ${[s.command, ...s.args].join(' ')}`,
     `  timeout: ${s.timeout.note}`,
-    `  gate config: ${s.gate_config} (${s.gate_config_created ? 'new' : 'upstreams added'})`,
+    `  gate config: ${s.gate_config} (${s.gate_config_created ? 'new' : s.moved.every((m) => m.reused) ? 'unchanged: every server was there already' : 'upstreams added'})`,
     ...(s.gate_config_mode
       ? [
           `  gate config mode: ${s.gate_config_mode.from} → ${s.gate_config_mode.to} (it ${would}now hold${s.dry_run ? '' : 's'} env or header values; chmod ${s.gate_config_mode.from.slice(1)} undoes it)`,
