@@ -89,7 +89,8 @@ for (const c of CASES) {
       for (const k of s.kept) assert.ok(doc[c.key]?.[k.name], `${k.name} should have stayed`);
     });
 
-    it('puts the moved servers in a lookfirst.yaml the gate loads', () => {
+    it('puts the moved servers in a lookfirst.yaml the gate loads, whose first line names its JSON Schema', () => {
+      assert.ok(readFileSync(s.gate_config, 'utf8').startsWith(`# yaml-language-server: $schema=${join(ROOT, 'schema/lookfirst.schema.json')}\n`));
       const config = loadConfig(s.gate_config);
       assert.deepEqual(
         config.upstreams.map((u) => u.name),

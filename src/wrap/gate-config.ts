@@ -37,17 +37,21 @@ function parseGate(text: string, file: string): Document.Parsed {
  * there already and is not added again. When nothing is added, the existing text comes back unchanged.
  * @param existing the current file's text, or undefined to write a new one.
  * @param source the client's file, named in a new file's header comment.
+ * @param schema the JSON Schema of lookfirst.yaml (an absolute path), named on a new file's first line
+ *   (`# yaml-language-server: $schema=…`) so that editors complete and check its keys; undefined: no line.
  * @throws LookfirstError WRAP_INVALID when the existing YAML does not parse; WRAP_REFUSED when an
  *   upstream name is already taken (the caller avoids that by passing the taken names to the plan).
  */
-export function mergeGateConfig(existing: string | undefined, moved: readonly MovedServer[], file: string, source: string): string {
+export function mergeGateConfig(existing: string | undefined, moved: readonly MovedServer[], file: string, source: string, schema?: string): string {
   const added = moved.filter((m) => m.reused !== true);
   if (existing === undefined) {
     const doc = new Document({
       upstreams: Object.fromEntries(added.map((m) => [m.upstream, m.entry])),
       confirm: { web: { enabled: true } },
     });
-    doc.commentBefore = ` Written by \`lookfirst wrap\` from ${source}.\n The servers below run behind the gate; see README "Config reference" for rules and channels.\n The audit key and log sit beside this file: run \`lookfirst keygen --config ${file}\` once.`;
+    // A path with a line break would end the comment; no line then, rather than a broken one.
+    const schemaLine = schema === undefined || /[\u0000-\u001f\u007f\u2028\u2029]/.test(schema) ? '' : ` yaml-language-server: $schema=${schema}\n`;
+    doc.commentBefore = `${schemaLine} Written by \`lookfirst wrap\` from ${source}.\n The servers below run behind the gate; see README "Config reference" for rules and channels.\n The audit key and log sit beside this file: run \`lookfirst keygen --config ${file}\` once.`;
     const enabled = doc.getIn(['confirm', 'web', 'enabled'], true) as { comment?: string } | undefined;
     if (enabled) enabled.comment = ' the approval page, for clients that cannot ask in their own window';
     return doc.toString({ lineWidth: 0 });

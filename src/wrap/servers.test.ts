@@ -77,6 +77,11 @@ describe('mergeGateConfig', () => {
     assert.ok(text.startsWith('# my gate\nupstreams:\n  memory:\n    # notes\n    command: node # why node\n  files:\n'));
     assert.match(text, /hold_seconds: 30/);
   });
+  it("names the package's JSON Schema on a new file's first line, for editors", () => {
+    const text = mergeGateConfig(undefined, moved, '/p/lookfirst.yaml', '/p/.mcp.json', '/opt/lookfirst/schema/lookfirst.schema.json');
+    assert.ok(text.startsWith('# yaml-language-server: $schema=/opt/lookfirst/schema/lookfirst.schema.json\n# Written by'), text);
+    assert.ok(!mergeGateConfig(undefined, moved, 'f', 's', '/a\nupstreams: {}').includes('yaml-language-server'));
+  });
   it('adds no copy of a reused upstream, and leaves the text as it was when every one is reused', () => {
     const existing = '# my gate\nupstreams:\n  files: { command: npx, args: [-y, srv] }\n';
     const reused = [{ ...moved[0]!, reused: true }];

@@ -124,6 +124,12 @@ function existingUpstreams(gateText: string, gateFile: string): Map<string, Upst
   );
 }
 
+/** This install's JSON Schema of lookfirst.yaml (absolute), for a new file's `$schema` line; undefined when the package lacks it. */
+function schemaPath(): string | undefined {
+  const path = fileURLToPath(new URL('../../../schema/lookfirst.schema.json', import.meta.url));
+  return existsSync(path) ? path : undefined;
+}
+
 function transform(client: ClientKind, input: WrapInput): WrapResult {
   return client === 'codex' ? wrapCodex(input) : wrapJson(client, input);
 }
@@ -152,7 +158,7 @@ export function wrapCommand(clientArg: string, o: WrapOptions): number {
     gateServer: o.name ?? 'lookfirst',
   };
   const result = transform(client, input);
-  const newGate = mergeGateConfig(gateText, result.moved, gateFile, file);
+  const newGate = mergeGateConfig(gateText, result.moved, gateFile, file, schemaPath());
   // Fail closed: never write a lookfirst.yaml the gate would refuse (ConfigError names every problem).
   const keyMissing = !existsSync(parseConfig(newGate, gateFile).audit.keyPath);
   // Secrets that sat in the client's file now sit in lookfirst.yaml too: not for group or others to read.
