@@ -34,8 +34,8 @@ const HOSTILE_META: unknown[] = [
   { traceparent: TP, tracestate: Array.from({ length: 5000 }, (_, i) => `k${i}=v`).join(',') },
   { traceparent: 42, tracestate: null },
 ];
-// A `_meta` that is not an object (an array, a string) is left out: such a request gets no answer at all,
-// with tracing on or off (the JSON-RPC message fails the transport's schema and is dropped).
+/** `_meta` that is not an object: the SDK would drop the request unanswered; the gate answers -32600. */
+const NOT_OBJECT_META: unknown[] = [[TP], 'traceparent', 5];
 
 describe('tracing with a receiver that is down or hangs, and hostile _meta trace context', () => {
   for (const [what, endpoint] of [
@@ -60,11 +60,24 @@ describe('tracing with a receiver that is down or hangs, and hostile _meta trace
         for (const meta of HOSTILE_META) {
           const started = Date.now();
           const read = await agent.client.request(
-            { method: 'tools/call', params: { name: 'read_text_file', arguments: { path: join(data, 'hello.txt') }, _meta: meta } },
+            { method: 'tools/call', params: { name: 'read_text_file', arguments: { path: join(data, 'hello.txt') }, _meta: meta as never } },
             CallToolResultSchema,
           );
           assert.match(textOf(read as Record<string, unknown>), /hello/, JSON.stringify(meta).slice(0, 80));
           assert.ok(Date.now() - started < 5000, `a read took ${Date.now() - started} ms`);
+        }
+        for (const meta of NOT_OBJECT_META) {
+          const started = Date.now();
+          await assert.rejects(
+            agent.client.request(
+              { method: 'tools/call', params: { name: 'read_text_file', arguments: { path: join(data, 'hello.txt') }, _meta: meta as never } },
+              CallToolResultSchema,
+              { timeout: 10_000 },
+            ),
+            /-32600|Invalid Request/,
+            JSON.stringify(meta),
+          );
+          assert.ok(Date.now() - started < 5000, `answered in ${Date.now() - started} ms`);
         }
         const before = asked;
         const write = await agent.client.request(

@@ -79,3 +79,12 @@ describe('JSON-RPC envelope check', () => {
     }
   });
 });
+
+describe('when a request carries a _meta that the SDK would drop without an answer', () => {
+  it('is not a JSON-RPC request here, so it is answered with -32600', () => {
+    for (const meta of [['x'], 'str', 5, null, { progressToken: 1.5 }, { progressToken: {} }])
+      assert.equal(isJsonRpcMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'a', _meta: meta } }), false, JSON.stringify(meta));
+    for (const meta of [{}, { progressToken: 'p' }, { progressToken: 3 }, { traceparent: ['x'] }])
+      assert.equal(isJsonRpcMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'a', _meta: meta } }), true, JSON.stringify(meta));
+  });
+});

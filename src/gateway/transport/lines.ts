@@ -93,7 +93,14 @@ export function isJsonRpcMessage(v: unknown): v is JSONRPCMessage {
   if (m.jsonrpc !== '2.0') return false;
   const idOk = typeof m.id === 'string' || (typeof m.id === 'number' && Number.isFinite(m.id));
   if (typeof m.method === 'string') {
-    return (m.id === undefined || idOk) && (m.params === undefined || isObject(m.params));
+    if (!((m.id === undefined || idOk) && (m.params === undefined || isObject(m.params)))) return false;
+    // The SDK's schema requires `_meta` to be an object and drops a request whose `_meta` is not, without
+    // an answer: refused here instead, so the client gets -32600 rather than waiting for its timeout.
+    const meta = isObject(m.params) ? m.params._meta : undefined;
+    if (meta === undefined) return true;
+    if (!isObject(meta)) return false;
+    const token = meta.progressToken;
+    return token === undefined || typeof token === 'string' || (typeof token === 'number' && Number.isInteger(token));
   }
   if (!idOk) return false;
   if ('result' in m) return isObject(m.result);
