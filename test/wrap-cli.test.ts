@@ -21,7 +21,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parse as parseToml } from '@decimalturn/toml-patch';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -48,6 +48,8 @@ function copyOf(fixture: string, name = fixture.split('/').pop()!): string {
 interface Summary {
   file: string;
   gate_config: string;
+  gate_config_note: string | null;
+  warning: string | null;
   server: string;
   command: string;
   args: string[];
@@ -455,5 +457,50 @@ describe('when a file is wrapped, unwrapped and wrapped again', () => {
       loadConfig(gate).upstreams.map((u) => u.name),
       ['files', 'notes', 'notes-2'],
     );
+  });
+});
+
+describe("when the client's file is inside a git work tree", () => {
+  /** A project with a `.git` folder, its client file one folder down, and a config home of its own. */
+  function project(): { proj: string; app: string; mcp: string; home: string } {
+    const proj = tmp('lf-wrap-git-');
+    const home = tmp('lf-wrap-xdg-');
+    dirs.push(proj, home);
+    mkdirSync(join(proj, '.git'));
+    const app = join(proj, 'app');
+    mkdirSync(app);
+    const mcp = join(app, '.mcp.json');
+    writeFileSync(mcp, CLIENT);
+    return { proj, app, mcp, home };
+  }
+
+  it("puts lookfirst.yaml (and so the audit key) in a private folder of lookfirst's config folder, not in the project", () => {
+    const { proj, app, mcp, home } = project();
+    const r = runCli(['wrap', 'claude-code', '--config-file', mcp, '--json'], { env: { XDG_CONFIG_HOME: home } });
+    assert.equal(r.status, 0, r.stderr);
+    const s = JSON.parse(r.stdout) as Summary;
+    const folder = join(home, 'lookfirst', `${basename(proj).toLowerCase()}-claude-code-`);
+    assert.ok(s.gate_config.startsWith(folder) && /-[0-9a-f]{8}\/lookfirst\.yaml$/.test(s.gate_config), s.gate_config);
+    assert.match(s.gate_config_note ?? '', /inside the git work tree/);
+    assert.equal(statSync(join(s.gate_config, '..')).mode & 0o777, 0o700);
+    assert.deepEqual(readdirSync(app).sort(), ['.mcp.json', '.mcp.json.lookfirst-backup', '.mcp.json.lookfirst-wrap.json']);
+    const k = runCli(['keygen', '--config', s.gate_config]);
+    assert.equal(k.status, 0, k.stderr);
+    assert.equal(loadConfig(s.gate_config).audit.keyPath.startsWith(folder), true);
+    // Unwrapped and wrapped again, the same file finds the same folder, and its servers there.
+    assert.equal(runCli(['unwrap', 'claude-code', '--config-file', mcp]).status, 0);
+    const again = runCli(['wrap', 'claude-code', '--config-file', mcp, '--json'], { env: { XDG_CONFIG_HOME: home } });
+    assert.equal((JSON.parse(again.stdout) as Summary).gate_config, s.gate_config);
+    assert.equal((JSON.parse(again.stdout) as Summary).moved[0]?.reused, true);
+  });
+
+  it('uses a lookfirst.yaml already beside the file, warning loudly that it could be committed', () => {
+    const { app, mcp, home } = project();
+    writeFileSync(join(app, 'lookfirst.yaml'), GATE);
+    const r = runCli(['wrap', 'claude-code', '--config-file', mcp, '--json'], { env: { XDG_CONFIG_HOME: home } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal((JSON.parse(r.stdout) as Summary).gate_config, join(app, 'lookfirst.yaml'));
+    assert.match(r.stderr, /WARNING: .*lookfirst\.yaml is inside the git work tree .*could be committed/);
+    assert.deepEqual(readdirSync(home), []);
   });
 });

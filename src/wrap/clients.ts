@@ -114,3 +114,35 @@ export function gateEntry(client: ClientKind, launcher: Launcher, gateConfig: st
       return run;
   }
 }
+
+/**
+ * lookfirst's own folder for gate configs: `$XDG_CONFIG_HOME/lookfirst` or `~/.config/lookfirst`
+ * (Linux, macOS), `%APPDATA%\lookfirst` (Windows). Outside any project, so that the audit key, the log
+ * and the env values wrap moves are never committed with a project.
+ */
+export function gateHome(place: Place): string {
+  const p = place.platform === 'win32' ? win32 : posix;
+  if (place.platform === 'win32') return p.join(place.appData ?? p.join(place.home, 'AppData', 'Roaming'), 'lookfirst');
+  return p.join(place.xdgConfigHome ?? p.join(place.home, '.config'), 'lookfirst');
+}
+
+/**
+ * The folder name under gateHome for one client file of one project: `<project>-<client>-<hash8>`,
+ * the project folder's name (lowercase, `-` separated) for a person to recognise, and the first 8 hex
+ * digits of the SHA-256 of the client file's absolute path, so that two projects of one name, or two
+ * clients of one project (each gate has its own log and page), never share a folder, and wrapping the
+ * same file again finds the same one.
+ */
+export function gateFolderName(projectDir: string, client: ClientKind, fileHashHex: string): string {
+  const name =
+    (
+      projectDir
+        .split(/[\\/]/)
+        .filter((s) => s !== '')
+        .at(-1) ?? ''
+    )
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'project';
+  return `${name}-${client}-${fileHashHex.slice(0, 8)}`;
+}

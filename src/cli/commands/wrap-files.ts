@@ -6,7 +6,8 @@
  * was already written is undone in reverse, so that a half-wrapped state (upstreams added, backup left,
  * client unchanged) never remains for a person to untangle.
  */
-import { accessSync, chmodSync, constants, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { LookfirstError } from '../../errors.js';
 
@@ -73,6 +74,9 @@ export function writeWrap(w: WrapWrites): void {
     undo.push([w.note, () => rmSync(w.note, { force: true })]);
     step = w.gateFile;
     if (w.gateBefore === undefined) {
+      // A folder of its own (lookfirst's config folder, by default, for a project's client): private, as the key will be.
+      const made = mkdirSync(dirname(w.gateFile), { recursive: true, mode: 0o700 });
+      if (made !== undefined) undo.push([made, () => rmSync(made, { recursive: true, force: true })]);
       writeFileSync(w.gateFile, w.gateText, { flag: 'wx', mode: 0o600 });
       undo.push([w.gateFile, () => rmSync(w.gateFile, { force: true })]);
     } else {
@@ -126,5 +130,16 @@ export function writeNewCopy(file: string, suffix: string, data: Buffer, mode: n
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
+  }
+}
+
+/**
+ * The git work tree `dir` is in: the nearest folder from `dir` up that holds `.git` (a folder, or the
+ * file a worktree or submodule has), or undefined. Files wrap would put there could be committed.
+ */
+export function gitWorkTreeOf(dir: string): string | undefined {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    if (existsSync(join(d, '.git'))) return d;
+    if (dirname(d) === d) return undefined;
   }
 }

@@ -16,13 +16,13 @@ import { fileURLToPath } from 'node:url';
 import { createTwoFilesPatch } from 'diff';
 import { parseConfig } from '../../config/load.js';
 import { LookfirstError } from '../../errors.js';
-import { defaultClientFile, type Scope } from '../../wrap/clients.js';
+import { defaultClientFile, gateFolderName, gateHome, type Place, type Scope } from '../../wrap/clients.js';
 import { maskCodex, wrapCodex } from '../../wrap/codex.js';
 import { maskGateConfig, mergeGateConfig, upstreamNamesIn } from '../../wrap/gate-config.js';
 import { maskJson, restoreServersJson, serversJson, wrapJson } from '../../wrap/json.js';
 import { CLIENT_KINDS, type ClientKind, type Launcher, type UpstreamEntry, type WrapInput, type WrapResult } from '../../wrap/types.js';
 import { VERSION } from '../version.js';
-import { mustBeWritable, writeAtomic, writeNewCopy, writeWrap } from './wrap-files.js';
+import { gitWorkTreeOf, mustBeWritable, writeAtomic, writeNewCopy, writeWrap } from './wrap-files.js';
 
 /** Options of `lookfirst wrap`. */
 export interface WrapOptions {
@@ -64,17 +64,56 @@ function scopeOf(client: ClientKind, scope: string | undefined): Scope {
   throw new LookfirstError('USAGE', `--scope is project or user, not "${scope}"`);
 }
 
-/** The client's file: --config-file, else the client's default for this OS and scope. */
-function clientFileOf(client: ClientKind, o: { configFile?: string; scope?: string }): string {
-  if (o.configFile !== undefined) return resolve(o.configFile);
-  const place = {
+function placeHere(): Place {
+  return {
     platform: process.platform,
     home: homedir(),
     cwd: process.cwd(),
     ...(process.env.APPDATA ? { appData: process.env.APPDATA } : {}),
     ...(process.env.XDG_CONFIG_HOME ? { xdgConfigHome: process.env.XDG_CONFIG_HOME } : {}),
   };
-  return defaultClientFile(client, place, scopeOf(client, o.scope));
+}
+
+/** The client's file: --config-file, else the client's default for this OS and scope. */
+function clientFileOf(client: ClientKind, o: { configFile?: string; scope?: string }): string {
+  if (o.configFile !== undefined) return resolve(o.configFile);
+  return defaultClientFile(client, placeHere(), scopeOf(client, o.scope));
+}
+
+/** Where lookfirst.yaml goes, and a sentence when that is not beside the client's file, or is but should not be. */
+interface GatePlace {
+  file: string;
+  note?: string;
+  warning?: string;
+}
+
+/**
+ * lookfirst.yaml's path: --gate-config; else beside the client's file, unless that file belongs to a
+ * project (a project-scoped default such as ./.mcp.json or .vscode/mcp.json, or any file inside a git
+ * work tree), whose folders people commit: then a folder of its own under lookfirst's config folder
+ * (gateHome/gateFolderName), since `keygen` puts the audit key beside lookfirst.yaml and lookfirst.yaml
+ * receives the moved servers' env and header values. A lookfirst.yaml already beside the file is used
+ * (an earlier wrap, or the user's own), with a warning when it sits in a work tree.
+ */
+function gatePlaceOf(client: ClientKind, file: string, o: WrapOptions): GatePlace {
+  if (o.gateConfig !== undefined) return { file: resolve(o.gateConfig) };
+  const beside = join(dirname(file), 'lookfirst.yaml');
+  const tree = gitWorkTreeOf(dirname(file));
+  const projectDefault =
+    o.configFile === undefined && (client === 'vscode' || (client !== 'codex' && client !== 'claude-desktop' && scopeOf(client, o.scope) === 'project'));
+  if (tree === undefined && !projectDefault) return { file: beside };
+  const where = tree === undefined ? `the project ${process.cwd()}` : `the git work tree ${tree}`;
+  if (existsSync(beside))
+    return {
+      file: beside,
+      warning: `WARNING: ${beside} is inside ${where}: its env and header values, and the audit key and log that sit beside it, could be committed. Move them to a folder of their own and pass --gate-config, or keep them out of git (.gitignore).`,
+    };
+  const place = placeHere();
+  const folder = gateFolderName(tree ?? place.cwd, client, sha256(file));
+  return {
+    file: join(gateHome(place), folder, 'lookfirst.yaml'),
+    note: `not beside ${file}, which is inside ${where}: the gate's env values, audit key and log stay out of the project (--gate-config F puts them elsewhere)`,
+  };
 }
 
 /**
@@ -138,7 +177,8 @@ function transform(client: ClientKind, input: WrapInput): WrapResult {
 export function wrapCommand(clientArg: string, o: WrapOptions): number {
   const client = clientOf(clientArg);
   const file = clientFileOf(client, o);
-  const gateFile = resolve(o.gateConfig ?? join(dirname(file), 'lookfirst.yaml'));
+  const gatePlace = gatePlaceOf(client, file, o);
+  const gateFile = gatePlace.file;
   if (existsSync(backupOf(file)) || existsSync(noteOf(file)))
     throw new LookfirstError(
       'WRAP_REFUSED',
@@ -181,8 +221,12 @@ export function wrapCommand(clientArg: string, o: WrapOptions): number {
     backup: backupOf(file),
     gate_config_mode: tighten && gateMode !== undefined ? { from: octal(gateMode), to: octal(gateMode & 0o700) } : null,
     audit_key_missing: keyMissing,
+    gate_config_note: gatePlace.note ?? null,
+    warning: gatePlace.warning ?? null,
     dry_run: o.dryRun === true,
   };
+  // Loud on stderr too, so that --json users and scripts see it.
+  if (gatePlace.warning !== undefined) process.stderr.write(`lookfirst: ${gatePlace.warning}\n`);
   if (o.dryRun) {
     // Both sides masked after the real transform (not the transform of a masked copy, which would move a
     // server whose env holds a ${VAR} that *** hides): the diff shows exactly what wrap writes, no secret.
@@ -249,6 +293,8 @@ function describe(s: {
   backup: string;
   gate_config_mode: { from: string; to: string } | null;
   audit_key_missing: boolean;
+  gate_config_note: string | null;
+  warning: string | null;
   dry_run: boolean;
 }): string {
   const would = s.dry_run ? 'would ' : '';
@@ -260,6 +306,8 @@ function describe(s: {
     `  the client ${would}start${s.dry_run ? '' : 's'} "${s.server}": ${[s.command, ...s.args].join(' ')}`,
     `  timeout: ${s.timeout.note}`,
     `  gate config: ${s.gate_config} (${s.gate_config_created ? 'new' : s.moved.every((m) => m.reused) ? 'unchanged: every server was there already' : 'upstreams added'})`,
+    ...(s.gate_config_note ? [`    ${s.gate_config_note}`] : []),
+    ...(s.warning ? [`  ${s.warning}`] : []),
     ...(s.gate_config_mode
       ? [
           `  gate config mode: ${s.gate_config_mode.from} → ${s.gate_config_mode.to} (it ${would}now hold${s.dry_run ? '' : 's'} env or header values; chmod ${s.gate_config_mode.from.slice(1)} undoes it)`,
