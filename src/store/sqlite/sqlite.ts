@@ -57,13 +57,12 @@ export function createSqliteStore(path: string, opts: StoreOptions = {}): Store 
         // SQLite says below what is wrong with the path, in the words of its own error.
       }
     }
-    const d = new Database(path, { timeout: SQLITE_BUSY_TIMEOUT_MS });
+    const d = retain(new Database(path, { timeout: SQLITE_BUSY_TIMEOUT_MS }));
     try {
-      d.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-      d.pragma('journal_mode = WAL');
-      d.pragma('synchronous = NORMAL');
+      // exec, not pragma(): pragma() prepares a statement each time, which would be garbage (see RETAINED).
+      d.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL`);
       d.transaction(() => d.exec(SCHEMA)).immediate();
-      const version = (d.prepare("SELECT value FROM store_meta WHERE name = 'schema_version'").get() as { value: string } | undefined)?.value;
+      const version = (retain(d.prepare("SELECT value FROM store_meta WHERE name = 'schema_version'")).get() as { value: string } | undefined)?.value;
       if (version !== String(SCHEMA_VERSION)) throw Object.assign(new Error(`schema version ${version}`), { code: 'LOOKFIRST_SCHEMA' });
       return d;
     } catch (err) {
@@ -72,7 +71,7 @@ export function createSqliteStore(path: string, opts: StoreOptions = {}): Store 
     }
   });
 
-  const q = {
+  const q = retain({
     get: db.prepare('SELECT key, value, version, expires_at_ms FROM store_records WHERE kind = ? AND key = ?'),
     live: db.prepare(
       'SELECT key, value, version, expires_at_ms FROM store_records WHERE kind = ? AND key = ? AND (expires_at_ms IS NULL OR expires_at_ms > ?)',
@@ -90,7 +89,7 @@ export function createSqliteStore(path: string, opts: StoreOptions = {}): Store 
     prune: db.prepare('DELETE FROM store_changes WHERE seq <= (SELECT MAX(seq) FROM store_changes) - ?'),
     since: db.prepare('SELECT seq, kind, key FROM store_changes WHERE seq > ? ORDER BY seq'),
     lastSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM store_changes'),
-  };
+  });
   const watchers = new Watchers();
   let lastSeq = 0;
   let pollTimer: NodeJS.Timeout | undefined;
@@ -233,6 +232,24 @@ export function createSqliteStore(path: string, opts: StoreOptions = {}): Store 
     },
   };
   return store;
+}
+
+/**
+ * Every Database and Statement this process made, kept reachable until it exits. On Node 24.19 and later,
+ * better-sqlite3 before 13 aborts the process (`Assertion failed: (env) != nullptr` in
+ * RemoveEnvironmentCleanupHook) when the garbage collector finalizes one of its objects outside a
+ * JavaScript context; 13 fixes it but does not run on Node 20, and one pinned version serves 20, 22 and
+ * 24 (README "Development"). Objects that are never garbage are destroyed by Node's own cleanup at exit,
+ * where that is safe. The cost is bounded: one handle and eleven statements per store opened, and a
+ * process opens one store (tests open a few hundred). Statements are made only at open for this reason;
+ * transactions reuse statements better-sqlite3 keeps per database.
+ */
+const RETAINED = new Set<object>();
+
+/** Keeps `o` reachable for the life of the process (see RETAINED); returns it. */
+function retain<T extends object>(o: T): T {
+  RETAINED.add(o);
+  return o;
 }
 
 /** Runs one SQLite call, turning its failures into StoreError. */
