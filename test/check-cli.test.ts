@@ -6,36 +6,16 @@
  * gate that ran once, with a head copy kept elsewhere, 7/7.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { FS_SERVER, MAIN, NODE, startAgent, tmp, writeConfig } from './helpers.js';
+import { FS_SERVER, NODE, runCliAsync, startAgent, tmp, writeConfig } from './helpers.js';
 import { type PostgresServer, postgresMissing, startPostgres } from './postgres.js';
 import { removeTemp } from './temp.js';
 
-/** Runs the CLI to completion (async: a check starts servers of its own, and this machine is slow to start node). */
-function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [MAIN, ...args], { env: { ...process.env, NO_COLOR: '1', LOOKFIRST_NO_OPEN: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.once('error', reject);
-    child.once('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
+const cli = (args: string[]) => runCliAsync(args, 120_000);
 
 /** A port nothing listens on now (bound, then closed). */
 async function freePort(): Promise<number> {

@@ -6,36 +6,17 @@
  * ends within its --timeout.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { MAIN, NODE, tmp, writeConfig } from './helpers.js';
+import { NODE, runCliAsync, tmp, writeConfig } from './helpers.js';
 
 const dirs: string[] = [];
 after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [MAIN, ...args], { env: { ...process.env, NO_COLOR: '1', LOOKFIRST_NO_OPEN: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.once('error', reject);
-    child.once('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
+const cli = (args: string[]) => runCliAsync(args, 90_000);
 
 const EVIL = 'x\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202eexe.txt\u2028next';
 /** Anything a terminal acts on or reorders with: C0 but newline, DEL, C1, bidi, line separators. */

@@ -2,7 +2,7 @@
  * Shared harness for the end-to-end suites: temp folders, configs, the real gate as a child process
  * (the built CLI, exactly as a client starts it), and the SDK's Client as the agent.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,6 +135,30 @@ export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv } = {}): 
     timeout: 30_000,
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * Runs the CLI to completion without blocking this process (a command that starts servers of its own, as
+ * `check` does, while the test serves something too); killed after `timeoutMs`.
+ */
+export function runCliAsync(args: string[], timeoutMs = 120_000): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE, [MAIN, ...args], { env: { ...process.env, NO_COLOR: '1', LOOKFIRST_NO_OPEN: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', reject);
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
 }
 
 /** Polls until `check` is true or `ms` pass. */
