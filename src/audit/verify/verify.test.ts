@@ -203,7 +203,11 @@ describe('audit log writer', () => {
     it('refuses to start on a log cut at the end, instead of re-signing the cut', async () => {
       const made = await makeLog(5);
       writeFileSync(made.logPath, `${made.lines.slice(0, 3).join('\n')}\n`);
-      await assert.rejects(open(made), (e: Error & { code?: string }) => e.code === 'AUDIT_LOG_UNREADABLE' && /line 4: log truncated: head sidecar records 5 entries, the log ends after 3/.test(e.message));
+      await assert.rejects(
+        open(made),
+        (e: Error & { code?: string }) =>
+          e.code === 'AUDIT_LOG_UNREADABLE' && /line 4: log truncated: head sidecar records 5 entries, the log ends after 3/.test(e.message),
+      );
       assert.equal(readFileSync(made.logPath, 'utf8').split('\n').length, 4, 'nothing was changed');
     });
     it('refuses when the last newline was removed (the last entry would otherwise be quarantined away)', async () => {
