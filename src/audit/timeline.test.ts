@@ -72,6 +72,16 @@ describe('mergeTimeline', () => {
     });
   });
 
+  it('skips, and counts, a line whose ts no Date can show or whose seq is not finite (timeline --include-unverified reads such logs)', () => {
+    const text = ['{"seq":1,"ts":1e300,"event":"gate_started"}', '{"seq":1e999,"ts":5,"event":"x"}', '{"seq":2,"ts":7,"event":"x"}', ''].join('\n');
+    const { entries, skipped } = mergeTimeline([{ log: 'a', text }]);
+    assert.deepEqual(
+      entries.map((e) => e.seq),
+      [2],
+    );
+    assert.equal(skipped, 2);
+  });
+
   it('merges no logs into an empty timeline', () => {
     assert.deepEqual(mergeTimeline([]), { entries: [], skipped: 0 });
   });

@@ -71,7 +71,7 @@ export function mergeTimeline(logs: TimelineLog[], opts: { callId?: string } = {
     let replica: string | undefined;
     for (const line of text.split('\n')) {
       if (line === '') continue;
-      const e = parseEntry(line);
+      const e = parseEntryLine(line);
       if (!e) {
         skipped++;
         continue;
@@ -85,7 +85,28 @@ export function mergeTimeline(logs: TimelineLog[], opts: { callId?: string } = {
   return { entries, skipped };
 }
 
-function parseEntry(line: string): (Record<string, unknown> & { seq: number; ts: number; event: string }) | undefined {
+/** An audit entry as read back from a line, before any verification: the fields every entry has. */
+export type LogEntry = Record<string, unknown> & { seq: number; ts: number; event: string };
+
+/** The furthest a JavaScript Date reaches either side of the epoch (ms): a `ts` beyond it is no time. */
+const MAX_DATE_MS = 8.64e15;
+
+/**
+ * `v` as an entry, or undefined when it lacks a finite numeric `seq`, a `ts` a Date can show, or a string
+ * `event`. A `ts` no Date can show (1e300) is not an entry: showing it would throw, and one line of a log
+ * read unverified must not stop `tail`, `stats` or `timeline --include-unverified`.
+ */
+export function asLogEntry(v: Record<string, unknown>): LogEntry | undefined {
+  if (typeof v.seq !== 'number' || typeof v.ts !== 'number' || typeof v.event !== 'string') return undefined;
+  if (!Number.isFinite(v.seq) || !(Math.abs(v.ts) <= MAX_DATE_MS)) return undefined;
+  return v as LogEntry;
+}
+
+/**
+ * Parses one line of a log into an entry, or undefined when it is not one (not a JSON object, or not an
+ * entry by asLogEntry); the caller counts such lines.
+ */
+export function parseEntryLine(line: string): LogEntry | undefined {
   let v: unknown;
   try {
     v = JSON.parse(line);
@@ -93,9 +114,7 @@ function parseEntry(line: string): (Record<string, unknown> & { seq: number; ts:
     return undefined;
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
-  const e = v as Record<string, unknown>;
-  if (typeof e.seq !== 'number' || typeof e.ts !== 'number' || typeof e.event !== 'string') return undefined;
-  return e as Record<string, unknown> & { seq: number; ts: number; event: string };
+  return asLogEntry(v as Record<string, unknown>);
 }
 
 /**

@@ -8,6 +8,8 @@
  * @see ../audit/events.ts for every event and its fields.
  */
 
+import { asLogEntry, type LogEntry, parseEntryLine } from '../audit/timeline.js';
+
 /**
  * What became of a call, as shown:
  * - `executed ok`: it ran, the upstream answered, and read-back (if any) agreed;
@@ -139,7 +141,7 @@ export function createDecisionTracker(): DecisionTracker {
 
   return {
     push(raw) {
-      const e = asEntry(raw);
+      const e = asLogEntry(raw);
       if (!e) return [];
       if (e.event === 'read') {
         const tool = str(e.tool) ?? '?';
@@ -222,33 +224,10 @@ export function createDecisionTracker(): DecisionTracker {
   };
 }
 
-type Entry = Record<string, unknown> & { seq: number; ts: number; event: string };
+type Entry = LogEntry;
 
-/** The furthest a JavaScript Date reaches either side of the epoch (ms): a `ts` beyond it is no time. */
-const MAX_DATE_MS = 8.64e15;
-
-// A `ts` no Date can show (1e300) is not an entry: showing it would throw, and one line of a log read
-// unverified must not stop `tail` or `stats`.
-function asEntry(v: Record<string, unknown>): Entry | undefined {
-  if (typeof v.seq !== 'number' || typeof v.ts !== 'number' || typeof v.event !== 'string') return undefined;
-  if (!Number.isFinite(v.seq) || !(Math.abs(v.ts) <= MAX_DATE_MS)) return undefined;
-  return v as Entry;
-}
-
-/**
- * Parses one line of the log into an entry object, or undefined when it is not a JSON object (a line
- * that is not an entry; the caller counts it).
- */
-export function parseEntryLine(line: string): Record<string, unknown> | undefined {
-  let v: unknown;
-  try {
-    v = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
-  return asEntry(v as Record<string, unknown>);
-}
+/** Re-exported for the commands that read the log: one line read as an entry (audit/timeline.ts). */
+export { parseEntryLine };
 
 /** Every decision in a log's text (complete lines only), and how many lines were not entries. */
 export function decisionsOf(text: string): { records: DecisionRecord[]; open: OpenCall[]; skipped: number } {
