@@ -3,7 +3,7 @@
  * (the built CLI, exactly as a client starts it), and the SDK's Client as the agent.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -125,6 +125,19 @@ export function verdictOf(result: Record<string, unknown>): Record<string, unkno
 /** Text of all text blocks. */
 export function textOf(result: Record<string, unknown>): string {
   return ((result.content as { type: string; text?: string }[]) ?? []).map((c) => c.text ?? '').join('');
+}
+
+/**
+ * A gate config in front of server-filesystem serving a fresh `data` folder that holds `files` (name →
+ * text); `extra` is more YAML after `upstreams`.
+ */
+export function filesystemGate(extra = '', files: Record<string, string> = {}): { dir: string; data: string; config: string } {
+  const dir = tmp();
+  const data = join(dir, 'data');
+  mkdirSync(data);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(data, name), text);
+  const config = writeConfig(dir, `upstreams:\n  files:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FS_SERVER, data])}\n${extra}`);
+  return { dir, data, config };
 }
 
 /** Runs the CLI to completion. */

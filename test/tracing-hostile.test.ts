@@ -5,11 +5,11 @@
  * declined, nothing is written), and the gate keeps answering. Real gate, real filesystem server.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { CallToolResultSchema, FS_SERVER, NODE, startAgent, textOf, tmp, verdictOf, writeConfig } from './helpers.js';
+import { CallToolResultSchema, filesystemGate, startAgent, textOf, verdictOf } from './helpers.js';
 
 const servers: Server[] = [];
 after(() => {
@@ -43,14 +43,9 @@ describe('tracing with a receiver that is down or hangs, and hostile _meta trace
     ['hanging', hungReceiver],
   ] as const) {
     it(`a read passes and a write is still held (receiver ${what})`, { timeout: 180_000 }, async () => {
-      const dir = tmp();
-      const data = join(dir, 'data');
-      mkdirSync(data);
-      writeFileSync(join(data, 'hello.txt'), 'hello');
-      const config = writeConfig(
-        dir,
-        `upstreams:\n  files:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FS_SERVER, data])}\nconfirm:\n  timeout_seconds: 20\ntracing:\n  enabled: true\n  otlp_endpoint: ${await endpoint()}\n`,
-      );
+      const { data, config } = filesystemGate(`confirm:\n  timeout_seconds: 20\ntracing:\n  enabled: true\n  otlp_endpoint: ${await endpoint()}\n`, {
+        'hello.txt': 'hello',
+      });
       let asked = 0;
       const agent = await startAgent(config, () => {
         asked++;

@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -15,7 +14,7 @@ import { Client as ModernClient } from '@modelcontextprotocol/client';
 import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio';
 import { ResultSchema } from '@modelcontextprotocol/core';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { FS_SERVER, MAIN, NODE, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
+import { filesystemGate, MAIN, NODE, startAgent, verdictOf, waitFor } from './helpers.js';
 
 interface Span {
   traceId: string;
@@ -66,13 +65,9 @@ describe('tracing: spans of each tools/call to an OTLP/HTTP receiver', async () 
   after(() => new Promise<void>((r) => receiver.server.close(() => r())));
 
   it("makes the gate's span a child of the client's traceparent, with the steps as its children", async () => {
-    const dir = tmp();
-    const data = join(dir, 'data');
-    mkdirSync(data);
-    writeFileSync(join(data, 'hello.txt'), 'hello');
-    const config = writeConfig(
-      dir,
-      `upstreams:\n  files:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FS_SERVER, data])}\nconfirm:\n  timeout_seconds: 20\ntracing:\n  enabled: true\n  otlp_endpoint: ${receiver.url}\n  service_name: gate-under-test\n`,
+    const { data, config } = filesystemGate(
+      `confirm:\n  timeout_seconds: 20\ntracing:\n  enabled: true\n  otlp_endpoint: ${receiver.url}\n  service_name: gate-under-test\n`,
+      { 'hello.txt': 'hello' },
     );
     const agent = await startAgent(config, () => ({ action: 'accept', content: { approve: true } }));
     const traceId = randomBytes(16).toString('hex');
@@ -150,14 +145,7 @@ describe('tracing: spans of each tools/call to an OTLP/HTTP receiver', async () 
   });
 
   it('follows the trace context a 2026-07-28 client sends in its request _meta', async () => {
-    const dir = tmp();
-    const data = join(dir, 'data');
-    mkdirSync(data);
-    writeFileSync(join(data, 'modern.txt'), 'hello');
-    const config = writeConfig(
-      dir,
-      `upstreams:\n  files:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FS_SERVER, data])}\ntracing:\n  enabled: true\n  otlp_endpoint: ${receiver.url}\n`,
-    );
+    const { data, config } = filesystemGate(`tracing:\n  enabled: true\n  otlp_endpoint: ${receiver.url}\n`, { 'modern.txt': 'hello' });
     const client = new ModernClient({ name: 'modern-agent', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(new ModernStdio({ command: NODE, args: [MAIN, 'serve', '--config', config], stderr: 'ignore' }));
     const traceId = randomBytes(16).toString('hex');
