@@ -250,6 +250,17 @@ describe('when a wrapped Claude Code project is started the way its .mcp.json sa
  */
 const asRoot = process.getuid?.() === 0;
 const USER = 65534;
+/**
+ * Why nobody cannot run this Node and CLI at all (a Node under a private folder, such as one installed
+ * into a `mktemp -d`), or false. Then the refusals cannot be shown as a user meets them, so they are skipped
+ * with that reason instead of failing on a spawn that never started.
+ */
+const cannotDrop: string | false = (() => {
+  if (!asRoot) return false;
+  const r = spawnSync(NODE, [MAIN, '--version'], { encoding: 'utf8', timeout: 30_000, uid: USER, gid: USER });
+  if (r.status === 0) return false;
+  return `user ${USER} cannot run ${NODE} ${MAIN} (${r.error?.message ?? r.stderr.trim().split('\n')[0] ?? `exit ${r.status}`})`;
+})();
 function runAsUser(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(NODE, [MAIN, ...args], {
     encoding: 'utf8',
@@ -275,7 +286,7 @@ function userFile(path: string, text: string, mode = 0o644): string {
 const GATE = '# my gate\nupstreams:\n  other:\n    command: y\n';
 const CLIENT = '{\n  "mcpServers": {\n    "files": { "command": "x", "env": { "TOKEN": "s3cret-token" } }\n  }\n}\n';
 
-describe('files the user or the system made awkward', () => {
+describe('files the user or the system made awkward', { skip: cannotDrop }, () => {
   it('refuses a read-only client file before writing anything (no backup, lookfirst.yaml as it was)', () => {
     const dir = userDir();
     const file = userFile(join(dir, 'mcp.json'), CLIENT, 0o444);
