@@ -108,6 +108,15 @@ describe('lookfirst check, its pure checks', () => {
       assert.deepEqual(levels(r), ['ERROR']);
       assert.match(r[0]?.message ?? '', /10 characters; at least 32/);
     });
+    it("names where previews go without the webhook URL's token, password or query values", () => {
+      const url = 'https://user:pw@hooks.example.com/services/T0000000/B0000000/XXXXXXXXXXXXXXXXXXXXXXXX?sig=abc';
+      const yaml = `confirm:\n  elicitation: false\n  webhook: { url: "${url}", secret_file: hook.secret }\n`;
+      const r = checkChannels(healthy(yaml, { webhookSecret: { path: '/cfg/hook.secret', exists: true, mode: 0o600, chars: 40, minChars: 32 } }));
+      const line = r.find((x) => x.id === 'confirm.webhook');
+      assert.equal(line?.level, 'OK');
+      assert.match(line?.message ?? '', /previews go to https:\/\/user:\*\*\*@hooks\.example\.com\/services\/T0000000\/B0000000\/\*\*\*\?sig=\*\*\*;/);
+      assert.doesNotMatch(line?.message ?? '', /XXXX|pw@|abc/);
+    });
     it('warns when something already listens on a port the gate would open', () => {
       const r = checkChannels(
         healthy('confirm:\n  elicitation: false\n  web: { enabled: true }\n', {

@@ -5,7 +5,9 @@
  * likely wrong or weaker than it looks (a rule that matches nothing, a key others can read). Every line
  * that is not OK says what to do next. Fail closed: a fact that could not be read is never OK.
  */
+
 import type { Config } from '../config/load.js';
+import { maskUrl } from '../core/mask-url.js';
 import type { CheckFacts, CheckResult, FileFact, Level, SecretFact } from './facts.js';
 import { exposedTools } from './tools.js';
 
@@ -161,7 +163,13 @@ export function checkChannels(
     if (ca) problems.push(ca);
     out.push(...problems);
     if (!problems.some((p) => p.level === 'ERROR'))
-      out.push(line('confirm.webhook', 'OK', `previews go to ${c.webhook.url}; decisions come back to ${c.webhook.listenHost}:${c.webhook.listenPort}`));
+      out.push(
+        line(
+          'confirm.webhook',
+          'OK',
+          `previews go to ${maskUrl(c.webhook.url, { path: true })}; decisions come back to ${c.webhook.listenHost}:${c.webhook.listenPort}`,
+        ),
+      );
   }
   if (c.terminal)
     out.push(

@@ -14,6 +14,7 @@ import { createTerminalChannel, openControllingTerminal, type TerminalPort } fro
 import { createWebChannel } from '../confirm/channels/web.js';
 import { createWebhookChannel, loadWebhookSecret } from '../confirm/channels/webhook.js';
 import type { PendingApprovals } from '../confirm/pending.js';
+import { maskUrl } from '../core/mask-url.js';
 import { LookfirstError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { isAccessKey, MIN_ACCESS_KEY_CHARS, MIN_ACCESS_KEY_DISTINCT, startWebApp, type WebApp } from '../web/app.js';
@@ -114,7 +115,7 @@ export async function startChannels(deps: ChannelDeps): Promise<Channels> {
       });
       closers.push(() => endpoint.close());
       const base = c.webhook.publicUrl ?? endpoint.url;
-      log(`webhook: previews go to ${c.webhook.url}; decisions are taken at ${base}/decision/<call_id>`);
+      log(`webhook: previews go to ${maskUrl(c.webhook.url, { path: true })}; decisions are taken at ${base}/decision/<call_id>`);
       if (!LOOPBACK.has(c.webhook.listenHost))
         log(
           `warning: the webhook decision endpoint listens on ${c.webhook.listenHost} over plain HTTP: put TLS in front of it, or tokens can be read on the way.`,

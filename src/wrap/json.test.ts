@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'jsonc-parser';
 import { LookfirstError } from '../errors.js';
-import { maskJson, maskUrl, restoreServersJson, wrapJson } from './json.js';
+import { maskJson, restoreServersJson, wrapJson } from './json.js';
 import type { ClientKind, UpstreamEntry, WrapInput } from './types.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../test/fixtures/clients/${name}`, import.meta.url), 'utf8');
@@ -208,12 +208,7 @@ describe('wrapJson on files other tools wrote', () => {
   });
 });
 
-describe('maskUrl', () => {
-  it('hides a password and query values, keeps the rest, and leaves a plain address or a non-URL alone', () => {
-    assert.equal(maskUrl('https://sam:pw@x.example/mcp?token=abc&v=2'), 'https://sam:***@x.example/mcp?token=***&v=***');
-    assert.equal(maskUrl('https://x.example/mcp'), 'https://x.example/mcp');
-    assert.equal(maskUrl('not a url'), 'not a url');
-  });
+describe('maskJson', () => {
   it('is applied to a client file for the dry run', () => {
     const masked = maskJson('cursor', '{"mcpServers":{"a":{"type":"http","url":"https://u:SECRET@x.example/m?k=TOK"}}}', 'f');
     assert.ok(!/SECRET|TOK/.test(masked), masked);

@@ -14,6 +14,7 @@ import {
   parseTree,
   printParseErrorCode,
 } from 'jsonc-parser';
+import { maskUrl } from '../core/mask-url.js';
 import { LookfirstError } from '../errors.js';
 import { gateEntry, serversKey } from './clients.js';
 import { insertMember, removeMember } from './json-edit.js';
@@ -178,23 +179,8 @@ export const SECRET_KEYS = ['env', 'headers', 'http_headers', 'env_http_headers'
 /** Keys whose values are server addresses, which may carry a password (`https://u:pw@h`) or a token in the query. */
 export const URL_KEYS = ['url', 'httpUrl'];
 
-/**
- * An address as `--dry-run` shows it: the userinfo password and every query value as `***`, the rest
- * kept (a token in `?key=` or `user:pw@` is as secret as one in a header). Not a URL: returned as is.
- */
-export function maskUrl(url: string): string {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return url;
-  }
-  if (u.password === '' && u.search === '') return url;
-  if (u.password !== '') u.password = '***';
-  const query = [...u.searchParams.keys()].map((k) => `${encodeURIComponent(k)}=***`).join('&');
-  if (query !== '') u.search = `?${query}`;
-  return u.toString().replaceAll('%2A%2A%2A', '***');
-}
+/** An address as `--dry-run` shows it: core/mask-url.ts `maskUrl` (the password, query values and fragment masked). */
+export { maskUrl };
 
 /**
  * The same file with every env and header value of every server replaced by `***`, and the secret parts
