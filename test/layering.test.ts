@@ -293,6 +293,7 @@ const GATEWAY_CYCLES_PENDING = false;
  *   deterministic function of the text.
  * - node-sql-parser: types at most; the parser itself runs only in sql-worker.ts (below).
  * - canonicalize: RFC 8785 canonical JSON, a pure function.
+ * - string-width: the terminal cells a text takes (UAX #11 tables), a pure function.
  * - node:crypto: hashing and signature verification (createHash, verify, createPublicKey); its
  *   randomness (randomBytes, randomUUID, …) is refused by name in `impurities`.
  */
@@ -312,7 +313,7 @@ const PURE_AREAS: ReadonlyArray<{ name: string; files: (rel: string) => boolean;
   // wrap/ rewrites text into text; the command (cli/commands/wrap.ts) reads and writes the files.
   { name: 'wrap/', files: (r) => r.startsWith('wrap/'), packages: ['jsonc-parser', '@decimalturn/toml-patch', 'yaml', 'node:path', 'node:util'] },
   // tail and stats: the entries, the summing and the formatting are pure; the reading is cli/commands/{tail,stats}.ts.
-  { name: 'observe/', files: (r) => r.startsWith('observe/'), packages: [] },
+  { name: 'observe/', files: (r) => r.startsWith('observe/'), packages: ['string-width'] },
   {
     name: 'privacy detection',
     files: (r) => r.startsWith('privacy/') && r !== 'privacy/vault.ts' && r !== 'privacy/filter.ts' && !r.startsWith('privacy/gateway'),

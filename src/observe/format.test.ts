@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { displayWidth } from '../core/text-width.js';
 import type { DecisionRecord } from './decisions.js';
 import { durationOf, type Paint, toJsonRecord, toLine } from './format.js';
 
@@ -34,6 +35,22 @@ describe('toLine', () => {
     assert.match(lines[1]!, /filesystem__create_directory$/);
     assert.match(lines[2]!, / web:someone\.with\.a\.lo\u2026 {2}/);
     assert.match(lines[3]!, / a-channel-\u2026 /);
+  });
+
+  it('keeps the columns aligned in terminal cells for wide approvers and channels, cutting without splitting a character', () => {
+    const lines = [
+      toLine(executed),
+      toLine({ ...executed, approver: 'web:承認者' }),
+      toLine({ ...executed, approver: 'web:山田太郎さんの承認アカウント' }),
+      toLine({ ...executed, channel: '🇯🇵🇯🇵🇯🇵🇯🇵🇯🇵🇯🇵' }),
+    ];
+    const cellsBefore = (l: string) => displayWidth(l.slice(0, l.indexOf('write_note')));
+    assert.equal(new Set(lines.map(cellsBefore)).size, 1, lines.join('\n'));
+    assert.match(lines[2]!, /\u2026/);
+    assert.ok(
+      lines.every((l) => !/[\ud800-\udbff](?![\udc00-\udfff])/.test(l)),
+      'no lone surrogate',
+    );
   });
 
   it('names the rule when a rule decided, and adds why for what is not a clean run', () => {

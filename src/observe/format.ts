@@ -5,6 +5,7 @@
  * second line. Colour is the caller's (a `Paint` that does nothing when colour is off).
  */
 import { oneLine } from '../confirm/visible.js';
+import { cutToWidth, padEndToWidth } from '../core/text-width.js';
 import type { DecisionOutcome, DecisionRecord } from './decisions.js';
 
 /** Colours an outcome may be shown in. */
@@ -34,8 +35,9 @@ export const OUTCOME_COLOUR: Record<DecisionOutcome, Colour> = {
 /** Characters of a call id shown (a UUID's first group: enough to find it with `timeline --call`). */
 export const SHORT_ID = 8;
 
-const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}\u2026` : text);
-const pad = (text: string, width: number) => (text.length >= width ? text : text.padEnd(width));
+// Widths are terminal cells (core/text-width.ts): a CJK approver's name or an emoji tool name must not shift the columns.
+const cut = cutToWidth;
+const pad = padEndToWidth;
 
 /** Who decided, for a person: the approver, else the rule, else `-` (the policy, nobody asked). */
 export function byOf(r: DecisionRecord): string {

@@ -149,6 +149,16 @@ describe('table', () => {
       ['  a            1', '  long name  100'],
     );
   });
+  it('aligns by terminal cells, so wide names (CJK, emoji) keep the numbers in one column', () => {
+    assert.deepEqual(
+      table([
+        ['承認者', '1'],
+        ['ab', '100'],
+        ['🚀x', '7'],
+      ]),
+      ['  承認者    1', '  ab      100', '  🚀x       7'],
+    );
+  });
 });
 
 describe('when a window holds hundreds of thousands of answered calls', () => {

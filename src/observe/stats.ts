@@ -3,6 +3,7 @@
  * counts out, and their rendering as small aligned tables.
  */
 import { oneLine } from '../confirm/visible.js';
+import { displayWidth, padEndToWidth, padStartToWidth } from '../core/text-width.js';
 import { DECISION_OUTCOMES, type DecisionRecord, type OpenCall } from './decisions.js';
 import { byOf, durationOf, noPaint, OUTCOME_COLOUR, type Paint, SHORT_ID, timeOf } from './format.js';
 
@@ -104,16 +105,16 @@ export function computeStats(records: readonly DecisionRecord[], open: readonly 
   };
 }
 
-/** Rows as aligned columns, the first left-aligned, numbers right-aligned; two spaces between columns. */
+/** Rows as aligned columns (widths in terminal cells), the first left-aligned, numbers right-aligned; two spaces between columns. */
 export function table(rows: readonly (readonly string[])[], indent = '  '): string[] {
   const widths: number[] = [];
-  for (const row of rows) for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
+  for (const row of rows) for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, displayWidth(cell));
   const isNumber = (s: string) => /^\d+$/.test(s);
   return rows.map(
     (row) =>
       indent +
       row
-        .map((cell, i) => (isNumber(cell) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
+        .map((cell, i) => (isNumber(cell) ? padStartToWidth(cell, widths[i] ?? 0) : padEndToWidth(cell, widths[i] ?? 0)))
         .join('  ')
         .trimEnd(),
   );

@@ -10,6 +10,7 @@
 import { basename } from 'node:path';
 import { keyFieldsOf, mergeTimeline, type TimelineLog } from '../../audit/timeline.js';
 import { oneLine } from '../../confirm/visible.js';
+import { displayWidth, padEndToWidth } from '../../core/text-width.js';
 import { cliName, logLine, paint } from '../output.js';
 import { VERIFY_EXIT } from './verify-log.js';
 import { LOG_EXTENSION, summaryOf, verifyFolder } from './verify-log-dir.js';
@@ -47,16 +48,17 @@ export function timelineCommand(dir: string, opts: TimelineOptions): number {
     return VERIFY_EXIT[folder.verdict];
   }
   const out = process.stdout;
-  const width = Math.max(0, ...entries.map((e) => e.log.length));
-  const eventWidth = Math.max(0, ...entries.map((e) => e.event.length));
+  // Widths of the text as shown (escapes made visible), in terminal cells.
+  const width = Math.max(0, ...entries.map((e) => displayWidth(oneLine(e.log))));
+  const eventWidth = Math.max(0, ...entries.map((e) => displayWidth(oneLine(e.event))));
   for (const e of entries) {
     const mark = unverified.has(e.log) ? paint(out, 'red', '? ') : '';
     const call = typeof e.call_id === 'string' ? e.call_id : '-';
     const tool = typeof e.tool === 'string' ? e.tool : '-';
     const fields = [
       paint(out, 'dim', new Date(e.ts).toISOString()),
-      oneLine(e.log).padEnd(width),
-      paint(out, 'bold', oneLine(e.event).padEnd(eventWidth)),
+      padEndToWidth(oneLine(e.log), width),
+      paint(out, 'bold', padEndToWidth(oneLine(e.event), eventWidth)),
       oneLine(call),
       oneLine(tool),
       oneLine(keyFieldsOf(e)),
