@@ -195,6 +195,33 @@ describe('refusals', () => {
     assert.equal(readFileSync(file, 'utf8'), original.replace('{\n', '{\n  "numStartups": 7,\n'));
   });
 
+  it('unwrap --dry-run prints the diff it would make, secrets masked, and writes nothing (with --force too)', () => {
+    const file = copyOf('cursor.mcp.json');
+    wrap('cursor', file);
+    const dir = join(file, '..');
+    const before = readdirSync(dir).sort();
+    const wrapped = readFileSync(file, 'utf8');
+    const r = runCli(['unwrap', 'cursor', '--config-file', file, '--dry-run']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^\+.*"PGPASSWORD": "\*\*\*"/m, 'the restored server shows, masked');
+    assert.match(r.stdout, /^-.*"lookfirst"/m, "the gate's entry goes");
+    assert.doesNotMatch(r.stdout, /hunter2/);
+    assert.match(r.stdout, /would restore .* byte for byte.*\n\(dry run: nothing was written/);
+    assert.equal(readFileSync(file, 'utf8'), wrapped);
+    assert.deepEqual(readdirSync(dir).sort(), before);
+
+    const edited = wrapped.replace('"mcpServers": {', '"mcpServers": {\n        "mine": { "command": "added-later" },');
+    writeFileSync(file, edited);
+    const f = runCli(['unwrap', 'cursor', '--config-file', file, '--force', '--dry-run', '--json']);
+    assert.equal(f.status, 0, f.stderr);
+    const out = JSON.parse(f.stdout) as { dry_run: boolean; edited_copy: string; diff: string };
+    assert.equal(out.dry_run, true);
+    assert.equal(out.edited_copy, `${file}.lookfirst-edited`);
+    assert.match(out.diff, /^-.*added-later/m);
+    assert.equal(readFileSync(file, 'utf8'), edited);
+    assert.deepEqual(readdirSync(dir).sort(), before);
+  });
+
   it('unwrap with nothing to restore says so', () => {
     const file = copyOf('cursor.mcp.json');
     const r = runCli(['unwrap', 'cursor', '--config-file', file]);

@@ -222,9 +222,10 @@ program
   .option('--config-file <file>', "the client's config file, as given to wrap")
   .option('--scope <scope>', 'as for wrap')
   .option('--force', 'restore even though the file changed since wrap; the edited file is kept as <file>.lookfirst-edited')
+  .option('--dry-run', 'print the diff unwrap would make (env and header values masked) and write nothing')
   .option('--json', 'machine-readable output')
-  .action((client: string, o: { configFile?: string; scope?: string; force?: boolean; json?: boolean }) =>
-    run(async () => (await import('./commands/wrap.js')).unwrapCommand(client, o))(),
+  .action((client: string, o: { configFile?: string; scope?: string; force?: boolean; dryRun?: boolean; json?: boolean }) =>
+    run(async () => (await import('./commands/unwrap.js')).unwrapCommand(client, o))(),
   );
 
 // Output piped into a reader that stops early (`| head`): stop quietly, as Unix tools do.

@@ -1,15 +1,13 @@
 /**
- * `lookfirst wrap CLIENT` and `lookfirst unwrap CLIENT`: the file work around src/wrap/'s pure
+ * `lookfirst wrap CLIENT` (and what `lookfirst unwrap CLIENT`, unwrap.ts, reads back): the file work around src/wrap/'s pure
  * transforms. wrap reads the client's file and lookfirst.yaml, plans everything, validates the new
  * lookfirst.yaml with the config loader, and only then writes: first a byte-exact backup
  * (`<file>.lookfirst-backup`) and a note of what it wrote (`<file>.lookfirst-wrap.json`, hashes only),
- * then lookfirst.yaml, then the client's file, all undone if one fails (wrap-files.ts). unwrap puts the
- * backup back byte for byte, and refuses
- * when the file changed since wrap (restoring would lose those edits) unless told `--force`.
+ * then lookfirst.yaml, then the client's file, all undone if one fails (wrap-files.ts).
  * Output never shows env or header values: `--dry-run`'s diff is made from masked copies.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,10 +17,10 @@ import { LookfirstError } from '../../errors.js';
 import { defaultClientFile, gateFolderName, gateHome, type Place, type Scope } from '../../wrap/clients.js';
 import { maskCodex, wrapCodex } from '../../wrap/codex.js';
 import { maskGateConfig, mergeGateConfig, upstreamNamesIn } from '../../wrap/gate-config.js';
-import { maskJson, restoreServersJson, serversJson, wrapJson } from '../../wrap/json.js';
+import { maskJson, serversJson, wrapJson } from '../../wrap/json.js';
 import { CLIENT_KINDS, type ClientKind, type Launcher, type UpstreamEntry, type WrapInput, type WrapResult } from '../../wrap/types.js';
 import { VERSION } from '../version.js';
-import { gitWorkTreeOf, mustBeWritable, writeAtomic, writeNewCopy, writeWrap } from './wrap-files.js';
+import { gitWorkTreeOf, writeWrap } from './wrap-files.js';
 
 /** Options of `lookfirst wrap`. */
 export interface WrapOptions {
@@ -39,7 +37,7 @@ export interface WrapOptions {
 const MARGIN_SECONDS = 15;
 
 /** The note wrap leaves beside the backup: enough for unwrap to tell whether the file changed since. */
-interface WrapNote {
+export interface WrapNote {
   client: ClientKind;
   gate_config: string;
   original_sha256: string;
@@ -48,12 +46,12 @@ interface WrapNote {
   wrapped_servers_sha256?: string;
 }
 
-const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
+export const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 const octal = (mode: number): string => `0${mode.toString(8).padStart(3, '0')}`;
-const backupOf = (file: string) => `${file}.lookfirst-backup`;
-const noteOf = (file: string) => `${file}.lookfirst-wrap.json`;
+export const backupOf = (file: string) => `${file}.lookfirst-backup`;
+export const noteOf = (file: string) => `${file}.lookfirst-wrap.json`;
 
-function clientOf(client: string): ClientKind {
+export function clientOf(client: string): ClientKind {
   if ((CLIENT_KINDS as readonly string[]).includes(client)) return client as ClientKind;
   throw new LookfirstError('USAGE', `unknown client "${client}": use one of ${CLIENT_KINDS.join(', ')}`);
 }
@@ -75,7 +73,7 @@ function placeHere(): Place {
 }
 
 /** The client's file: --config-file, else the client's default for this OS and scope. */
-function clientFileOf(client: ClientKind, o: { configFile?: string; scope?: string }): string {
+export function clientFileOf(client: ClientKind, o: { configFile?: string; scope?: string }): string {
   if (o.configFile !== undefined) return resolve(o.configFile);
   return defaultClientFile(client, placeHere(), scopeOf(client, o.scope));
 }
@@ -319,91 +317,4 @@ function describe(s: {
     lines.push(`next: lookfirst keygen --config ${s.gate_config} (the gate will not start without its audit key), then restart the client`);
   else lines.push('next: restart the client');
   return lines.join('\n');
-}
-
-/** Options of `lookfirst unwrap`. */
-export interface UnwrapOptions {
-  configFile?: string;
-  scope?: string;
-  force?: boolean;
-  json?: boolean;
-}
-
-/**
- * Runs `lookfirst unwrap`: puts back the bytes wrap saved. lookfirst.yaml is left as it is (its audit
- * log is evidence, and another client may share it).
- * @throws LookfirstError WRAP_REFUSED when there is no backup, the backup changed, or the file changed
- *   since wrap (without --force).
- */
-export function unwrapCommand(clientArg: string, o: UnwrapOptions): number {
-  const client = clientOf(clientArg);
-  const file = clientFileOf(client, o);
-  const backup = backupOf(file);
-  if (!existsSync(backup) || !existsSync(noteOf(file)))
-    throw new LookfirstError(
-      'WRAP_REFUSED',
-      `${file}: no ${existsSync(backup) ? 'note' : 'backup'} from lookfirst wrap beside it (${existsSync(backup) ? noteOf(file) : backup}), so there is nothing to restore. Edit the file by hand; nothing was changed.`,
-    );
-  let note: WrapNote;
-  try {
-    note = JSON.parse(readFileSync(noteOf(file), 'utf8')) as WrapNote;
-  } catch {
-    throw new LookfirstError(
-      'WRAP_REFUSED',
-      `${noteOf(file)} is not the note wrap wrote; nothing was changed. The original is ${backup}: copy it back by hand.`,
-    );
-  }
-  if (note.client !== client)
-    throw new LookfirstError(
-      'WRAP_REFUSED',
-      `${file} was wrapped as ${String(note.client)}, not ${client}: run \`lookfirst unwrap ${String(note.client)} --config-file ${file}\`; nothing was changed.`,
-    );
-  const original = readFileSync(backup);
-  if (sha256(original) !== note.original_sha256)
-    throw new LookfirstError(
-      'WRAP_REFUSED',
-      `${backup} is not the file wrap saved (its hash differs); nothing was changed. Restore the client's file by hand.`,
-    );
-  const current = existsSync(file) ? readFileSync(file) : undefined;
-  if (current !== undefined) mustBeWritable(file, "the client's config");
-  let edited: string | undefined;
-  let restored: Buffer | string = original;
-  let how: 'byte-exact' | 'servers-only' = 'byte-exact';
-  if (current !== undefined && sha256(current) !== note.wrapped_sha256) {
-    // The client may rewrite the rest of its file (Claude Code keeps its state in ~/.claude.json): when the
-    // servers are still as wrap left them, put back only the original servers block and keep the rest.
-    const serversUntouched =
-      note.wrapped_servers_sha256 !== undefined && safeServersHash(client, current.toString('utf8'), file) === note.wrapped_servers_sha256;
-    if (serversUntouched && !o.force) {
-      restored = restoreServersJson(client, current.toString('utf8'), original.toString('utf8'), file);
-      how = 'servers-only';
-    } else if (!o.force) {
-      throw new LookfirstError(
-        'WRAP_REFUSED',
-        `${file} changed since \`lookfirst wrap\`, its servers too: restoring the backup would lose those edits, so nothing was changed. Compare with \`diff ${backup} ${file}\`; then either carry your edits over by hand and delete ${backup} and ${noteOf(file)}, or run \`lookfirst unwrap ${client} --config-file ${file} --force\` (your edited file is kept as ${file}.lookfirst-edited).`,
-      );
-    } else {
-      // Never over an edited copy kept by an earlier unwrap --force: that is the user's work too.
-      edited = writeNewCopy(file, '.lookfirst-edited', current, statSync(file).mode & 0o777);
-    }
-  }
-  writeAtomic(file, restored, current === undefined ? statSync(backup).mode & 0o777 : undefined);
-  rmSync(noteOf(file));
-  rmSync(backup);
-  const out = { client, file, restored: how, edited_copy: edited ?? null, gate_config: note.gate_config };
-  if (o.json) process.stdout.write(`${JSON.stringify(out)}\n`);
-  else
-    process.stdout.write(
-      `${how === 'byte-exact' ? `restored ${file} byte for byte from its backup` : `restored the servers of ${file} from its backup; the rest of the file, changed since wrap, is kept`}${edited ? ` (your edited version: ${edited})` : ''}\n${note.gate_config} is left as it is (its upstreams and audit log stay); restart the client\n`,
-    );
-  return 0;
-}
-
-/** The servers fingerprint of a file that may no longer parse (then it matches nothing). */
-function safeServersHash(client: ClientKind, text: string, file: string): string | undefined {
-  try {
-    return sha256(serversJson(client, text, file));
-  } catch {
-    return undefined;
-  }
 }
