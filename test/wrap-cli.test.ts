@@ -69,9 +69,23 @@ const CASES = [
   { client: 'claude-desktop', fixture: 'claude_desktop_config.json', key: 'mcpServers', moved: ['filesystem', 'github'], secret: 'ghp_exampleSecretValue123' },
   { client: 'claude-code', fixture: 'claude-code.mcp.json', key: 'mcpServers', moved: ['files', 'linear'], secret: 'lin_api_exampleSecret' },
   { client: 'cursor', fixture: 'cursor.mcp.json', key: 'mcpServers', moved: ['postgres', 'notion'], secret: 'hunter2' },
-  { client: 'vscode', fixture: 'vscode.mcp.json', key: 'servers', moved: ['memory', 'github'], secret: undefined },
+  {
+    client: 'vscode',
+    fixture: 'vscode.mcp.json',
+    key: 'servers',
+    moved: ['memory', 'github'],
+    secret: undefined,
+    comment: 'The reference memory server, for notes across chats.',
+  },
   { client: 'gemini', fixture: 'gemini.settings.json', key: 'mcpServers', moved: ['pythonTools', 'httpServer'], secret: 's3cret' },
-  { client: 'codex', fixture: 'codex.config.toml', key: 'mcp_servers', moved: ['files'], secret: 'codex-example-secret' },
+  {
+    client: 'codex',
+    fixture: 'codex.config.toml',
+    key: 'mcp_servers',
+    moved: ['files'],
+    secret: 'codex-example-secret',
+    comment: 'The reference filesystem server.',
+  },
 ] as const;
 
 for (const c of CASES) {
@@ -103,6 +117,12 @@ for (const c of CASES) {
         [...c.moved],
       );
     });
+
+    if ('comment' in c)
+      it("carries a moved server's comment from the client's file to lookfirst.yaml, above its entry", () => {
+        assert.match(readFileSync(s.gate_config, 'utf8'), new RegExp(`\n {2}# ${c.comment.replace(/[.,]/g, '\\$&')}\n {2}${c.moved[0]}:\n`));
+        assert.ok(!text.includes(c.comment));
+      });
 
     it('raises the timeout where the client has a setting, and says what it did', () => {
       const entry = doc[c.key]?.lookfirst as unknown as { tool_timeout_sec?: number; timeout?: number } | undefined;

@@ -32,6 +32,7 @@ describe('wrapCodex', () => {
           args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/sam/projects'],
           env: { LOG_LEVEL: 'debug', API_TOKEN: 'codex-example-secret' },
         },
+        comments: ['The reference filesystem server.'],
       },
     ]);
     assert.deepEqual(

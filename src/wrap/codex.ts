@@ -1,13 +1,14 @@
 /**
  * Wrapping Codex's `config.toml`: the moved `[mcp_servers.NAME]` tables are removed with
  * @decimalturn/toml-patch (which keeps every other comment, blank line and value as written; comments
- * inside a removed table go with it, and stay in the backup), and the gate's table is appended at the
- * end. The result is parsed again and must equal the intended document, else nothing is written. Pure.
+ * inside a removed table go with it: they are carried to the server's entry in lookfirst.yaml, and stay
+ * in the backup), and the gate's table is appended at the end. The result is parsed again and must equal the intended document, else nothing is written. Pure.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { parse, patch, stringify } from '@decimalturn/toml-patch';
+import { parse, patch, stringify, TomlDocument } from '@decimalturn/toml-patch';
 import { LookfirstError } from '../errors.js';
 import { gateEntry } from './clients.js';
+import { commentLines } from './comments.js';
 import { maskUrl, SECRET_KEYS } from './json.js';
 import { planServers } from './plan.js';
 import type { WrapInput, WrapResult } from './types.js';
@@ -51,7 +52,11 @@ export function wrapCodex(input: WrapInput): WrapResult {
   const plan = planServers('codex', servers, input.file, 'mcp_servers', input);
   const want = structuredClone(doc) as Record<string, Record<string, unknown>>;
   const table = want.mcp_servers as Record<string, unknown>;
-  for (const m of plan.moved) delete table[m.clientName];
+  for (const m of plan.moved) {
+    delete table[m.clientName];
+    const comments = commentsLeavingWith(input.text, doc, m.clientName).flatMap(commentLines);
+    if (comments.length > 0) m.comments = comments;
+  }
   // With every server moved, the patch would leave an empty `[mcp_servers]` header above the gate's own
   // table; without the key, it removes the tables and the gate's `[mcp_servers.NAME]` alone defines it.
   const target: Record<string, unknown> = { ...want };
@@ -77,6 +82,58 @@ export function wrapCodex(input: WrapInput): WrapResult {
       `${input.file}: wrap cannot add the gate's [mcp_servers.${input.gateServer}] table to this file's layout (an inline or dotted mcp_servers?); nothing was written. Write [mcp_servers.NAME] tables, one per server, and run wrap again.`,
     );
   return { text, moved: plan.moved, kept: plan.kept, gateServer: input.gateServer, timeout: plan.timeout };
+}
+
+/** The parts of toml-patch's syntax tree read here (TomlDocument.cst; the version is pinned exactly). */
+interface TomlNode {
+  type?: unknown;
+  raw?: unknown;
+  items?: unknown;
+}
+
+/** Every comment of a TOML text as written (`# …`), in order; [] when the text does not parse. */
+function commentsIn(text: string): string[] {
+  let cst: unknown;
+  try {
+    cst = new TomlDocument(text).cst;
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  const walk = (nodes: unknown): void => {
+    if (!Array.isArray(nodes)) return;
+    for (const n of nodes as TomlNode[]) {
+      if (n?.type === 'Comment' && typeof n.raw === 'string') out.push(n.raw);
+      walk(n?.items);
+    }
+  };
+  walk(cst);
+  return out;
+}
+
+/**
+ * The comments that leave the file when server `name` alone is removed: the file's comments before,
+ * less those after (as a multiset, so a comment written twice is counted twice). Whatever rule
+ * toml-patch follows for which comments a table owns (those above its header, among its keys), this is
+ * exactly what the user would lose from the client's file, so it is what lookfirst.yaml carries.
+ */
+function commentsLeavingWith(text: string, doc: Record<string, unknown>, name: string): string[] {
+  const without = structuredClone(doc) as Record<string, Record<string, unknown>>;
+  delete (without.mcp_servers as Record<string, unknown>)[name];
+  let after: string;
+  try {
+    after = patch(text, without);
+  } catch {
+    return [];
+  }
+  const left = new Map<string, number>();
+  for (const c of commentsIn(after)) left.set(c, (left.get(c) ?? 0) + 1);
+  return commentsIn(text).filter((c) => {
+    const n = left.get(c) ?? 0;
+    if (n === 0) return true;
+    left.set(c, n - 1);
+    return false;
+  });
 }
 
 /** The same file with every env and header value of every server replaced by `***`, addresses masked by maskUrl (for `--dry-run`). */

@@ -4,9 +4,9 @@
  * an existing one through the `yaml` package's document model, which keeps its comments. Pure: the
  * caller validates the result with the config loader before anything is written.
  */
-import { Document, isMap, parseDocument } from 'yaml';
+import { Document, isMap, isScalar, parseDocument, type YAMLMap } from 'yaml';
+import { maskUrl } from '../core/mask-url.js';
 import { LookfirstError } from '../errors.js';
-import { maskUrl } from './json.js';
 import type { MovedServer } from './types.js';
 
 /**
@@ -54,6 +54,7 @@ export function mergeGateConfig(existing: string | undefined, moved: readonly Mo
     doc.commentBefore = `${schemaLine} Written by \`lookfirst wrap\` from ${source}.\n The servers below run behind the gate; see README "Config reference" for rules and channels.\n The audit key and log sit beside this file: run \`lookfirst keygen --config ${file}\` once.`;
     const enabled = doc.getIn(['confirm', 'web', 'enabled'], true) as { comment?: string } | undefined;
     if (enabled) enabled.comment = ' the approval page, for clients that cannot ask in their own window';
+    carryComments(doc, added);
     return doc.toString({ lineWidth: 0 });
   }
   const doc = parseGate(existing, file);
@@ -64,7 +65,21 @@ export function mergeGateConfig(existing: string | undefined, moved: readonly Mo
       throw new LookfirstError('WRAP_REFUSED', `${file}: upstreams.${m.upstream} exists already; rename it there, then run wrap again.`);
     doc.setIn(['upstreams', m.upstream], doc.createNode(m.entry));
   }
+  carryComments(doc, added);
   return doc.toString({ lineWidth: 0 });
+}
+
+/** Puts each added server's comments (MovedServer.comments) above its `upstreams.<name>` key. */
+function carryComments(doc: Document, added: readonly MovedServer[]): void {
+  const ups = doc.get('upstreams') as YAMLMap | undefined;
+  for (const m of added) {
+    if (m.comments === undefined || m.comments.length === 0) continue;
+    const pair = ups?.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === m.upstream);
+    if (pair === undefined) continue;
+    const key = isScalar(pair.key) ? pair.key : doc.createNode(pair.key);
+    key.commentBefore = m.comments.map((l) => ` ${l}`).join('\n');
+    pair.key = key;
+  }
 }
 
 /**

@@ -13,6 +13,8 @@ import { applyEdits, createScanner, findNodeAtLocation, type Node as JsonNode, m
 
 // jsonc-parser's SyntaxKind is a const enum, which verbatimModuleSyntax cannot import: its values, as the library's main.d.ts defines them.
 const COMMA = 5;
+const LINE_COMMENT = 12;
+const BLOCK_COMMENT = 13;
 const LINE_BREAK = 14;
 const EOF = 17;
 
@@ -115,4 +117,22 @@ export function insertMember(text: string, path: string[], key: string, value: u
   const prevEnd = prev.offset + prev.length;
   const head = hasComma ? text.slice(0, lines.end) : `${text.slice(0, prevEnd)},${text.slice(prevEnd, lines.end)}`;
   return `${head}${render(indentAt(prev.offset))}${eol}${text.slice(lines.end)}`;
+}
+
+/**
+ * The comments removeMember takes away with the member `key` of the object at `path`: those on the
+ * lines above it, inside it, and after it on its last line (members sharing a line: only those inside).
+ * Each as written, markers included (`// …`, `/* … *\/`), in order. [] when there are none or the
+ * member is not there.
+ */
+export function memberComments(text: string, path: string[], key: string): string[] {
+  const obj = findNodeAtLocation(treeOf(text), path);
+  const i = (obj?.children ?? []).findIndex((p) => p.children?.[0]?.value === key);
+  const m = obj?.children?.[i];
+  if (obj === undefined || m === undefined) return [];
+  const range = linesOf(text, obj, i) ?? { start: m.offset, end: m.offset + m.length };
+  const s = createScanner(text.slice(range.start, range.end), false);
+  const out: string[] = [];
+  for (let k = s.scan(); k !== EOF; k = s.scan()) if (k === LINE_COMMENT || k === BLOCK_COMMENT) out.push(s.getTokenValue());
+  return out;
 }

@@ -61,6 +61,16 @@ describe('wrapJson', () => {
     it('writes type stdio on the gate entry, as VS Code requires', () => {
       assert.equal(serversOf('vscode', r.text).lookfirst?.type, 'stdio');
     });
+    it('hands the comments that leave with a moved entry to lookfirst.yaml, markers off', () => {
+      assert.deepEqual(
+        r.moved.map((m) => [m.clientName, m.comments]),
+        [
+          ['memory', ['The reference memory server, for notes across chats.']],
+          ['github', ["GitHub's remote server"]],
+        ],
+      );
+      assert.doesNotMatch(r.text, /reference memory server|GitHub's remote server/);
+    });
   });
 
   it('keeps the four-space indentation of a Cursor file and names envFile as the reason to keep a server', () => {

@@ -17,7 +17,8 @@ import {
 import { maskUrl } from '../core/mask-url.js';
 import { LookfirstError } from '../errors.js';
 import { gateEntry, serversKey } from './clients.js';
-import { insertMember, removeMember } from './json-edit.js';
+import { commentLines } from './comments.js';
+import { insertMember, memberComments, removeMember } from './json-edit.js';
 import { planServers } from './plan.js';
 import type { ClientKind, WrapInput, WrapResult } from './types.js';
 
@@ -114,7 +115,11 @@ export function wrapJson(client: ClientKind, input: WrapInput): WrapResult {
   const firstMoved = names.findIndex((n) => movedNames.has(n));
   const keptBefore = names.slice(0, firstMoved).filter((n) => !movedNames.has(n)).length;
   let text = body;
-  for (const m of plan.moved) text = removeMember(text, [key], m.clientName);
+  for (const m of plan.moved) {
+    const comments = memberComments(body, [key], m.clientName).flatMap(commentLines);
+    if (comments.length > 0) m.comments = comments;
+    text = removeMember(text, [key], m.clientName);
+  }
   const entry = gateEntry(client, input.launcher, input.gateConfig, plan.timeout, plan.startupSec);
   const unit = formattingOptions.insertSpaces ? ' '.repeat(formattingOptions.tabSize ?? 2) : '\t';
   text = bom + insertMember(text, [key], input.gateServer, entry, keptBefore, unit, formattingOptions.eol ?? '\n');

@@ -27,6 +27,11 @@ export interface MovedServer {
    * when two clients share one lookfirst.yaml.
    */
   reused?: boolean;
+  /**
+   * The comments that left the client's file with this server (above it, inside it, after it on its
+   * line), as lines of text without their markers; lookfirst.yaml carries them above the upstream.
+   */
+  comments?: string[];
 }
 
 /** One server of the client's file left where it is, and why (a sentence for a person). */
