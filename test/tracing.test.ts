@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -14,7 +15,7 @@ import { Client as ModernClient } from '@modelcontextprotocol/client';
 import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio';
 import { ResultSchema } from '@modelcontextprotocol/core';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { filesystemGate, MAIN, NODE, startAgent, verdictOf, waitFor } from './helpers.js';
+import { FAKE_UPSTREAM, filesystemGate, MAIN, NODE, startAgent, tmp, verdictOf, waitFor, writeConfig } from './helpers.js';
 
 interface Span {
   traceId: string;
@@ -142,6 +143,53 @@ describe('tracing: spans of each tools/call to an OTLP/HTTP receiver', async () 
 
     assert.match(JSON.stringify(receiver.resources), /"service\.name","value":\{"stringValue":"gate-under-test"\}/);
     assert.doesNotMatch(JSON.stringify(receiver.spans), /secret-content-42|traced\.txt/, 'no argument reaches a span');
+  });
+
+  it("sends the gate's forward span upstream in _meta, so the upstream's spans join the client's trace under it", async () => {
+    const dir = tmp();
+    const events = join(dir, 'events.jsonl');
+    const config = writeConfig(
+      dir,
+      `upstreams:\n  fake:\n    command: ${JSON.stringify(NODE)}\n    args: ${JSON.stringify([FAKE_UPSTREAM, '--events', events, '--side-effects', join(dir, 'notes.jsonl')])}\nconfirm:\n  timeout_seconds: 20\ntracing:\n  enabled: true\n  otlp_endpoint: ${receiver.url}\n`,
+    );
+    const agent = await startAgent(config, () => ({ action: 'accept', content: { approve: true } }));
+    const traceId = randomBytes(16).toString('hex');
+    const clientSpan = randomBytes(8).toString('hex');
+    const meta = { traceparent: `00-${traceId}-${clientSpan}-01`, tracestate: 'vendor=abc', 'vendor.example/x': 1 };
+    try {
+      await agent.client.request({ method: 'tools/call', params: { name: 'echo', arguments: { a: 1 }, _meta: meta } }, CallToolResultSchema);
+      await agent.client.request({ method: 'tools/call', params: { name: 'write_note', arguments: { text: 'n' }, _meta: meta } }, CallToolResultSchema);
+    } finally {
+      await agent.close();
+    }
+    assert.ok(
+      await waitFor(() => receiver.spans.filter((s) => s.traceId === traceId && s.name === 'forward').length >= 2, 10_000),
+      'both forward spans arrive',
+    );
+    const calls = readFileSync(events, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { method: string; params?: { name?: string; _meta?: Record<string, unknown> } })
+      .filter((e) => e.method === 'tools/call' && (e.params?.name === 'echo' || e.params?.name === 'write_note'));
+    assert.deepEqual(
+      calls.map((c) => c.params?.name),
+      ['echo', 'write_note'],
+    );
+    for (const c of calls) {
+      const name = c.params?.name;
+      const sent = c.params?._meta ?? {};
+      const m = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(String(sent.traceparent));
+      assert.ok(m, `${name}: ${JSON.stringify(sent)}`);
+      assert.equal(m[1], traceId, `${name}: the client's trace`);
+      const forward = receiver.spans.find((s) => s.spanId === m[2]);
+      assert.equal(forward?.name, 'forward', `${name}: the parent named upstream is the gate's forward span`);
+      const callSpan = receiver.spans.find((s) => s.spanId === forward?.parentSpanId);
+      assert.equal(callSpan?.name, `tools/call ${name}`);
+      assert.equal(callSpan?.parentSpanId, clientSpan);
+      assert.equal(sent.tracestate, 'vendor=abc', `${name}: the client's tracestate travels on`);
+    }
+    // A read goes with the client's params (its other _meta keys too); a write goes with its name and arguments only.
+    assert.equal(calls[0]?.params?._meta?.['vendor.example/x'], 1);
   });
 
   it('follows the trace context a 2026-07-28 client sends in its request _meta', async () => {

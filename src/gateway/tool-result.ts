@@ -16,7 +16,9 @@
 import type { Result } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogueTool } from './catalogue.js';
 import type { GateMetrics } from './metrics.js';
+import { isPlainObject } from './raw.js';
 import type { TaintMemory } from './taint.js';
+import type { TraceContext } from './tracing.js';
 import type { ForwardOptions } from './upstream.js';
 
 /** What the exit needs: the session's taint memory and which tools are untrusted sources. */
@@ -44,7 +46,7 @@ export async function callTool(deps: ResultDeps, tool: CatalogueTool, params: Re
       : relay;
   const answered = deps.metrics?.upstreamStarted(tool.upstream.name, 'tools/call');
   try {
-    const result = await tool.upstream.request('tools/call', params, { ...opts, onprogress });
+    const result = await tool.upstream.request('tools/call', withTrace(params, opts.trace), { ...opts, onprogress });
     answered?.(true);
     // Remembered (on every replica) before the client sees it.
     await rememberResult(deps, tool, result);
@@ -55,6 +57,17 @@ export async function callTool(deps: ResultDeps, tool: CatalogueTool, params: Re
     await rememberResult(deps, tool, { error: { message: e?.message, data: e?.data } });
     throw err;
   }
+}
+
+/**
+ * The params with the gate's span as their `_meta` trace context (MCP SEP-414), every other `_meta` key
+ * as it was; unchanged when tracing is off. The client's own `traceparent` is replaced, not kept beside
+ * it: the gate's span is the client span's child, so the trace stays one chain.
+ */
+function withTrace(params: Record<string, unknown>, trace: TraceContext | undefined): Record<string, unknown> {
+  if (trace === undefined) return params;
+  const { traceparent: _p, tracestate: _s, ...meta } = isPlainObject(params._meta) ? params._meta : {};
+  return { ...params, _meta: { ...meta, ...trace } };
 }
 
 /**

@@ -61,6 +61,19 @@ describe('the OpenTelemetry tracer', async () => {
     assert.equal(spans.length, 3);
   });
 
+  it("gives each step the child span's trace context to send upstream, the client's tracestate kept", async () => {
+    spans.length = 0;
+    const tracer = await createOtelTracer({ endpoint: url, serviceName: 't', version: '0' });
+    const call = tracer.startCall({ traceparent: `00-${'c'.repeat(32)}-${'d'.repeat(16)}-01`, tracestate: 'vendor=1' }, 'write');
+    assert.ok(call);
+    const seen = await call.child('forward', async (trace) => trace);
+    call.end('executed');
+    await tracer.close();
+    const forward = spans.find((s) => s.name === 'forward');
+    assert.ok(forward);
+    assert.deepEqual(seen, { traceparent: `00-${'c'.repeat(32)}-${forward.spanId}-01`, tracestate: 'vendor=1' });
+  });
+
   it('is off by default: no span, nothing loaded', async () => {
     assert.equal(noTracer.enabled, false);
     assert.equal(noTracer.startCall({ traceparent: 'x' }, 'echo'), undefined);

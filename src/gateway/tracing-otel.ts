@@ -11,7 +11,7 @@
  * @see https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/ (the span's attribute names)
  */
 import type { CallOutcome } from './metrics.js';
-import type { CallSpan, GateTracer } from './tracing.js';
+import type { CallSpan, GateTracer, TraceContext } from './tracing.js';
 
 /** Options of {@link createOtelTracer}. */
 export interface OtelTracerOptions {
@@ -39,7 +39,7 @@ export async function createOtelTracer(opts: OtelTracerOptions): Promise<GateTra
     import('@opentelemetry/sdk-trace-base'),
     import('@opentelemetry/exporter-trace-otlp-http'),
   ]);
-  const { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, trace } = api;
+  const { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, trace } = api;
   const exporter = new exporterMod.OTLPTraceExporter({ url: opts.endpoint });
   const provider = new sdk.BasicTracerProvider({
     resource: resources.resourceFromAttributes({ 'service.name': opts.serviceName, 'service.version': opts.version }),
@@ -70,10 +70,16 @@ export async function createOtelTracer(opts: OtelTracerOptions): Promise<GateTra
       const inside = trace.setSpan(parent, span);
       let ended = false;
       return {
-        async child<T>(childName: string, fn: () => Promise<T>): Promise<T> {
+        async child<T>(childName: string, fn: (trace: TraceContext | undefined) => Promise<T>): Promise<T> {
           const c = tracer.startSpan(childName, { kind: SpanKind.INTERNAL }, inside);
+          const carrier: Record<string, string> = {};
+          propagator.inject(trace.setSpan(inside, c), carrier, defaultTextMapSetter);
+          const context: TraceContext | undefined =
+            carrier.traceparent === undefined
+              ? undefined
+              : { traceparent: carrier.traceparent, ...(carrier.tracestate ? { tracestate: carrier.tracestate } : {}) };
           try {
-            return await fn();
+            return await fn(context);
           } catch (err) {
             c.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error)?.message?.slice(0, 200) });
             throw err;

@@ -12,13 +12,25 @@
  */
 import type { CallOutcome } from './metrics.js';
 
+/**
+ * W3C trace context naming a span, as it travels in a request's `_meta` (MCP SEP-414): `traceparent`
+ * (`00-<trace id>-<span id>-<flags>`) and, when the trace has one, `tracestate`.
+ */
+export interface TraceContext {
+  traceparent: string;
+  tracestate?: string;
+}
+
 /** The span of one `tools/call`. */
 export interface CallSpan {
   /**
    * Runs `fn` inside a child span named `name`; the child ends when `fn` settles (an error marks it).
+   * @param fn given the child span's trace context, which the step sends upstream in the request's
+   *   `_meta`, so that the upstream's own spans become children of the gate's `forward` (W3C Trace
+   *   Context §3: an intermediary that records a span passes on its own parent-id).
    * @returns what `fn` returns, unchanged.
    */
-  child<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  child<T>(name: string, fn: (trace: TraceContext | undefined) => Promise<T>): Promise<T>;
   /** Ends the call's span with how it ended. Only the first call counts. */
   end(outcome: CallOutcome, upstream?: string): void;
 }

@@ -32,6 +32,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { UpstreamConfig } from '../config/load.js';
 import type { DeclaredTool } from './declared.js';
 import { isPlainObject, RAW_RESULT } from './raw.js';
+import type { TraceContext } from './tracing.js';
 import { HttpPoster, RedirectedError } from './transport/http-post.js';
 import { countSends, isSessionEnded, mayResend, SessionEndedError, SessionGuard } from './transport/http-session.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './transport/lines.js';
@@ -52,6 +53,11 @@ export interface ForwardOptions {
    * takes it, it is sent once more on a new session. Any other `tools/call` is sent at most once.
    */
   readOnly?: boolean;
+  /**
+   * `tools/call` through gateway/tool-result.ts: the gate's span for this request, put in the request's
+   * `_meta` (replacing a `traceparent`/`tracestate` the client sent) so the upstream's spans are its children.
+   */
+  trace?: TraceContext;
 }
 
 /** The upstream's answer to a raw request: its JSON-RPC response as sent, or why none will come. */

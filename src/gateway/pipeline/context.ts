@@ -22,7 +22,7 @@ import type { Interlock } from '../interlock.js';
 import type { GateMetrics } from '../metrics.js';
 import type { InClientRound } from '../mrtr.js';
 import type { TaintMemory } from '../taint.js';
-import type { CallSpan } from '../tracing.js';
+import type { CallSpan, TraceContext } from '../tracing.js';
 import type { ForwardOptions } from '../upstream.js';
 import type { Outcome } from './outcome.js';
 
@@ -128,6 +128,8 @@ export interface CallState {
   resolved?: { args: Record<string, unknown>; placeholders: ResolvedPlaceholder[]; ask: boolean };
   /** evidence (before execute): the named checks run on the evidence of the approval, for the receipt. */
   checks?: CheckResult[];
+  /** The running step's span (tracing on, gateway/pipeline/run.ts): the upstream request carries it in `_meta`. */
+  trace?: TraceContext;
   /** execute: the upstream's answer. */
   result?: Result;
   /** receipt (call_received) and execute/readback: where the call's entries landed, for its signed receipt. */

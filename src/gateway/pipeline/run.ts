@@ -99,7 +99,15 @@ async function steps<S extends CallState>(s: S, list: readonly Step<S>[]): Promi
   for (const step of list) {
     // The read step looks at every call; only a read it forwards is a span.
     const name = span && (step !== read || s.decision?.route === 'read') ? SPANS.get(step as Step<never>) : undefined;
-    const out = span && name ? await span.child(name, () => step(s)) : await step(s);
+    const out =
+      span && name
+        ? await span.child(name, (trace) => {
+            s.trace = trace;
+            return step(s).finally(() => {
+              s.trace = undefined;
+            });
+          })
+        : await step(s);
     if (out) return out;
   }
   return undefined;

@@ -42,7 +42,7 @@ export const execute: Step<FixedState> = async (s): Promise<Outcome | undefined>
   try {
     // Exactly the approved arguments, with the real values behind this session's placeholders put back.
     const args = s.resolved?.args ?? call.args;
-    s.result = await callTool(deps, tool, { name: call.upstreamTool, arguments: args }, { signal, onprogress: ctx.progress });
+    s.result = await callTool(deps, tool, { name: call.upstreamTool, arguments: args }, { signal, onprogress: ctx.progress, trace: s.trace });
     return undefined;
   } catch (err) {
     const reason = unknownOutcomeReason(deps, ctx.signal, signal, err);

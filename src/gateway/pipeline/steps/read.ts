@@ -7,6 +7,7 @@
 import type { Result } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogueTool } from '../../catalogue.js';
 import { callTool } from '../../tool-result.js';
+import type { TraceContext } from '../../tracing.js';
 import { ErrorCode, WireError } from '../../wire-error.js';
 import type { CallContext, CallState, PipelineDeps, Step } from '../context.js';
 import { resolvedEntry } from './placeholders.js';
@@ -17,7 +18,7 @@ export const read: Step = async (s: CallState) => {
   // With the real values behind this session's placeholders (steps/placeholders.ts); logged as the agent sent it.
   const params = s.resolved ? { ...s.input.params, arguments: s.resolved.args } : s.input.params;
   if (s.resolved) resolvedEntry(s, undefined);
-  return { kind: 'forwarded', result: await forwardRead(s.deps, s.tool, params, s.ctx, s.decision.reason, s.input.params.arguments) };
+  return { kind: 'forwarded', result: await forwardRead(s.deps, s.tool, params, s.ctx, s.decision.reason, s.input.params.arguments, s.trace) };
 };
 
 /**
@@ -31,12 +32,13 @@ async function forwardRead(
   ctx: CallContext,
   reason: string,
   asSent: unknown,
+  trace: TraceContext | undefined,
 ): Promise<Result> {
   const forward = tool.exposed === tool.upstreamTool ? params : { ...params, name: tool.upstreamTool };
   let isError: boolean | string = false;
   try {
     // Proven read-only (policy/decide.ts): if its HTTP session ends before the upstream takes it, it may go once more.
-    const result = await callTool(deps, tool, forward, { signal: ctx.signal, onprogress: ctx.progress, readOnly: true });
+    const result = await callTool(deps, tool, forward, { signal: ctx.signal, onprogress: ctx.progress, readOnly: true, trace });
     isError = result.isError === true;
     return result;
   } catch (err) {
