@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { createPromMetrics } from '../gateway/metrics-prom.js';
-import { startMetricsEndpoint } from './metrics-endpoint.js';
+import { isLoopbackHost, startMetricsEndpoint } from './metrics-endpoint.js';
 
 function get(port: number, path: string, opts: { method?: string; host?: string } = {}): Promise<{ status: number; type?: string; body: string }> {
   return new Promise((resolve, reject) => {
@@ -47,5 +47,24 @@ describe('the metrics endpoint', async () => {
       assert.match(err.message, /metrics\.port/);
       return true;
     });
+  });
+});
+
+describe('isLoopbackHost', () => {
+  it('takes a loopback name with at most a port, and nothing with more after it', () => {
+    for (const ok of ['127.0.0.1', '127.0.0.1:9464', 'LOCALHOST:1', '[::1]', '[::1]:9464']) assert.equal(isLoopbackHost(ok), true, ok);
+    for (const bad of [
+      undefined,
+      '',
+      '[::1]anything',
+      '[::1]:80:81',
+      'localhost:80:81',
+      'localhost.',
+      'localhost:x',
+      '127.0.0.1.evil.example',
+      '[::1',
+      'evil.example:9464',
+    ])
+      assert.equal(isLoopbackHost(bad), false, String(bad));
   });
 });

@@ -49,9 +49,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, source: Metrics
   }
 }
 
-/** Whether a Host header names this machine (`127.0.0.1:9464`, `localhost`, `[::1]:9464`). */
-function isLoopbackHost(host: string | undefined): boolean {
-  if (!host) return false;
-  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '');
-  return LOOPBACK.has(name.toLowerCase());
+/**
+ * Whether a Host header names this machine (`127.0.0.1:9464`, `localhost`, `[::1]:9464`): the whole
+ * header must be a loopback name with at most a port (RFC 9110 §7.2: `uri-host [ ":" port ]`), so that
+ * `[::1]evil` or `localhost:80:81` are refused rather than read by their first part.
+ */
+export function isLoopbackHost(host: string | undefined): boolean {
+  const m = host === undefined ? null : /^(?:\[([^\]]+)\]|([^:[\]]+))(?::\d{1,5})?$/.exec(host);
+  if (m === null) return false;
+  return LOOPBACK.has((m[1] ?? m[2] ?? '').toLowerCase());
 }
