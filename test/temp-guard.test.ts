@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -41,5 +43,24 @@ describe('the temp-folder guard', () => {
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stderr, '');
     assert.equal(existsSync(r.dir), false);
+  });
+
+  it("removes a folder whose test process was killed before its exit check, and never a running file's", () => {
+    // A pid that has ended: a process started and waited for.
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    const orphan = join(tmpdir(), `lf-test-${dead}-orphan`);
+    const live = join(tmpdir(), `lf-test-${process.pid}-live`);
+    mkdirSync(orphan);
+    writeFileSync(join(orphan, 'left-by-a-killed-file'), 'x');
+    mkdirSync(live);
+    try {
+      const r = underGuard('0');
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(existsSync(orphan), false, 'the killed process folder is swept');
+      assert.equal(existsSync(live), true, "a running process's folder is left alone");
+    } finally {
+      rmSync(orphan, { recursive: true, force: true });
+      rmSync(live, { recursive: true, force: true });
+    }
   });
 });

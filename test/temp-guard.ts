@@ -20,8 +20,36 @@ const MARKER = 'LOOKFIRST_TEMP_GUARD';
 /** Caches of tools that processes started with `--import tsx` keep in the temp folder; not a test's leak. */
 const TOOL_CACHES = /^tsx-\d+$/;
 
+/** Whether process `pid` still runs (a pid reused by another process counts as running: its folder is left). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the folders of test files whose process is gone without its exit check: one killed by SIGKILL
+ * (a runner's timeout, a CI stop) runs no exit listener, so its folder would stay for good.
+ */
+function sweepOrphans(root: string): void {
+  for (const name of readdirSync(root)) {
+    const pid = Number(/^lf-test-(\d+)-/.exec(name)?.[1]);
+    if (!Number.isSafeInteger(pid) || pid === process.pid || running(pid)) continue;
+    try {
+      rmSync(join(root, name), { recursive: true, force: true });
+    } catch {
+      // Another file's guard removed it first, or it is not ours to remove: either way, not this file's failure.
+    }
+  }
+}
+
 if (process.env.NODE_TEST_CONTEXT !== undefined && process.env[MARKER] === undefined) {
-  const dir = mkdtempSync(join(tmpdir(), 'lf-test-'));
+  sweepOrphans(tmpdir());
+  // The pid in the name lets a later file's guard tell an orphan (its process gone) from a running file's folder.
+  const dir = mkdtempSync(join(tmpdir(), `lf-test-${process.pid}-`));
   // Traversable, so that a server the tests run as another user (PostgreSQL, when run as root) reaches
   // its own 0700 folder inside; the folders the tests make stay 0700.
   chmodSync(dir, 0o755);
