@@ -28,4 +28,43 @@ describe('maskUrl', () => {
     assert.equal(maskUrl(`https://x.example/${short}`, { path: true }), `https://x.example/${short}`);
     assert.equal(maskUrl(`https://x.example/${'%41'.repeat(PATH_TOKEN_CHARS)}`, { path: true }), 'https://x.example/***');
   });
+
+  describe('when the secret sits where a masker keyed on the password and query values would not look', () => {
+    it('masks a user name that is the credential: alone, or token-length beside a password', () => {
+      assert.equal(maskUrl('https://ghp_abcdefghijklmnop1234@github.example/x'), 'https://***@github.example/x');
+      assert.equal(maskUrl('https://tok%3Asecret@h.example/'), 'https://***@h.example/');
+      assert.equal(maskUrl('https://ghp_abcdefghijklmnop1234:x-oauth-basic@h.example/'), 'https://***:***@h.example/');
+      assert.equal(maskUrl('https://sam:pw@[::1]:8080/a'), 'https://sam:***@[::1]:8080/a');
+    });
+
+    it('masks a query part with no "=" whole: it is the token itself, not a key', () => {
+      assert.equal(maskUrl('https://h.example/hook?SECRETTOKENVALUE1234'), 'https://h.example/hook?***');
+      assert.equal(maskUrl('https://h.example/hook?key%3Dvalue&a=1'), 'https://h.example/hook?***&a=***');
+      assert.equal(maskUrl('https://h.example/hook?a=1;token=secret'), 'https://h.example/hook?a=***');
+    });
+
+    it('masks by shape a text the URL parser refuses or reads as opaque, so a typo does not print a password', () => {
+      assert.equal(maskUrl('https://u:pw@h.example:99999/x'), 'https://***@h.example:99999/x');
+      assert.equal(maskUrl('https://u:pw@exa mple.com/x?k=v#f'), 'https://***@exa mple.com/x?k=***#***');
+      assert.equal(maskUrl('foo:u:pw@host'), 'foo:***@host');
+      assert.equal(maskUrl('not a url/AAAAAAAAAAAAAAAAAAAAAAAA', { path: true }), 'not a url/***');
+    });
+
+    it('masks a password holding "?" or "#", which the parser reads as the end of the host', () => {
+      assert.equal(maskUrl('https://u:p#w@host/x'), 'https://***@host/x');
+      assert.equal(maskUrl('https://user:12?x@host'), 'https://***@host');
+      assert.equal(maskUrl('https://u:p?w@host/x?q=1'), 'https://***@host/x?q=***');
+    });
+
+    it('never throws and stays linear on hostile text', () => {
+      for (const t of ['', '@', '?', '#', '%', 'https://h.example/?%ED%A0%80=1', 'https://h.example/%E0%A4%A', '\\\\@']) {
+        assert.equal(typeof maskUrl(t, { path: true }), 'string');
+      }
+      const long = `https://u:pw@h.example/${'a/'.repeat(500_000)}?${'k=v&'.repeat(100_000)}`;
+      const out = maskUrl(long, { path: true });
+      assert.ok(!out.includes('pw') && !out.includes('=v'));
+      const broken = `https://u:pw@h ${'a/'.repeat(500_000)}`;
+      assert.ok(!maskUrl(broken, { path: true }).includes('pw'));
+    });
+  });
 });
