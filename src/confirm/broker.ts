@@ -39,10 +39,16 @@ export interface BrokerHooks {
 
 /** Runs the channels for one held call. */
 export class ConfirmBroker {
-  /** @param clock the time source for the deadline (tests inject one). */
+  /**
+   * @param clock the time source for the deadline (tests inject one).
+   * @param stopped aborted when the gate stops: a call still waiting for a person no longer keeps the
+   *   process alive (its question outlives the process in a shared store, or it was withdrawn), so a
+   *   stopping gate exits at once instead of at the last deadline.
+   */
   constructor(
     private readonly channels: BrokerChannels,
     private readonly clock: Clock = systemClock,
+    private readonly stopped?: AbortSignal,
   ) {}
 
   /**
@@ -69,10 +75,14 @@ export class ConfirmBroker {
     // process alive until its deadline, and the timer is cleared as soon as the call is decided.
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(CONFIRM_TIMEOUT), Math.max(0, req.deadlineMs - this.clock.nowMs()));
+    const release = () => timer.unref();
+    if (this.stopped?.aborted) release();
+    else this.stopped?.addEventListener('abort', release, { once: true });
     try {
       return await this.askUntil(req, signal, AbortSignal.any([signal, timeout.signal]), hooks);
     } finally {
       clearTimeout(timer);
+      this.stopped?.removeEventListener('abort', release);
     }
   }
 

@@ -127,6 +127,8 @@ export class Gateway {
   private readonly dryRunBudget = new DryRunBudget(MAX_RECORDED_RUN_BYTES);
   /** Set once the gate stops: sessions attached from then on keep their shared questions too. */
   private isStopping = false;
+  /** Aborted by stopping(): calls still waiting for a person stop keeping the process alive (confirm/broker.ts). */
+  private readonly stopSignal = new AbortController();
   /** Gated calls in progress, so that shutdown can wait for their audit entries. */
   private readonly gatedCalls = new Set<Promise<unknown>>();
   /** Taint memory per authenticated principal, and what untrusted upstreams relay (gateway/taint-principals.ts). */
@@ -344,6 +346,7 @@ export class Gateway {
    */
   stopping(): void {
     this.isStopping = true;
+    this.stopSignal.abort();
     for (const s of this.sessions) s.holds.stop();
   }
 
@@ -437,11 +440,15 @@ export class Gateway {
     for (const u of this.upstreams) if (u.instructions) this.taint.relayed([taint], u, 'instructions', u.instructions);
     const confirm = this.opts.config.confirm;
     // Pending mode answers at once: no question is held open inside the client's own request.
-    const broker = new ConfirmBroker({
-      inClient: confirm.mode === 'pending' ? [] : inClient,
-      outOfBand: this.opts.outOfBand ?? [],
-      pending: this.opts.pending,
-    });
+    const broker = new ConfirmBroker(
+      {
+        inClient: confirm.mode === 'pending' ? [] : inClient,
+        outOfBand: this.opts.outOfBand ?? [],
+        pending: this.opts.pending,
+      },
+      undefined,
+      this.stopSignal.signal,
+    );
     const privacy = this.opts.privacy?.session(principal ?? 'stdio', sessionKey);
     return {
       catalogue: this.catalogue,
