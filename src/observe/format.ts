@@ -52,8 +52,8 @@ export function timeOf(ts: number): string {
 /** Widths of the fixed columns of a `tail` line; text longer than its column is cut with `…`. */
 const WIDTH = { outcome: 16, channel: 11, who: 22 } as const;
 
-/** Longest tool name shown in full on a line (the whole name is in `--json`). */
-const TOOL_MAX = 64;
+/** Longest tool name shown in full on a line or in a `stats` table, in cells (the whole name is in `--json`). */
+export const TOOL_MAX = 64;
 
 /**
  * One decision as a line (no newline): time, outcome, channel, who, short call id, then the tool, and why

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { displayWidth } from '../core/text-width.js';
 import type { DecisionRecord } from './decisions.js';
 import { callsLine, computeStats, median, renderStats, statsJson, table } from './stats.js';
 
@@ -174,5 +175,23 @@ describe('when a window holds hundreds of thousands of answered calls', () => {
     const s = computeStats(many, [], { sinceMs: 0, untilMs: 1e12 });
     assert.equal(s.decision.maxMs, 299_999);
     assert.equal(s.decision.count, 300_000);
+  });
+});
+
+describe('when the log holds names a megabyte long, or emoji where a column ends', () => {
+  it('cuts names and details to their columns by cells, never leaving half a surrogate pair', () => {
+    const huge = '👨‍👩‍👧‍👦'.repeat(100_000);
+    const detail = `${'d'.repeat(79)}🚀🚀🚀`; // a slice at 80 code units would end in half of the first rocket
+    const s = computeStats(
+      [rec(100, huge, 'denied', { callId: 'c1', approver: huge, detail }), rec(110, huge, 'executed ok', { callId: 'c2' })],
+      [{ tool: huge, callId: 'c3', heldTs: 120 }],
+      { sinceMs: 0, untilMs: 1e12 },
+    );
+    const started = performance.now();
+    const text = renderStats(s);
+    assert.ok(performance.now() - started < 5_000, 'rendered in linear time');
+    for (const line of text.split('\n')) assert.ok(displayWidth(line) < 400, `a line of ${displayWidth(line)} cells`);
+    assert.ok(!/[\ud800-\udbff](?![\udc00-\udfff])/.test(text), 'no lone high surrogate');
+    assert.match(text, /d{79}\u2026/);
   });
 });

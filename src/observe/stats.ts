@@ -3,9 +3,12 @@
  * counts out, and their rendering as small aligned tables.
  */
 import { oneLine } from '../confirm/visible.js';
-import { displayWidth, padEndToWidth, padStartToWidth } from '../core/text-width.js';
+import { cutToWidth, displayWidth, padEndToWidth, padStartToWidth } from '../core/text-width.js';
 import { DECISION_OUTCOMES, type DecisionRecord, type OpenCall } from './decisions.js';
-import { byOf, durationOf, noPaint, OUTCOME_COLOUR, type Paint, SHORT_ID, timeOf } from './format.js';
+import { byOf, durationOf, noPaint, OUTCOME_COLOUR, type Paint, SHORT_ID, TOOL_MAX, timeOf } from './format.js';
+
+/** Longest detail shown in a call list, in cells. */
+const DETAIL_MAX = 80;
 
 /** A name and how many decisions had it, most first. */
 export interface Count {
@@ -127,7 +130,8 @@ function countTable(title: string, counts: readonly Count[], paint: Paint, colou
   if (counts.length === 0) return [];
   const shown = counts.slice(0, TABLE_ROWS);
   const rest = counts.slice(TABLE_ROWS).reduce((n, c) => n + c.count, 0);
-  const rows = shown.map((c) => [oneLine(c.name), String(c.count)]);
+  // Names cut to a column (a hostile upstream can name a tool with a megabyte); --json has them whole.
+  const rows = shown.map((c) => [cutToWidth(oneLine(c.name), TOOL_MAX), String(c.count)]);
   if (rest > 0) rows.push([`(${counts.length - TABLE_ROWS} others)`, String(rest)]);
   const lines = table(rows);
   // Colour after aligning: escape codes would count as width.
@@ -140,10 +144,11 @@ function callList(title: string, records: readonly DecisionRecord[], paint: Pain
   const shown = records.slice(-TABLE_ROWS);
   const rows = shown.map((r) => [
     timeOf(r.ts),
-    oneLine(r.tool),
+    cutToWidth(oneLine(r.tool), TOOL_MAX),
     oneLine(r.callId?.slice(0, SHORT_ID) ?? '-'),
-    oneLine(byOf(r)),
-    oneLine(r.detail ?? '').slice(0, 80),
+    cutToWidth(oneLine(byOf(r)), TOOL_MAX),
+    // Cut by cells, not code units: a slice can leave half a surrogate pair.
+    cutToWidth(oneLine(r.detail ?? ''), DETAIL_MAX),
   ]);
   const more = records.length > shown.length ? [`  (${records.length - shown.length} earlier not shown; --json lists all)`] : [];
   return [paint('bold', `${title} (${records.length})`), ...more, ...table(rows), ''];
@@ -176,7 +181,7 @@ export function renderStats(s: Stats, paint: Paint = noPaint): string {
   lines.push(...callList('Lapsed', s.lapsed, paint));
   if (s.waiting.length > 0) {
     lines.push(paint('bold', `Waiting for a person now (${s.waiting.length})`));
-    lines.push(...table(s.waiting.map((c) => [timeOf(c.heldTs), oneLine(c.tool), oneLine(c.callId.slice(0, SHORT_ID))])), '');
+    lines.push(...table(s.waiting.map((c) => [timeOf(c.heldTs), cutToWidth(oneLine(c.tool), TOOL_MAX), oneLine(c.callId.slice(0, SHORT_ID))])), '');
   }
   return `${lines.join('\n').trimEnd()}\n`;
 }
