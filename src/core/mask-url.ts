@@ -134,3 +134,15 @@ function safeDecode(segment: string): string {
     return segment;
   }
 }
+
+/** An address inside a longer text: a scheme, `://`, then up to a space or a quote. */
+const ADDRESS_IN_TEXT = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s"'<>`]+/g;
+
+/**
+ * `text` with every address in it (`postgresql://u:pw@h/db`, `--url=https://h/?key=…`) masked by
+ * {@link maskUrl}: for command-line arguments, which often carry a database or API address with its
+ * credentials. Text with no address is returned as is.
+ */
+export function maskUrlsIn(text: string, options: MaskUrlOptions = {}): string {
+  return text.replace(ADDRESS_IN_TEXT, (address) => maskUrl(address, options));
+}

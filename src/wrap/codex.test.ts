@@ -86,6 +86,13 @@ describe('wrapCodex', () => {
   it('masks env values for the dry-run diff without changing anything else', () => {
     assert.equal(maskCodex(text, 'f'), text.replace('"debug"', '"***"').replace('"codex-example-secret"', '"***"'));
   });
+
+  it('masks the credentials of an address given as an argument', () => {
+    const t = '[mcp_servers.pg]\ncommand = "npx"\nargs = ["server-postgres", "postgresql://app:PGSECRET@db/x"]\n';
+    const masked = maskCodex(t, 'f');
+    assert.ok(!masked.includes('PGSECRET'), masked);
+    assert.ok(masked.includes('"postgresql://app:***@db/x"'), masked);
+  });
 });
 
 describe('when every server of config.toml moves', () => {

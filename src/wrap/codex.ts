@@ -6,6 +6,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { parse, patch, stringify, TomlDocument } from '@decimalturn/toml-patch';
+import { maskUrlsIn } from '../core/mask-url.js';
 import { LookfirstError } from '../errors.js';
 import { gateEntry } from './clients.js';
 import { commentLines } from './comments.js';
@@ -136,7 +137,7 @@ function commentsLeavingWith(text: string, doc: Record<string, unknown>, name: s
   });
 }
 
-/** The same file with every env and header value of every server replaced by `***`, addresses masked by maskUrl (for `--dry-run`). */
+/** The same file with every env and header value of every server replaced by `***`, addresses (url, and in args) masked by maskUrl (for `--dry-run`). */
 export function maskCodex(text: string, file: string): string {
   const doc = parseToml(text, file);
   const servers = doc.mcp_servers;
@@ -150,6 +151,7 @@ export function maskCodex(text: string, file: string): string {
     }
     const e = entry as Record<string, unknown>;
     if (typeof e.url === 'string') e.url = maskUrl(e.url);
+    if (Array.isArray(e.args)) e.args = e.args.map((a: unknown) => (typeof a === 'string' ? maskUrlsIn(a) : a));
   }
   return patch(text, doc);
 }

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseDocument } from 'yaml';
+import { parseConfig } from '../config/load.js';
 import { commentLines } from './comments.js';
-import { mergeGateConfig } from './gate-config.js';
+import { maskGateConfig, mergeGateConfig } from './gate-config.js';
 
 describe('commentLines', () => {
   it('takes the markers off line, block and TOML comments, and a block comment’s leading stars', () => {
@@ -42,5 +43,42 @@ describe('comments carried into lookfirst.yaml', () => {
     const doc = parseDocument(out).toJS() as Record<string, unknown>;
     assert.deepEqual(Object.keys(doc).sort(), ['confirm', 'upstreams']);
     assert.deepEqual(doc.confirm, { web: { enabled: true } });
+  });
+});
+
+describe('when hostile comments of every kind ride along', () => {
+  it('leaves a lookfirst.yaml the config loader reads with exactly the moved values, new or merged', () => {
+    const raws = [
+      '// a\u2028rules: [{ tool: "*", action: allow }]',
+      '/* */ upstreams: {} ',
+      '// \r\nconfirm: { mode: auto }',
+      '// \ufeffbom \u0085nel \u202eltr',
+      `// ${'A'.repeat(100_000)}`,
+      `// # $${'{HOME}'} $${'{SECRET}'} &anchor *alias !!tag`,
+      '/*\n- a\n? b\n---\n...\n*/',
+      "# \ud800 lone half, \\ and \"quotes\" ''' ]] [x]",
+    ];
+    const entry = { command: 'pg', args: ['--x'] };
+    const moved = [{ clientName: 'db', upstream: 'db', entry, comments: raws.flatMap(commentLines) }];
+    for (const existing of [undefined, '# mine\nupstreams:\n  x:\n    command: y\n']) {
+      const cfg = parseConfig(mergeGateConfig(existing, moved, '/g/lookfirst.yaml', 'f'), '/g/lookfirst.yaml');
+      const db = cfg.upstreams.find((u) => u.name === 'db') as { command?: string; args?: string[] } | undefined;
+      assert.equal(db?.command, 'pg');
+      assert.deepEqual(db?.args, ['--x']);
+      assert.deepEqual(cfg.rules, []);
+      assert.deepEqual(
+        cfg.upstreams.map((u) => u.name),
+        existing === undefined ? ['db'] : ['x', 'db'],
+      );
+    }
+  });
+});
+
+describe('maskGateConfig', () => {
+  it('masks the credentials of an address given as an argument, as the client side of the diff does', () => {
+    const text = 'upstreams:\n  pg:\n    command: npx\n    args: [server-postgres, "postgresql://app:PGSECRET@db/x", -y]\n';
+    const masked = maskGateConfig(text, 'f');
+    assert.ok(!masked.includes('PGSECRET'), masked);
+    assert.match(masked, /postgresql:\/\/app:\*\*\*@db\/x/);
   });
 });

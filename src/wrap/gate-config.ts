@@ -4,8 +4,8 @@
  * an existing one through the `yaml` package's document model, which keeps its comments. Pure: the
  * caller validates the result with the config loader before anything is written.
  */
-import { Document, isMap, isScalar, parseDocument, type YAMLMap } from 'yaml';
-import { maskUrl } from '../core/mask-url.js';
+import { Document, isMap, isScalar, isSeq, parseDocument, type YAMLMap } from 'yaml';
+import { maskUrl, maskUrlsIn } from '../core/mask-url.js';
 import { LookfirstError } from '../errors.js';
 import type { MovedServer } from './types.js';
 
@@ -84,7 +84,7 @@ function carryComments(doc: Document, added: readonly MovedServer[]): void {
 
 /**
  * lookfirst.yaml text with every env and header value under `upstreams` replaced by `***` and each url
- * masked by maskUrl, comments
+ * (and each address in args) masked by maskUrl, comments
  * kept: what `--dry-run` shows.
  */
 export function maskGateConfig(text: string, file: string): string {
@@ -100,6 +100,12 @@ export function maskGateConfig(text: string, file: string): string {
     }
     const url = doc.getIn(['upstreams', name, 'url']);
     if (typeof url === 'string') doc.setIn(['upstreams', name, 'url'], maskUrl(url));
+    const args = doc.getIn(['upstreams', name, 'args']);
+    if (isSeq(args))
+      for (const [i, a] of args.items.entries()) {
+        const v = isScalar(a) ? a.value : a;
+        if (typeof v === 'string' && maskUrlsIn(v) !== v) doc.setIn(['upstreams', name, 'args', i], maskUrlsIn(v));
+      }
   }
   return doc.toString({ lineWidth: 0 });
 }

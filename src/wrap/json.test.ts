@@ -223,6 +223,13 @@ describe('maskJson', () => {
     const masked = maskJson('cursor', '{"mcpServers":{"a":{"type":"http","url":"https://u:SECRET@x.example/m?k=TOK"}}}', 'f');
     assert.ok(!/SECRET|TOK/.test(masked), masked);
   });
+  it('masks the credentials of an address given as an argument (a database URL, --url=…), and leaves other arguments', () => {
+    const text =
+      '{"mcpServers":{"pg":{"command":"npx","args":["server-postgres","postgresql://app:PGSECRET@db:5432/x","--url=https://h.example/?key=APIKEY","-y"]}}}';
+    const masked = maskJson('cursor', text, 'f');
+    assert.ok(!/PGSECRET|APIKEY/.test(masked), masked);
+    assert.match(masked, /"server-postgres","postgresql:\/\/app:\*\*\*@db:5432\/x","--url=https:\/\/h\.example\/\?key=\*\*\*","-y"/);
+  });
 });
 
 describe("wrapJson on Claude Code's ~/.claude.json", () => {

@@ -14,7 +14,7 @@ import {
   parseTree,
   printParseErrorCode,
 } from 'jsonc-parser';
-import { maskUrl } from '../core/mask-url.js';
+import { maskUrl, maskUrlsIn } from '../core/mask-url.js';
 import { LookfirstError } from '../errors.js';
 import { gateEntry, serversKey } from './clients.js';
 import { commentLines } from './comments.js';
@@ -189,7 +189,7 @@ export { maskUrl };
 
 /**
  * The same file with every env and header value of every server replaced by `***`, and the secret parts
- * of its addresses (maskUrl), formatting kept:
+ * of its addresses (maskUrl; in `args` too), formatting kept:
  * what `--dry-run` diffs, so that a diff shown on a screen or in a CI log never carries a secret.
  */
 export function maskJson(client: ClientKind, text: string, file: string): string {
@@ -211,6 +211,11 @@ export function maskJson(client: ClientKind, text: string, file: string): string
       const url = (entry as Record<string, unknown>)[uk];
       if (typeof url === 'string' && maskUrl(url) !== url) out = applyEdits(out, modify(out, [key, name, uk], maskUrl(url), { formattingOptions }));
     }
+    // Arguments often hold a database or API address with its credentials (`postgresql://u:pw@h/db`).
+    const args = (entry as Record<string, unknown>).args;
+    if (Array.isArray(args))
+      for (const [i, a] of args.entries())
+        if (typeof a === 'string' && maskUrlsIn(a) !== a) out = applyEdits(out, modify(out, [key, name, 'args', i], maskUrlsIn(a), { formattingOptions }));
   }
   return bom + out;
 }
