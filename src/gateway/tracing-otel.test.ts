@@ -74,6 +74,24 @@ describe('the OpenTelemetry tracer', async () => {
     assert.deepEqual(seen, { traceparent: `00-${'c'.repeat(32)}-${forward.spanId}-01`, tracestate: 'vendor=1' });
   });
 
+  it("sends upstream only a client tracestate's valid members, at most 32, whatever the client sent", async () => {
+    spans.length = 0;
+    const tracer = await createOtelTracer({ endpoint: url, serviceName: 't', version: '0' });
+    const traceparent = `00-${'e'.repeat(32)}-${'f'.repeat(16)}-01`;
+    const states = ['a=1,'.repeat(100_000), 'bad key=1,ok=2,x=\n\r', Array.from({ length: 40 }, (_, i) => `k${i}=v`).join(',')];
+    const seen = [];
+    for (const tracestate of states) {
+      const call = tracer.startCall({ traceparent, tracestate }, 'write');
+      assert.ok(call);
+      seen.push(await call.child('forward', async (trace) => trace?.tracestate));
+      call.end('executed');
+    }
+    await tracer.close();
+    assert.equal(seen[0], 'a=1');
+    assert.equal(seen[1], 'ok=2');
+    assert.equal(seen[2]?.split(',').length, 32);
+  });
+
   it('is off by default: no span, nothing loaded', async () => {
     assert.equal(noTracer.enabled, false);
     assert.equal(noTracer.startCall({ traceparent: 'x' }, 'echo'), undefined);
