@@ -11,6 +11,7 @@ import { LookfirstError } from '../errors.js';
 import { gateEntry } from './clients.js';
 import { commentLines } from './comments.js';
 import { maskUrl, SECRET_KEYS } from './json.js';
+import { maskTomlSecrets } from './mask-secrets.js';
 import { planServers } from './plan.js';
 import type { WrapInput, WrapResult } from './types.js';
 
@@ -153,5 +154,7 @@ export function maskCodex(text: string, file: string): string {
     if (typeof e.url === 'string') e.url = maskUrl(e.url);
     if (Array.isArray(e.args)) e.args = e.args.map((a: unknown) => (typeof a === 'string' ? maskUrlsIn(a) : a));
   }
+  // Secrets beside the servers (a diff's context lines show them): credential-named keys, addresses.
+  maskTomlSecrets(doc);
   return patch(text, doc);
 }

@@ -7,6 +7,7 @@
 import { Document, isMap, isScalar, isSeq, parseDocument, type YAMLMap } from 'yaml';
 import { maskUrl, maskUrlsIn } from '../core/mask-url.js';
 import { LookfirstError } from '../errors.js';
+import { maskYamlSecrets } from './mask-secrets.js';
 import type { MovedServer } from './types.js';
 
 /**
@@ -107,5 +108,7 @@ export function maskGateConfig(text: string, file: string): string {
         if (typeof v === 'string' && maskUrlsIn(v) !== v) doc.setIn(['upstreams', name, 'args', i], maskUrlsIn(v));
       }
   }
+  // Secrets beside the upstreams (a diff's context lines show them): credential-named keys, webhook and other addresses.
+  maskYamlSecrets(doc);
   return doc.toString({ lineWidth: 0 });
 }

@@ -19,6 +19,7 @@ import { LookfirstError } from '../errors.js';
 import { gateEntry, serversKey } from './clients.js';
 import { commentLines } from './comments.js';
 import { insertMember, memberComments, removeMember } from './json-edit.js';
+import { maskJsonSecrets } from './mask-secrets.js';
 import { planServers } from './plan.js';
 import type { ClientKind, WrapInput, WrapResult } from './types.js';
 
@@ -217,7 +218,8 @@ export function maskJson(client: ClientKind, text: string, file: string): string
       for (const [i, a] of args.entries())
         if (typeof a === 'string' && maskUrlsIn(a) !== a) out = applyEdits(out, modify(out, [key, name, 'args', i], maskUrlsIn(a), { formattingOptions }));
   }
-  return bom + out;
+  // Secrets beside the servers (a diff's context lines show them): credential-named keys, addresses.
+  return bom + maskJsonSecrets(out);
 }
 
 /**
