@@ -248,6 +248,43 @@ describe('refusals', () => {
     assert.equal(r.status, 1);
     assert.match(r.stderr, /nothing to restore/);
   });
+
+  it('unwrap refuses a damaged note or an unreadable backup with a sentence, dry run or not, and writes nothing', () => {
+    const file = copyOf('cursor.mcp.json');
+    wrap('cursor', file);
+    const dir = join(file, '..');
+    const note = `${file}.lookfirst-wrap.json`;
+    const backup = `${file}.lookfirst-backup`;
+    const good = readFileSync(note, 'utf8');
+    const wrapped = readFileSync(file, 'utf8');
+    const unchanged = () => {
+      assert.equal(readFileSync(file, 'utf8'), wrapped);
+      assert.ok(!readdirSync(dir).some((n) => n.includes('lookfirst-edited')));
+    };
+    const { original_sha256: _o, ...noHash } = JSON.parse(good) as Record<string, unknown>;
+    for (const bad of ['null', '[]', '"x"', '{}', JSON.stringify(noHash), good.replace('"cursor"', '"undefined"')]) {
+      writeFileSync(note, bad);
+      for (const extra of [['--dry-run'], [], ['--force']]) {
+        const r = runCli(['unwrap', 'cursor', '--config-file', file, ...extra]);
+        assert.equal(r.status, 1, `${bad} ${extra}: ${r.stderr}`);
+        assert.match(r.stderr, /is not the note wrap wrote; nothing was changed/, bad);
+        assert.doesNotMatch(r.stderr, /unexpected error|undefined/);
+        unchanged();
+      }
+    }
+    writeFileSync(note, good);
+    const saved = readFileSync(backup);
+    rmSync(backup);
+    mkdirSync(backup);
+    for (const extra of [['--dry-run'], []]) {
+      const r = runCli(['unwrap', 'cursor', '--config-file', file, ...extra]);
+      assert.equal(r.status, 1, r.stderr);
+      assert.match(r.stderr, /lookfirst-backup cannot be read \(EISDIR\)/);
+      unchanged();
+    }
+    rmSync(backup, { recursive: true });
+    writeFileSync(backup, saved);
+  });
 });
 
 describe('when a wrapped Claude Code project is started the way its .mcp.json says', () => {

@@ -8,7 +8,7 @@ import { createTwoFilesPatch } from 'diff';
 import { LookfirstError } from '../../errors.js';
 import { maskCodex } from '../../wrap/codex.js';
 import { maskJson, restoreServersJson, serversJson } from '../../wrap/json.js';
-import type { ClientKind } from '../../wrap/types.js';
+import { CLIENT_KINDS, type ClientKind } from '../../wrap/types.js';
 import { backupOf, clientFileOf, clientOf, noteOf, sha256, type WrapNote } from './wrap.js';
 import { mustBeWritable, writeAtomic, writeNewCopy } from './wrap-files.js';
 
@@ -37,21 +37,21 @@ export function unwrapCommand(clientArg: string, o: UnwrapOptions): number {
       'WRAP_REFUSED',
       `${file}: no ${existsSync(backup) ? 'note' : 'backup'} from lookfirst wrap beside it (${existsSync(backup) ? noteOf(file) : backup}), so there is nothing to restore. Edit the file by hand; nothing was changed.`,
     );
-  let note: WrapNote;
-  try {
-    note = JSON.parse(readFileSync(noteOf(file), 'utf8')) as WrapNote;
-  } catch {
-    throw new LookfirstError(
-      'WRAP_REFUSED',
-      `${noteOf(file)} is not the note wrap wrote; nothing was changed. The original is ${backup}: copy it back by hand.`,
-    );
-  }
+  const note = readNote(file, backup);
   if (note.client !== client)
     throw new LookfirstError(
       'WRAP_REFUSED',
-      `${file} was wrapped as ${String(note.client)}, not ${client}: run \`lookfirst unwrap ${String(note.client)} --config-file ${file}\`; nothing was changed.`,
+      `${file} was wrapped as ${note.client}, not ${client}: run \`lookfirst unwrap ${note.client} --config-file ${file}\`; nothing was changed.`,
     );
-  const original = readFileSync(backup);
+  let original: Buffer;
+  try {
+    original = readFileSync(backup);
+  } catch (err) {
+    throw new LookfirstError(
+      'WRAP_REFUSED',
+      `${backup} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}): make it a readable file, then run this again; nothing was changed.`,
+    );
+  }
   if (sha256(original) !== note.original_sha256)
     throw new LookfirstError(
       'WRAP_REFUSED',
@@ -118,6 +118,29 @@ function maskedClientText(client: ClientKind, text: string, file: string): strin
   } catch {
     return `(${file} does not parse, so it is not shown: it may hold secrets that cannot be masked)\n`;
   }
+}
+
+/**
+ * The note wrap left beside the client's file, checked for every field unwrap relies on (fail closed:
+ * a note that is not wrap's, damaged or hand-edited, restores nothing).
+ * @throws LookfirstError WRAP_REFUSED when it cannot be read, does not parse, or lacks a field.
+ */
+function readNote(file: string, backup: string): WrapNote {
+  const refused = () =>
+    new LookfirstError('WRAP_REFUSED', `${noteOf(file)} is not the note wrap wrote; nothing was changed. The original is ${backup}: copy it back by hand.`);
+  let note: unknown;
+  try {
+    note = JSON.parse(readFileSync(noteOf(file), 'utf8'));
+  } catch {
+    throw refused();
+  }
+  if (typeof note !== 'object' || note === null || Array.isArray(note)) throw refused();
+  const n = note as Record<string, unknown>;
+  const hex = (v: unknown) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
+  const kindOk = typeof n.client === 'string' && (CLIENT_KINDS as readonly string[]).includes(n.client);
+  if (!kindOk || typeof n.gate_config !== 'string' || !hex(n.original_sha256) || !hex(n.wrapped_sha256)) throw refused();
+  if (n.wrapped_servers_sha256 !== undefined && !hex(n.wrapped_servers_sha256)) throw refused();
+  return note as WrapNote;
 }
 
 /** The servers fingerprint of a file that may no longer parse (then it matches nothing). */
