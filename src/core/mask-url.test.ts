@@ -37,8 +37,9 @@ describe('maskUrl', () => {
       assert.equal(maskUrl('https://sam:pw@[::1]:8080/a'), 'https://sam:***@[::1]:8080/a');
     });
 
-    it('masks a query part with no "=" whole: it is the token itself, not a key', () => {
+    it('masks a query part with no value whole: its key is the token itself', () => {
       assert.equal(maskUrl('https://h.example/hook?SECRETTOKENVALUE1234'), 'https://h.example/hook?***');
+      assert.equal(maskUrl('https://h.example/hook?SECRETTOKENVALUE1234=&v=2'), 'https://h.example/hook?***&v=***');
       assert.equal(maskUrl('https://h.example/hook?key%3Dvalue&a=1'), 'https://h.example/hook?***&a=***');
       assert.equal(maskUrl('https://h.example/hook?a=1;token=secret'), 'https://h.example/hook?a=***');
     });

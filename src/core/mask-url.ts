@@ -22,8 +22,8 @@ const MASK = '***';
  * The address with its secrets as `***`, the rest kept:
  * - the password; the user name too when there is no password or it is token-length (a token used as
  *   the user name), so only a short name beside a password is kept for the reader;
- * - every query value, keeping `key=` so the reader sees what was there; a query part without `=` as a
- *   whole (it is the token itself);
+ * - every query value, keeping `key=` so the reader sees what was there; a query part with no value
+ *   (`?<token>`, `?<token>=`) as a whole (the key is then the token itself);
  * - a fragment as a whole (never sent, but it can hold a token too);
  * - with `path`, every path segment of {@link PATH_TOKEN_CHARS} characters or more.
  * Returned exactly as given when nothing was masked. Never throws.
@@ -71,13 +71,15 @@ export function maskUrl(url: string, options: MaskUrlOptions = {}): string {
   return u.toString().replaceAll('%2A%2A%2A', MASK);
 }
 
-/** `a=1&tok` as `a=***&***`: values masked, keys kept, a part with no `=` masked whole. */
+/** `a=1&tok&t2=` as `a=***&***&***`: values masked, keys kept, a part with no value masked whole. */
 function maskQuery(query: string): string {
   return query
     .split('&')
     .map((part) => {
       const eq = part.indexOf('=');
-      return eq < 0 ? (part === '' ? '' : MASK) : `${part.slice(0, eq)}=${MASK}`;
+      if (part === '') return '';
+      // No value (`?<token>` or `?<token>=`): the key is the secret.
+      return eq < 0 || eq === part.length - 1 ? MASK : `${part.slice(0, eq)}=${MASK}`;
     })
     .join('&');
 }
