@@ -117,6 +117,10 @@ describe('lookfirst check, its pure checks', () => {
       assert.match(line?.message ?? '', /previews go to https:\/\/user:\*\*\*@hooks\.example\.com\/services\/T0000000\/B0000000\/\*\*\*\?sig=\*\*\*;/);
       assert.doesNotMatch(line?.message ?? '', /XXXX|pw@|abc/);
     });
+    it('says a port of 0 is a free one the system picks, not port 0', () => {
+      const r = checkChannels(healthy('confirm:\n  elicitation: false\n  web: { enabled: true, port: 0 }\n'));
+      assert.match(r.find((x) => x.id === 'confirm.web')?.message ?? '', /listen on 127\.0\.0\.1, on a free port the system picks/);
+    });
     it('warns when something already listens on a port the gate would open', () => {
       const r = checkChannels(
         healthy('confirm:\n  elicitation: false\n  web: { enabled: true }\n', {

@@ -15,6 +15,11 @@ const line = (id: string, level: Level, message: string): CheckResult => ({ id, 
 
 const octal = (mode: number) => `0${mode.toString(8).padStart(3, '0')}`;
 
+/** Where a listener will be, for a person: port 0 is not a port anyone can open, but "any free one". */
+function listenAt(host: string, port: number): string {
+  return port === 0 ? `${host}, on a free port the system picks (printed when the gate starts)` : `${host}:${port}`;
+}
+
 /** `readable by others` / `readable by its group`, or undefined when only the owner can read (and write) it. */
 export function openTo(mode: number | undefined): string | undefined {
   if (mode === undefined || (mode & 0o077) === 0) return undefined;
@@ -152,7 +157,7 @@ export function checkChannels(
       line(
         'confirm.web',
         'OK',
-        `the approval page will listen on ${c.web.host}:${c.web.port}${c.web.identityHeader ? `, people signed in by the proxy (${c.web.identityHeader})` : ' (loopback: names typed on the page are self-declared)'}`,
+        `the approval page will listen on ${listenAt(c.web.host, c.web.port)}${c.web.identityHeader ? `, people signed in by the proxy (${c.web.identityHeader})` : ' (loopback: names typed on the page are self-declared)'}`,
       ),
     );
   if (c.webhook) {
@@ -167,7 +172,7 @@ export function checkChannels(
         line(
           'confirm.webhook',
           'OK',
-          `previews go to ${maskUrl(c.webhook.url, { path: true })}; decisions come back to ${c.webhook.listenHost}:${c.webhook.listenPort}`,
+          `previews go to ${maskUrl(c.webhook.url, { path: true })}; decisions come back to ${listenAt(c.webhook.listenHost, c.webhook.listenPort)}`,
         ),
       );
   }
@@ -208,7 +213,7 @@ export function checkChannels(
         ),
       );
     else if (!out.some((r) => r.id.startsWith('confirm.device') && r.level === 'ERROR'))
-      out.push(line('confirm.device', 'OK', `paired phones: the device page will listen on ${c.device.host}:${c.device.port}`));
+      out.push(line('confirm.device', 'OK', `paired phones: the device page will listen on ${listenAt(c.device.host, c.device.port)}`));
   }
   const reachable = c.web.enabled || c.webhook !== undefined || c.terminal || c.device !== undefined;
   if (c.mode === 'pending') {
