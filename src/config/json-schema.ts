@@ -9,7 +9,7 @@
  * working config. Where zod says something JSON Schema cannot, the JSON side is loosened, not guessed.
  */
 import { z } from 'zod';
-import { configSchema, upstreamSchema } from './schema.js';
+import { configSchema, UPSTREAM_NAME, upstreamSchema } from './schema.js';
 
 /** A JSON Schema document (draft-07), as plain JSON data. */
 export type JsonSchema = Record<string, unknown>;
@@ -44,7 +44,10 @@ export function createConfigJsonSchema(): JsonSchema {
         // union is what a valid upstream is. Both kinds are strict, so `command` with `url` fits neither.
         replace(js, convert(upstreamSchema._zod.def.out));
       } else if (ctx.zodSchema === upstreams) {
-        js.minProperties = 1; // the record's refine: at least one upstream
+        js.minProperties = 1; // the record's check: at least one upstream
+        // The names are checked beside the record (so a wrong name hides nothing inside its entry); the
+        // editor gets the same rule as a pattern.
+        js.propertyNames = { type: 'string', pattern: UPSTREAM_NAME.source };
       } else if (ctx.zodSchema === privacy) {
         // The preprocess turns a bare `privacy:` (null) into `{}`; zod describes only what follows it.
         const { description, ...inner } = js;

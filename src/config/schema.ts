@@ -6,14 +6,13 @@
 import { isSupportedCountry } from 'libphonenumber-js';
 import { z } from 'zod';
 
-// No leading, trailing or doubled separator: with several upstreams, tools become `<upstream>__<tool>`,
-// and this keeps that mapping one-to-one (`a` + `_b` and `a_` + `b` would both be `a___b`).
-const upstreamName = z
-  .string()
-  .regex(
-    /^[a-z0-9]+(?:[-_][a-z0-9]+)*$/,
-    'an upstream name holds lowercase letters and digits, with single - or _ between them (so that <upstream>__<tool> names cannot collide)',
-  );
+/**
+ * An upstream's name. No leading, trailing or doubled separator: with several upstreams, tools become
+ * `<upstream>__<tool>`, and this keeps that mapping one-to-one (`a` + `_b` and `a_` + `b` would both be `a___b`).
+ */
+export const UPSTREAM_NAME = /^[a-z0-9]+(?:[-_][a-z0-9]+)*$/;
+const UPSTREAM_NAME_RULE =
+  'an upstream name holds lowercase letters and digits, with single - or _ between them (so that <upstream>__<tool> names cannot collide)';
 
 /** The one sentence for `args` and each of its items, so a wrong item reads as a wrong list. */
 const LIST_OF_STRINGS = 'must be a list of strings';
@@ -68,10 +67,37 @@ const httpUpstream = z
 const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
+ * Runs a cross-field check even when another field of the same mapping already failed (`port: x` beside
+ * `host: 0.0.0.0`): zod skips checks after such a problem, so the second would surface only once the
+ * first is fixed, though every problem is reported at once. The value may then be half-parsed, so each
+ * check guarded by this reads its fields' types before it trusts them.
+ */
+const EVEN_WITH_OTHER_PROBLEMS = { when: (payload: z.core.ParsePayload) => isMapping(payload.value) };
+
+/**
+ * Both kinds of upstream in one mapping, `command` and `url` optional: the check of an entry whose kind
+ * is unknown (it has both keys, or neither, as with a misspelt `comand`), so its other fields are still
+ * checked, each with its field path, and a key of neither kind is still named.
+ */
+const eitherUpstream = z
+  .object({
+    ...stdioUpstream.shape,
+    ...httpUpstream.shape,
+    command: stdioUpstream.shape.command.optional(),
+    url: httpUpstream.shape.url.optional(),
+  })
+  .strict();
+
+/** Keys only one kind of upstream has: an entry of unknown kind that has some of each is named for it. */
+const STDIO_ONLY = Object.keys(stdioUpstream.shape).filter((k) => k !== 'command' && !(k in httpUpstream.shape));
+const HTTP_ONLY = Object.keys(httpUpstream.shape).filter((k) => k !== 'url' && !(k in stdioUpstream.shape));
+
+/**
  * One upstream: stdio (`command`) or Streamable HTTP (`url`), never both. The kind is picked by the keys
  * present before anything is validated, so every problem comes from that kind's own schema with its
  * field path (`env.PORT: must be a string`); a plain union could only say that neither kind matched.
- * Both keys, or neither, get one sentence, plus any key that belongs to no kind.
+ * Both keys, or neither, get one sentence, and the rest of the entry is still checked against both
+ * kinds at once (eitherUpstream), so a misspelt `command` hides none of the other problems.
  */
 export const upstreamSchema = z
   .unknown()
@@ -86,12 +112,16 @@ export const upstreamSchema = z
           ? 'an upstream has either `command` (stdio) or `url` (Streamable HTTP), not both: keep the one this server speaks'
           : 'an upstream needs either `command` (a program to start, stdio) or `url` (a Streamable HTTP address)',
       });
-      const known = new Set([...Object.keys(stdioUpstream.shape), ...Object.keys(httpUpstream.shape)]);
-      const unknown = Object.keys(v).filter((k) => !known.has(k));
-      if (unknown.length > 0) ctx.addIssue({ code: 'unrecognized_keys', keys: unknown, path: [] });
-      return;
+      const stdioKeys = STDIO_ONLY.filter((k) => k in v);
+      const httpKeys = HTTP_ONLY.filter((k) => k in v);
+      if (stdioKeys.length > 0 && httpKeys.length > 0)
+        ctx.addIssue({
+          code: 'custom',
+          path: [],
+          message: `${stdioKeys.join(', ')} belong${stdioKeys.length === 1 ? 's' : ''} to a stdio upstream (command) and ${httpKeys.join(', ')} to a Streamable HTTP one (url): keep those of the kind this server speaks`,
+        });
     }
-    const checked = (hasUrl ? httpUpstream : stdioUpstream).safeParse(v);
+    const checked = (hasCommand === hasUrl && isMapping(v) ? eitherUpstream : hasUrl ? httpUpstream : stdioUpstream).safeParse(v);
     for (const issue of checked.error?.issues ?? []) ctx.addIssue({ ...issue } as z.core.$ZodRawIssue);
   })
   // Runs only when the check above found nothing; it gives the typed value with its defaults.
@@ -144,10 +174,11 @@ const webSchema = z
       ),
   })
   .strict()
-  .refine((w) => LOOPBACK.has(w.host) || w.identity_header !== undefined, {
+  .refine((w) => typeof w.host !== 'string' || LOOPBACK.has(w.host) || w.identity_header !== undefined, {
     path: ['host'],
     message:
       'web.host must be a loopback address (127.0.0.1, localhost or ::1) unless an authenticating reverse proxy is in front: then set web.identity_header to the header it sets',
+    ...EVEN_WITH_OTHER_PROBLEMS,
   });
 
 /** `confirm.webhook`: POST each held call to a receiver that answers at decision_url. */
@@ -169,10 +200,11 @@ const webhookSchema = z
   })
   .strict()
   .superRefine((w, ctx) => {
-    const u = new URL(w.url);
-    if (u.protocol === 'https:') return;
+    // A url that is no http(s) address at all has its own problem already.
+    const u = typeof w.url === 'string' && URL.canParse(w.url) ? new URL(w.url) : undefined;
+    if (u?.protocol !== 'http:') return;
     const loopback = LOOPBACK.has(u.hostname.replace(/^\[|\]$/g, ''));
-    if (!loopback || !w.allow_insecure_loopback)
+    if (!loopback || w.allow_insecure_loopback !== true)
       ctx.addIssue({
         code: 'custom',
         path: ['url'],
@@ -180,7 +212,7 @@ const webhookSchema = z
           ? 'webhook.url is plain http: use https://, or set allow_insecure_loopback: true for a receiver on this host'
           : `webhook.url must be https:// (${u.hostname} is not a loopback address; plain http is allowed only to a receiver on this host, with allow_insecure_loopback: true)`,
       });
-  });
+  }, EVEN_WITH_OTHER_PROBLEMS);
 
 /** A user name devices are paired to and calls belong to: letters, digits, . _ - (shown on every card). */
 const userName = z
@@ -273,23 +305,25 @@ const deviceSchema = z
   })
   .strict()
   .superRefine((d, ctx) => {
-    if (LOOPBACK.has(d.host) || d.tls !== undefined || d.public_url?.startsWith('https:')) return;
+    const publicUrl: unknown = d.public_url;
+    if (typeof d.host !== 'string' || LOOPBACK.has(d.host) || d.tls !== undefined || (typeof publicUrl === 'string' && publicUrl.startsWith('https:'))) return;
     ctx.addIssue({
       code: 'custom',
       path: ['host'],
       message:
         'device.host off loopback needs HTTPS: set device.tls (cert_file, key_file), or put a TLS proxy in front and set device.public_url to its https:// address (phones sign requests only on a secure page)',
     });
-  });
+  }, EVEN_WITH_OTHER_PROBLEMS);
 
 /**
  * `store`: where the gate keeps state it must act on next (pending approvals, holds, locks, nonces).
  * `sqlite` (the default) is one file, beside the audit log unless `path` says otherwise; `postgres` needs
  * `url`; `memory` keeps nothing across restarts. The audit log stays the record of every decision.
  */
+const STORE_KINDS = ['memory', 'sqlite', 'postgres'] as const;
 const storeSchema = z
   .object({
-    kind: z.enum(['memory', 'sqlite', 'postgres']).default('sqlite').describe('sqlite (one file), postgres (shared by replicas) or memory (nothing kept).'),
+    kind: z.enum(STORE_KINDS).default('sqlite').describe('sqlite (one file), postgres (shared by replicas) or memory (nothing kept).'),
     path: z
       .string()
       .min(1, 'path must not be empty')
@@ -299,13 +333,15 @@ const storeSchema = z
   })
   .strict()
   .superRefine((s, ctx) => {
+    // With a kind that is none of the three, which of url and path belong is unknown: its own problem says so.
+    if (!(STORE_KINDS as readonly unknown[]).includes(s.kind)) return;
     if (s.kind === 'postgres' && s.url === undefined)
       ctx.addIssue({
         code: 'custom',
         path: ['url'],
         message: 'store.url is required with kind: postgres (e.g. postgresql://lookfirst@db.internal:5432/lookfirst)',
       });
-    if (s.kind === 'postgres' && s.url !== undefined && !/^postgres(ql)?:\/\/./.test(s.url))
+    if (s.kind === 'postgres' && typeof s.url === 'string' && !/^postgres(ql)?:\/\/./.test(s.url))
       ctx.addIssue({ code: 'custom', path: ['url'], message: 'store.url must start with postgres:// or postgresql://' });
     if (s.kind !== 'postgres' && s.url !== undefined)
       ctx.addIssue({
@@ -315,7 +351,7 @@ const storeSchema = z
       });
     if (s.kind !== 'sqlite' && s.path !== undefined)
       ctx.addIssue({ code: 'custom', path: ['path'], message: `store.path is only for kind: sqlite (this store is ${s.kind}): remove it or set kind: sqlite` });
-  });
+  }, EVEN_WITH_OTHER_PROBLEMS);
 
 /** A placeholder label: what the agent sees before the id, e.g. `EMPLOYEE_ID` in `[[EMPLOYEE_ID_…]]`. */
 const placeholderLabel = z
@@ -336,6 +372,8 @@ const privacyPattern = z
   })
   .strict()
   .superRefine((p, ctx) => {
+    // An empty or non-string pattern has its own problem already.
+    if (typeof p.pattern !== 'string' || p.pattern === '') return;
     let re: RegExp;
     try {
       re = new RegExp(p.pattern, 'u');
@@ -349,7 +387,7 @@ const privacyPattern = z
         path: ['pattern'],
         message: 'the pattern matches the empty string: it would mask nothing useful; make it match at least one character',
       });
-  });
+  }, EVEN_WITH_OTHER_PROBLEMS);
 
 /**
  * `privacy`: private values in what upstreams answer reach the client only as placeholders
@@ -432,9 +470,14 @@ const tracingSchema = z
 /** Whole config file. */
 export const configSchema = z
   .object({
+    // The names are checked here rather than by the record's key schema: zod skips the entry of a key that
+    // fails, so `Files:` would hide every problem inside it. json-schema.ts gives editors the pattern back.
     upstreams: z
-      .record(upstreamName, upstreamSchema)
-      .refine((u) => Object.keys(u).length > 0, 'at least one upstream is needed')
+      .record(z.string(), upstreamSchema)
+      .superRefine((u, ctx) => {
+        if (Object.keys(u).length === 0) ctx.addIssue({ code: 'custom', path: [], message: 'at least one upstream is needed' });
+        for (const name of Object.keys(u)) if (!UPSTREAM_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: UPSTREAM_NAME_RULE });
+      }, EVEN_WITH_OTHER_PROBLEMS)
       .describe('The MCP servers behind the gate, by name: each has command (stdio) or url (Streamable HTTP).'),
     rules: z
       .object({
@@ -486,9 +529,10 @@ export const configSchema = z
         public_url: z.url({ protocol: /^https?$/, error: 'public_url must be an http:// or https:// address' }).optional(),
       })
       .strict()
-      .refine((h) => LOOPBACK.has(h.host) || h.token_file !== undefined, {
+      .refine((h) => typeof h.host !== 'string' || LOOPBACK.has(h.host) || h.token_file !== undefined, {
         path: ['host'],
         message: 'http.host off loopback needs http.token_file: every request must then carry the bearer token',
+        ...EVEN_WITH_OTHER_PROBLEMS,
       })
       .prefault({})
       .describe('serve --transport http: where the MCP endpoint listens, and the bearer tokens it requires.'),
