@@ -4,6 +4,7 @@
  * its servers in lookfirst.yaml, and unwrap puts the original back byte for byte; a dry run writes
  * nothing; an already-wrapped file is refused. One suite starts the gate exactly as the rewritten
  * Claude Code file says, with the SDK client, in front of the real filesystem server.
+ * Over 400 lines: one user journey, whose suites share the fixtures, the built CLI and the temp cleanup.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -597,5 +598,129 @@ describe("when the client's file is inside a git work tree", () => {
     assert.equal((JSON.parse(r.stdout) as Summary).gate_config, join(app, 'lookfirst.yaml'));
     assert.match(r.stderr, /WARNING: .*lookfirst\.yaml is inside the git work tree .*could be committed/);
     assert.deepEqual(readdirSync(home), []);
+  });
+});
+
+describe("when a project's server names a path relative to the project (issue 17: relative paths)", () => {
+  const proj = tmp('lf-wrap-rel-');
+  const elsewhere = tmp('lf-wrap-rel-gate-');
+  dirs.push(proj, elsewhere);
+  mkdirSync(join(proj, 'data'));
+  writeFileSync(join(proj, 'data', 'hello.txt'), 'hello\n');
+  const mcp = join(proj, '.mcp.json');
+  writeFileSync(mcp, `${JSON.stringify({ mcpServers: { files: { command: NODE, args: [FS_SERVER, './data'] } } }, null, 2)}\n`);
+  const gate = join(elsewhere, 'lookfirst.yaml');
+  // A gate config outside the project (its page on a free port), as the default under ~/.config/lookfirst is.
+  writeFileSync(
+    gate,
+    `upstreams:\n  memory:\n    command: ${JSON.stringify(NODE)}\n    args: [${JSON.stringify(MEMORY_SERVER)}]\nconfirm:\n  web: { enabled: true, port: 0 }\n`,
+  );
+  let client: Client | undefined;
+  after(async () => {
+    await client?.close();
+  });
+
+  it('gives the moved server the project root as cwd, so the gate, started anywhere, starts it there', async () => {
+    const s = wrap('claude-code', mcp, '--gate-config', gate);
+    const files = loadConfig(gate).upstreams.find((u) => u.name === 'files');
+    assert.equal(files?.kind === 'stdio' ? files.cwd : undefined, proj);
+    assert.ok(readFileSync(gate, 'utf8').includes(`cwd: ${proj}\n`));
+    assert.equal(runCli(['keygen', '--config', s.gate_config]).status, 0);
+    const entry = (JSON.parse(readFileSync(mcp, 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }> }).mcpServers.lookfirst!;
+    client = new Client({ name: 'wrap-rel-test', version: '1.0.0' });
+    // The filesystem server exits at once when ./data is not there: its tools listed mean it found the folder.
+    await client.connect(
+      new StdioClientTransport({
+        command: entry.command,
+        args: entry.args,
+        cwd: elsewhere,
+        stderr: 'pipe',
+        env: { ...getDefaultEnvironment(), LOOKFIRST_NO_OPEN: '1' },
+      }),
+    );
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(names.includes('files__read_text_file'), names.join(', '));
+  });
+
+  it("keeps a user file's server with a relative path unwrapped, saying why, and moves the others", () => {
+    const dir = tmp('lf-wrap-rel-user-');
+    dirs.push(dir);
+    const file = join(dir, 'claude_desktop_config.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ mcpServers: { files: { command: 'npx', args: ['-y', 'fs', './data'] }, abs: { command: 'npx', args: ['-y', 'fs', dir] } } }),
+    );
+    const s = wrap('claude-desktop', file, '--dry-run');
+    assert.deepEqual(
+      s.moved.map((m) => m.name),
+      ['abs'],
+    );
+    assert.equal(s.kept[0]?.name, 'files');
+    assert.match(s.kept[0]!.reason, /"\.\/data" is a relative path.*no set folder.*absolute cwd/);
+  });
+});
+
+describe('when the file already starts a gate, in any form (issue 17: a gate in front of a gate)', () => {
+  const forms: [string, Record<string, unknown>][] = [
+    ['this install', { command: NODE, args: [MAIN, 'serve', '--config', '/x/lookfirst.yaml'] }],
+    ['a clone in another folder', { command: '/usr/bin/node', args: ['/tmp/x/dist/cli/main.js', 'serve', '--config', '/x/lookfirst.yaml'] }],
+    ['lookfirst on PATH', { command: 'lookfirst', args: ['serve', '--config', '/x/lookfirst.yaml'] }],
+    ['npx', { command: 'npx', args: ['-y', 'lookfirst@0.1.0', 'serve', '--config', '/x/lookfirst.yaml'] }],
+    ['the gate name running serve --config', { command: '/opt/bin/my-gate', args: ['serve', '--config', '/x/lookfirst.yaml'] }],
+  ];
+  for (const [what, entry] of forms)
+    it(`refuses ${what}, exit 1, and writes nothing`, () => {
+      const dir = tmp('lf-wrap-gate-');
+      dirs.push(dir);
+      const file = join(dir, '.mcp.json');
+      writeFileSync(file, JSON.stringify({ mcpServers: { lookfirst: entry, other: { command: 'npx', args: ['-y', 'x', '/abs'] } } }));
+      const r = runCli(['wrap', 'claude-code', '--config-file', file]);
+      assert.equal(r.status, 1, r.stdout);
+      assert.match(r.stderr, /server "lookfirst" already runs the gate/);
+      assert.deepEqual(readdirSync(dir), ['.mcp.json']);
+    });
+
+  it('refuses the file wrap itself wrote, once its backup and note are gone', () => {
+    const file = copyOf('cursor.mcp.json');
+    wrap('cursor', file);
+    rmSync(`${file}.lookfirst-backup`);
+    rmSync(`${file}.lookfirst-wrap.json`);
+    const before = readFileSync(file);
+    const r = runCli(['wrap', 'cursor', '--config-file', file]);
+    assert.equal(r.status, 1, r.stdout);
+    assert.match(r.stderr, /already runs the gate/);
+    assert.ok(readFileSync(file).equals(before));
+  });
+});
+
+describe('hints name the command that runs here (issue 17: hints)', () => {
+  const here = `node ${MAIN}`;
+  it('wrap names keygen and unwrap, in its output and in the new lookfirst.yaml, as they run here', () => {
+    const file = copyOf('claude_desktop_config.json');
+    const r = runCli(['wrap', 'claude-desktop', '--config-file', file]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(r.stdout.includes(`\`${here} unwrap claude-desktop --config-file ${file}\``), r.stdout);
+    assert.ok(r.stdout.includes(`next: ${here} keygen --config `), r.stdout);
+    assert.ok(readFileSync(join(file, '..', 'lookfirst.yaml'), 'utf8').includes(`\`${here} keygen --config `));
+    const again = runCli(['wrap', 'claude-desktop', '--config-file', file]);
+    assert.equal(again.status, 1);
+    assert.ok(again.stderr.includes(`\`${here} unwrap claude-desktop --config-file ${file}\``), again.stderr);
+    assert.doesNotMatch(r.stdout + again.stderr, /`lookfirst (unwrap|keygen)/);
+  });
+});
+
+describe('a client file that is not valid JSON (issue 17: parse errors in words)', () => {
+  it('says what is wrong in words, once', () => {
+    const file = copyOf('invalid.mcp.json');
+    const r = runCli(['wrap', 'cursor', '--config-file', file]);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /line 5, column 7: expected ","\)/);
+    assert.doesNotMatch(r.stderr, /CommaExpected|CloseBraceExpected/);
+    assert.equal(r.stderr.match(/not valid JSON/g)?.length, 1, r.stderr);
+    const broken = join(file, '..', 'open.mcp.json');
+    writeFileSync(broken, '{\n  "mcpServers": {\n');
+    const o = runCli(['wrap', 'cursor', '--config-file', broken]);
+    assert.match(o.stderr, /line 3, column 1: expected "\}" \(an object is not closed\)/);
+    assert.equal(o.stderr.match(/line 3, column 1/g)?.length, 1, o.stderr);
   });
 });

@@ -4,7 +4,7 @@
  * and limits follow docs/clients.md. Pure: the caller passes the platform, home and folders in.
  */
 import { posix, win32 } from 'node:path';
-import type { ClientKind, Launcher, TimeoutChange } from './types.js';
+import type { ClientKind, Launcher, StartFolder, TimeoutChange } from './types.js';
 
 /** Where the caller runs: what default paths depend on. */
 export interface Place {
@@ -43,6 +43,31 @@ export function defaultClientFile(client: ClientKind, place: Place, scope: Scope
     case 'codex':
       return p.join(place.home, '.codex', 'config.toml');
   }
+}
+
+/** The folder of each client's project-scoped file, inside the project root. */
+const PROJECT_FOLDER: Partial<Record<ClientKind, string>> = { cursor: '.cursor', vscode: '.vscode', gemini: '.gemini' };
+
+/**
+ * Where the client of `file` starts a server whose entry names no `cwd` (see StartFolder): the project
+ * root for a project's file (the folder holding Claude Code's `.mcp.json`, or any file of Claude Code's
+ * but `~/.claude.json` and one in the home folder; the parent of `.cursor/`, `.vscode/`,
+ * `.gemini/`, except ~/.cursor and ~/.gemini, those clients' user folders), else `user`. Claude Desktop and Codex only have
+ * user files; A Cursor, VS Code or Gemini file elsewhere under another name is `user`
+ * too (fail closed: its client's folder is not known, so relative paths keep their servers unwrapped).
+ * @param file absolute path of the client's file; `home` absolute; `platform` picks the path rules.
+ */
+export function startFolderOf(client: ClientKind, file: string, home: string, platform: string): StartFolder {
+  const p = platform === 'win32' ? win32 : posix;
+  const dir = p.dirname(file);
+  const same = (a: string, b: string) => (platform === 'win32' || platform === 'darwin' ? a.toLowerCase() === b.toLowerCase() : a === b);
+  // Claude Code's one user file is ~/.claude.json; any other file of its is a project's .mcp.json (or a copy).
+  if (client === 'claude-code') return p.basename(file) === '.claude.json' || same(dir, home) ? { scope: 'user' } : { scope: 'project', dir };
+  const folder = PROJECT_FOLDER[client];
+  if (folder === undefined || p.basename(dir) !== folder) return { scope: 'user' };
+  const root = p.dirname(dir);
+  // ~/.cursor and ~/.gemini are those clients' user folders; a .vscode folder is always a workspace's.
+  return client !== 'vscode' && same(root, home) ? { scope: 'user' } : { scope: 'project', dir: root };
 }
 
 /** The key under which the client keeps its servers (VS Code: `servers`; Codex: the `mcp_servers` table). */

@@ -40,10 +40,18 @@ function parseGate(text: string, file: string): Document.Parsed {
  * @param source the client's file, named in a new file's header comment.
  * @param schema the JSON Schema of lookfirst.yaml (an absolute path), named on a new file's first line
  *   (`# yaml-language-server: $schema=…`) so that editors complete and check its keys; undefined: no line.
+ * @param cli how a person runs this CLI here (cli/output.ts cliName), for the keygen hint in a new file.
  * @throws LookfirstError WRAP_INVALID when the existing YAML does not parse; WRAP_REFUSED when an
  *   upstream name is already taken (the caller avoids that by passing the taken names to the plan).
  */
-export function mergeGateConfig(existing: string | undefined, moved: readonly MovedServer[], file: string, source: string, schema?: string): string {
+export function mergeGateConfig(
+  existing: string | undefined,
+  moved: readonly MovedServer[],
+  file: string,
+  source: string,
+  schema?: string,
+  cli = 'lookfirst',
+): string {
   const added = moved.filter((m) => m.reused !== true);
   if (existing === undefined) {
     const doc = new Document({
@@ -52,7 +60,7 @@ export function mergeGateConfig(existing: string | undefined, moved: readonly Mo
     });
     // A path with a line break would end the comment; no line then, rather than a broken one.
     const schemaLine = schema === undefined || /[\u0000-\u001f\u007f\u2028\u2029]/.test(schema) ? '' : ` yaml-language-server: $schema=${schema}\n`;
-    doc.commentBefore = `${schemaLine} Written by \`lookfirst wrap\` from ${source}.\n The servers below run behind the gate; see README "Config reference" for rules and channels.\n The audit key and log sit beside this file: run \`lookfirst keygen --config ${file}\` once.`;
+    doc.commentBefore = `${schemaLine} Written by \`lookfirst wrap\` from ${source}.\n The servers below run behind the gate; see README "Config reference" for rules and channels.\n The audit key and log sit beside this file: run \`${cli} keygen --config ${file}\` once.`;
     const enabled = doc.getIn(['confirm', 'web', 'enabled'], true) as { comment?: string } | undefined;
     if (enabled) enabled.comment = ' the approval page, for clients that cannot ask in their own window';
     carryComments(doc, added);

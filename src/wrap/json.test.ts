@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'jsonc-parser';
 import { LookfirstError } from '../errors.js';
-import { maskJson, restoreServersJson, wrapJson } from './json.js';
+import { maskJson, parseClientJson, restoreServersJson, wrapJson } from './json.js';
 import type { ClientKind, UpstreamEntry, WrapInput } from './types.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../test/fixtures/clients/${name}`, import.meta.url), 'utf8');
@@ -22,12 +22,12 @@ const serversOf = (client: ClientKind, text: string) =>
 
 describe('wrapJson', () => {
   describe('when a Claude Code .mcp.json has stdio, HTTP, SSE and variable-using servers', () => {
-    const r = wrapJson('claude-code', input(fixture('claude-code.mcp.json')));
-    it('moves the stdio and Streamable HTTP servers, with their env and headers', () => {
+    const r = wrapJson('claude-code', input(fixture('claude-code.mcp.json'), { start: { scope: 'project', dir: '/work/p' } }));
+    it('moves the stdio and Streamable HTTP servers, with their env and headers, a stdio one with the project root as cwd', () => {
       assert.deepEqual(
         r.moved.map((m) => [m.clientName, m.upstream, m.entry]),
         [
-          ['files', 'files', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', './data'] }],
+          ['files', 'files', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', './data'], cwd: '/work/p' }],
           ['linear', 'linear', { url: 'https://mcp.linear.app/mcp', headers: { Authorization: 'Bearer lin_api_exampleSecret' } }],
         ],
       );
@@ -319,5 +319,58 @@ describe('when lookfirst.yaml already holds the same server', () => {
         ['other', false],
       ],
     );
+  });
+});
+
+describe('when a project file moves a server with no cwd, and lookfirst.yaml holds it from an earlier wrap', () => {
+  const one = '{"mcpServers":{"files":{"command":"npx","args":["-y","fs","./data"]}}}';
+  const start = { scope: 'project', dir: '/work/p' } as const;
+  it('reuses the entry with the project root as cwd (wrap, unwrap, wrap again)', () => {
+    const first = wrapJson('claude-code', input(one, { start }));
+    const again = wrapJson(
+      'claude-code',
+      input(one, { start, takenUpstreams: new Set(['files']), existingUpstreams: new Map([['files', first.moved[0]!.entry]]) }),
+    );
+    assert.deepEqual(
+      again.moved.map((m) => [m.upstream, m.reused]),
+      [['files', true]],
+    );
+  });
+  it("does not reuse the same server of another project, nor one started in lookfirst.yaml's folder", () => {
+    for (const cwd of ['/work/other', '/home/sam']) {
+      const r = wrapJson(
+        'claude-code',
+        input(one, {
+          start,
+          takenUpstreams: new Set(['files']),
+          existingUpstreams: new Map([['files', { command: 'npx', args: ['-y', 'fs', './data'], cwd }]]),
+        }),
+      );
+      assert.deepEqual(
+        r.moved.map((m) => [m.upstream, m.reused, (m.entry as { cwd?: string }).cwd]),
+        [['files-2', undefined, '/work/p']],
+      );
+    }
+  });
+});
+
+describe('parseClientJson on a broken file', () => {
+  const messageOf = (text: string) => {
+    try {
+      parseClientJson(text, 'f.json');
+    } catch (err) {
+      return (err as Error).message;
+    }
+    assert.fail('no error');
+  };
+  it("says what is missing in words, not in jsonc-parser's code names", () => {
+    const m = messageOf('{\n  "mcpServers": {\n');
+    assert.match(m, /line 3, column 1: expected "}" \(an object is not closed\)/);
+    assert.doesNotMatch(m, /Expected|CloseBrace/);
+    assert.match(messageOf('{"a" 1}'), /line 1, column 6: expected ":" after the key/);
+  });
+  it('names one place once when one mistake gives two codes there', () => {
+    const m = messageOf('{"a": 1,,}');
+    assert.equal(m.match(/line 1, column 9/g)?.length, 1, m);
   });
 });

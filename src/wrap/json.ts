@@ -38,6 +38,29 @@ export function splitBom(text: string): { bom: string; body: string } {
 }
 
 /**
+ * jsonc-parser's error codes, by the names printParseErrorCode gives them (its ParseErrorCode is a const
+ * enum, which isolated modules cannot read), in words a person reads: `expected "}"`, not `CloseBraceExpected`.
+ */
+const PARSE_ERROR_WORDS: Record<string, string> = {
+  InvalidSymbol: 'unexpected character',
+  InvalidNumberFormat: 'not a valid number',
+  PropertyNameExpected: 'expected a key in double quotes',
+  ValueExpected: 'expected a value',
+  ColonExpected: 'expected ":" after the key',
+  CommaExpected: 'expected ","',
+  CloseBraceExpected: 'expected "}" (an object is not closed)',
+  CloseBracketExpected: 'expected "]" (a list is not closed)',
+  EndOfFileExpected: 'text after the end of the JSON',
+  InvalidCommentToken: 'not a valid comment',
+  UnexpectedEndOfComment: 'a /* comment is not closed',
+  UnexpectedEndOfString: 'a string is not closed (missing ")',
+  UnexpectedEndOfNumber: 'a number is cut off',
+  InvalidUnicode: 'not a valid \\u escape',
+  InvalidEscapeCharacter: 'not a valid \\ escape in a string',
+  InvalidCharacter: 'a control character inside a string',
+};
+
+/**
  * Parses a client's JSON (comments and trailing commas allowed, as VS Code and Gemini allow them; a
  * leading byte order mark is skipped). Every key becomes an own property, `__proto__` included: a plain
  * parse would turn `"__proto__": {…}` into the object's prototype, and that server would be neither
@@ -50,12 +73,15 @@ export function parseClientJson(text: string, file: string): unknown {
   const errors: ParseError[] = [];
   const root = parseTree(body, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
   if (errors.length > 0 || root === undefined) {
+    // One mistake can give two codes at one place (`,,`: a name, then a value, expected): each place once.
     const where = errors
+      .filter((e, i) => errors.findIndex((f) => f.offset === e.offset) === i)
       .slice(0, 3)
       .map((e) => {
         const { line, column } = positionOf(body, e.offset);
-        return `line ${line}, column ${column}: ${printParseErrorCode(e.error)}`;
+        return `line ${line}, column ${column}: ${PARSE_ERROR_WORDS[printParseErrorCode(e.error)] ?? 'not valid here'}`;
       })
+      .filter((w, i, all) => all.indexOf(w) === i)
       .join('; ');
     throw new LookfirstError('WRAP_INVALID', `${file}: not valid JSON (${where}). Fix the file (the client would not read it either); nothing was written.`);
   }
@@ -131,7 +157,7 @@ export function wrapJson(client: ClientKind, input: WrapInput): WrapResult {
     plan.kept.map((k) => k.clientName),
     entry,
   );
-  const untouched = client === 'claude-code' ? projectServers(root) : [];
+  const untouched = client === 'claude-code' ? projectServers(root, input.cli ?? 'lookfirst') : [];
   return { text, moved: plan.moved, kept: plan.kept, gateServer: input.gateServer, timeout: plan.timeout, ...(untouched.length > 0 ? { untouched } : {}) };
 }
 
@@ -139,7 +165,7 @@ export function wrapJson(client: ClientKind, input: WrapInput): WrapResult {
  * Claude Code's local-scope servers, kept per project in ~/.claude.json (`projects["/path"].mcpServers`):
  * wrap moves only the top-level servers, so these go on running without the gate, and the user is told.
  */
-function projectServers(root: Record<string, unknown>): string[] {
+function projectServers(root: Record<string, unknown>, cli: string): string[] {
   const projects = root.projects;
   if (typeof projects !== 'object' || projects === null) return [];
   return Object.entries(projects).flatMap(([path, p]) => {
@@ -148,7 +174,7 @@ function projectServers(root: Record<string, unknown>): string[] {
     return names.length === 0
       ? []
       : [
-          `projects[${JSON.stringify(path)}].mcpServers: ${names.join(', ')} (local scope; wrap them with \`lookfirst wrap claude-code\` on that project's .mcp.json after moving them there, or by hand)`,
+          `projects[${JSON.stringify(path)}].mcpServers: ${names.join(', ')} (local scope; wrap them with \`${cli} wrap claude-code\` on that project's .mcp.json after moving them there, or by hand)`,
         ];
   });
 }

@@ -22,8 +22,9 @@ export interface ServerPlan {
 /** The setting a moved server may carry for its tool-call timeout, per client. */
 const TIMEOUT_KEY: Partial<Record<ClientKind, string>> = { gemini: 'timeout', codex: 'tool_timeout_sec' };
 
-/** What the plan needs of the wrap's input: the names and entries lookfirst.yaml has, and the gate's setting. */
-export type PlanInput = Pick<WrapInput, 'takenUpstreams' | 'existingUpstreams' | 'gateConfig' | 'neededSeconds' | 'gateServer'>;
+/** What the plan needs of the wrap's input: the names and entries lookfirst.yaml has, the gate's setting, where the client starts servers. */
+export type PlanInput = Pick<WrapInput, 'takenUpstreams' | 'existingUpstreams' | 'gateConfig' | 'neededSeconds' | 'gateServer'> &
+  Partial<Pick<WrapInput, 'start' | 'launcher' | 'cli'>>;
 
 /**
  * Plans a wrap of `servers` (the client's `mcpServers`/`servers`/`mcp_servers` value). A server
@@ -53,7 +54,12 @@ export function planServers(client: ClientKind, servers: unknown, file: string, 
   const timeouts: unknown[] = [];
   const startups: number[] = [];
   for (const [clientName, entry] of Object.entries(servers)) {
-    const fate = fateOf(client, clientName, entry, file);
+    const fate = fateOf(client, clientName, entry, file, {
+      gateServer,
+      ...(input.start === undefined ? {} : { start: input.start }),
+      ...(input.launcher === undefined ? {} : { launcher: input.launcher }),
+      ...(input.cli === undefined ? {} : { cli: input.cli }),
+    });
     if (fate.kind === 'keep') {
       kept.push({ clientName, reason: fate.reason });
       continue;

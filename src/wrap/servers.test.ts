@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defaultClientFile, timeoutFor } from './clients.js';
+import { LookfirstError } from '../errors.js';
+import { defaultClientFile, startFolderOf, timeoutFor } from './clients.js';
 import { mergeGateConfig, upstreamNamesIn } from './gate-config.js';
-import { fateOf, isGateEntry, upstreamNameFor } from './servers.js';
+import { fateOf, isGateEntry, relativePathIn, upstreamNameFor } from './servers.js';
 
 describe('isGateEntry', () => {
   it('recognises the gate however it is launched', () => {
@@ -12,10 +13,103 @@ describe('isGateEntry', () => {
     assert.ok(!isGateEntry({ command: 'lookfirst', args: ['verify-log'] }));
     assert.ok(!isGateEntry({ command: 'npx', args: ['-y', 'lookfirst-other', 'serve'] }));
   });
+  it('recognises the entry wrap writes from a clone in a folder of any name', () => {
+    assert.ok(isGateEntry({ command: '/usr/bin/node', args: ['/tmp/x/dist/cli/main.js', 'serve', '--config', '/h/.config/lookfirst/p/lookfirst.yaml'] }));
+    assert.ok(isGateEntry({ command: 'node', args: ['D:\\src\\gate\\dist\\cli\\main.js', 'serve', '--config=/c.yaml'] }));
+    // Another tool's dist/cli/main.js without `serve --config` is not the gate.
+    assert.ok(!isGateEntry({ command: 'node', args: ['/opt/other/dist/cli/main.js', 'serve'] }));
+    assert.ok(!isGateEntry({ command: 'node', args: ['/opt/other/dist/cli/main.js', '--config', 'x'] }));
+  });
+  it("recognises this install's own launcher followed by serve, whatever its path", () => {
+    const launcher = { command: '/usr/bin/node', args: ['--import', 'tsx', '/w/gate/src/cli/main.ts'] };
+    assert.ok(isGateEntry({ command: '/usr/bin/node', args: ['--import', 'tsx', '/w/gate/src/cli/main.ts', 'serve'] }, 'x', { launcher }));
+    assert.ok(!isGateEntry({ command: '/usr/bin/node', args: ['--import', 'tsx', '/w/gate/src/cli/main.ts', 'serve'] }, 'x'));
+  });
+  it('recognises lookfirst serve, npx … lookfirst serve, and the gate name running serve --config', () => {
+    assert.ok(isGateEntry({ command: '/usr/local/bin/lookfirst', args: ['serve'] }));
+    assert.ok(isGateEntry({ command: 'C:\\npm\\lookfirst.cmd', args: ['serve', '--config', 'c'] }));
+    assert.ok(isGateEntry({ command: 'npx', args: ['--yes', 'lookfirst', 'serve', '--config', 'c'] }));
+    assert.ok(isGateEntry({ command: 'npx', args: ['-y', 'lookfirst@latest', 'serve'] }));
+    assert.ok(isGateEntry({ command: 'gate-wrapper', args: ['serve', '--config', 'c'] }, 'gate', { gateServer: 'gate' }));
+    assert.ok(!isGateEntry({ command: 'gate-wrapper', args: ['serve', '--config', 'c'] }, 'other', { gateServer: 'gate' }));
+    assert.ok(!isGateEntry({ command: 'gate-wrapper', args: ['run'] }, 'gate', { gateServer: 'gate' }));
+  });
+  it('makes fateOf refuse with a hint in the form that runs here', () => {
+    const entry = { command: '/usr/bin/node', args: ['/tmp/x/dist/cli/main.js', 'serve', '--config', '/c.yaml'] };
+    assert.throws(
+      () => fateOf('claude-code', 'lookfirst', entry, '/p/.mcp.json', { cli: 'node /tmp/x/dist/cli/main.js' }),
+      (e: unknown) =>
+        e instanceof LookfirstError &&
+        e.code === 'WRAP_REFUSED' &&
+        e.message.includes('`node /tmp/x/dist/cli/main.js unwrap claude-code --config-file /p/.mcp.json`'),
+    );
+  });
+});
+
+describe('where a moved stdio server starts', () => {
+  const project = { start: { scope: 'project', dir: '/work/p' } } as const;
+  it('in the project root, for a project file, when it names no cwd; a relative cwd is read from there', () => {
+    assert.deepEqual(fateOf('claude-code', 'a', { command: 'npx', args: ['fs', './data'] }, 'f', project), {
+      kind: 'move',
+      entry: { command: 'npx', args: ['fs', './data'], cwd: '/work/p' },
+    });
+    assert.deepEqual(fateOf('gemini', 'a', { command: 'x', cwd: 'sub' }, 'f', project), {
+      kind: 'move',
+      entry: { command: 'x', args: [], cwd: '/work/p/sub' },
+    });
+    assert.deepEqual(fateOf('gemini', 'a', { command: 'x', cwd: '/srv' }, 'f', project), { kind: 'move', entry: { command: 'x', args: [], cwd: '/srv' } });
+  });
+  it('stays with the client, for a user file, when it names a relative path, since that client starts servers in no set folder', () => {
+    for (const e of [
+      { command: 'npx', args: ['fs', './data'] },
+      { command: 'node', args: ['server.js'] },
+      { command: 'bin/server' },
+      { command: 'x', args: ['--root=../data'] },
+    ]) {
+      const f = fateOf('claude-desktop', 'a', e, 'f');
+      assert.equal(f.kind, 'keep', JSON.stringify(e));
+      assert.match((f as { reason: string }).reason, /relative path.*absolute cwd/);
+    }
+  });
+  it('moves without a cwd, for a user file, when no path in it is relative', () => {
+    assert.deepEqual(fateOf('codex', 'a', { command: 'npx', args: ['-y', '@scope/server', '/home/sam/x', 'postgresql://h/db'] }, 'f'), {
+      kind: 'move',
+      entry: { command: 'npx', args: ['-y', '@scope/server', '/home/sam/x', 'postgresql://h/db'] },
+    });
+  });
+  it('relativePathIn finds ./x, ../x, x=./y, scripts and relative commands, not package names or addresses', () => {
+    assert.equal(relativePathIn('npx', ['-y', '@modelcontextprotocol/server-filesystem', './data']), './data');
+    assert.equal(relativePathIn('./server', []), './server');
+    assert.equal(relativePathIn('python', ['src\\tools.py']), 'src\\tools.py');
+    assert.equal(relativePathIn('npx', ['-y', '@a/b', 'ghcr.io/x/y', 'https://h/x.js', '/abs/s.js', 'C:\\x\\s.js', '.env-free']), undefined);
+    assert.equal(relativePathIn('/usr/bin/node', []), undefined);
+  });
+});
+
+describe('startFolderOf', () => {
+  const home = '/home/sam';
+  it('is the project root for project files', () => {
+    assert.deepEqual(startFolderOf('claude-code', '/work/p/.mcp.json', home, 'linux'), { scope: 'project', dir: '/work/p' });
+    assert.deepEqual(startFolderOf('cursor', '/work/p/.cursor/mcp.json', home, 'linux'), { scope: 'project', dir: '/work/p' });
+    assert.deepEqual(startFolderOf('vscode', '/work/p/.vscode/mcp.json', home, 'linux'), { scope: 'project', dir: '/work/p' });
+    assert.deepEqual(startFolderOf('gemini', '/work/p/.gemini/settings.json', home, 'linux'), { scope: 'project', dir: '/work/p' });
+    assert.deepEqual(startFolderOf('vscode', 'C:\\w\\p\\.vscode\\mcp.json', 'C:\\Users\\sam', 'win32'), { scope: 'project', dir: 'C:\\w\\p' });
+  });
+  it('is user for the user files', () => {
+    for (const [client, file] of [
+      ['claude-desktop', '/home/sam/.config/Claude/claude_desktop_config.json'],
+      ['claude-code', '/home/sam/.claude.json'],
+      ['cursor', '/home/sam/.cursor/mcp.json'],
+      ['gemini', '/home/sam/.gemini/settings.json'],
+      ['codex', '/home/sam/.codex/config.toml'],
+      ['vscode', '/home/sam/.config/Code/User/mcp.json'],
+    ] as const)
+      assert.deepEqual(startFolderOf(client, file, home, 'linux'), { scope: 'user' }, file);
+  });
 });
 
 describe('fateOf', () => {
-  it('keeps a relative cwd and a non-string env value, moves an absolute cwd', () => {
+  it('keeps a relative cwd in a user file and a non-string env value, moves an absolute cwd', () => {
     assert.equal(fateOf('gemini', 'a', { command: 'x', cwd: 'sub' }, 'f').kind, 'keep');
     assert.equal(fateOf('claude-desktop', 'a', { command: 'x', env: { PORT: 8080 } }, 'f').kind, 'keep');
     assert.deepEqual(fateOf('gemini', 'a', { command: 'x', cwd: '/srv' }, 'f'), { kind: 'move', entry: { command: 'x', args: [], cwd: '/srv' } });

@@ -73,6 +73,16 @@ export interface WrapResult {
   untouched?: string[];
 }
 
+/**
+ * The folder a client starts a stdio server in when its entry names no `cwd`. `project`: a project's
+ * file (`.mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`, `.gemini/settings.json`), whose client
+ * starts servers in the project root `dir` (absolute). `user`: a user's file (Claude Desktop,
+ * ~/.claude.json, ~/.cursor/mcp.json, ~/.gemini/settings.json, ~/.codex/config.toml), whose client starts
+ * servers in a folder nobody specified (wherever the app or the session happened to start), so a
+ * relative path in such an entry has no one meaning and the server stays with the client.
+ */
+export type StartFolder = { scope: 'project'; dir: string } | { scope: 'user' };
+
 /** Inputs every client transform needs besides the file's text. */
 export interface WrapInput {
   /** The client file's text, exactly as read. */
@@ -93,4 +103,11 @@ export interface WrapInput {
   neededSeconds: number;
   /** The gate's entry name in the client's file (default `lookfirst`). */
   gateServer: string;
+  /**
+   * Where the client starts a server that names no `cwd`: a moved server gets that folder as its
+   * `cwd`, since the gate would otherwise start it in lookfirst.yaml's folder. Absent: `user`.
+   */
+  start?: StartFolder;
+  /** How a person runs this CLI here (cli/output.ts cliName), for the commands hints suggest. Absent: `lookfirst`. */
+  cli?: string;
 }

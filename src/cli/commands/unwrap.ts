@@ -9,6 +9,7 @@ import { LookfirstError } from '../../errors.js';
 import { maskCodex } from '../../wrap/codex.js';
 import { maskJson, restoreServersJson, serversJson } from '../../wrap/json.js';
 import { CLIENT_KINDS, type ClientKind } from '../../wrap/types.js';
+import { cliName } from '../output.js';
 import { backupOf, clientFileOf, clientOf, noteOf, sha256, type WrapNote } from './wrap.js';
 import { mustBeWritable, writeAtomic, writeNewCopy } from './wrap-files.js';
 
@@ -41,7 +42,7 @@ export function unwrapCommand(clientArg: string, o: UnwrapOptions): number {
   if (note.client !== client)
     throw new LookfirstError(
       'WRAP_REFUSED',
-      `${file} was wrapped as ${note.client}, not ${client}: run \`lookfirst unwrap ${note.client} --config-file ${file}\`; nothing was changed.`,
+      `${file} was wrapped as ${note.client}, not ${client}: run \`${cliName()} unwrap ${note.client} --config-file ${file}\`; nothing was changed.`,
     );
   let original: Buffer;
   try {
@@ -73,7 +74,7 @@ export function unwrapCommand(clientArg: string, o: UnwrapOptions): number {
     } else if (!o.force) {
       throw new LookfirstError(
         'WRAP_REFUSED',
-        `${file} changed since \`lookfirst wrap\`, its servers too: restoring the backup would lose those edits, so nothing was changed. Compare with \`diff ${backup} ${file}\`; then either carry your edits over by hand and delete ${backup} and ${noteOf(file)}, or run \`lookfirst unwrap ${client} --config-file ${file} --force\` (your edited file is kept as ${file}.lookfirst-edited).`,
+        `${file} changed since \`lookfirst wrap\`, its servers too: restoring the backup would lose those edits, so nothing was changed. Compare with \`diff ${backup} ${file}\`; then either carry your edits over by hand and delete ${backup} and ${noteOf(file)}, or run \`${cliName()} unwrap ${client} --config-file ${file} --force\` (your edited file is kept as ${file}.lookfirst-edited).`,
       );
     } else if (!o.dryRun) {
       // Never over an edited copy kept by an earlier unwrap --force: that is the user's work too.

@@ -14,11 +14,12 @@ import { fileURLToPath } from 'node:url';
 import { createTwoFilesPatch } from 'diff';
 import { parseConfig } from '../../config/load.js';
 import { LookfirstError } from '../../errors.js';
-import { defaultClientFile, gateFolderName, gateHome, type Place, type Scope } from '../../wrap/clients.js';
+import { defaultClientFile, gateFolderName, gateHome, type Place, type Scope, startFolderOf } from '../../wrap/clients.js';
 import { maskCodex, wrapCodex } from '../../wrap/codex.js';
 import { maskGateConfig, mergeGateConfig, upstreamNamesIn } from '../../wrap/gate-config.js';
 import { maskJson, serversJson, wrapJson } from '../../wrap/json.js';
 import { CLIENT_KINDS, type ClientKind, type Launcher, type UpstreamEntry, type WrapInput, type WrapResult } from '../../wrap/types.js';
+import { cliName } from '../output.js';
 import { VERSION } from '../version.js';
 import { gitWorkTreeOf, writeWrap } from './wrap-files.js';
 
@@ -175,12 +176,13 @@ function transform(client: ClientKind, input: WrapInput): WrapResult {
 export function wrapCommand(clientArg: string, o: WrapOptions): number {
   const client = clientOf(clientArg);
   const file = clientFileOf(client, o);
+  const cli = cliName();
   const gatePlace = gatePlaceOf(client, file, o);
   const gateFile = gatePlace.file;
   if (existsSync(backupOf(file)) || existsSync(noteOf(file)))
     throw new LookfirstError(
       'WRAP_REFUSED',
-      `${file} is wrapped already (${backupOf(file)} exists). Run \`lookfirst unwrap ${client}${o.configFile ? ` --config-file ${file}` : ''}\` first; nothing was written.`,
+      `${file} is wrapped already (${backupOf(file)} exists). Run \`${cli} unwrap ${client}${o.configFile ? ` --config-file ${file}` : ''}\` first; nothing was written.`,
     );
   const raw = readBytes(file);
   const text = raw.toString('utf8');
@@ -194,9 +196,11 @@ export function wrapCommand(clientArg: string, o: WrapOptions): number {
     existingUpstreams: gateText === undefined ? new Map() : existingUpstreams(gateText, gateFile),
     neededSeconds: neededSeconds(gateText, gateFile),
     gateServer: o.name ?? 'lookfirst',
+    start: startFolderOf(client, file, homedir(), process.platform),
+    cli,
   };
   const result = transform(client, input);
-  const newGate = mergeGateConfig(gateText, result.moved, gateFile, file, schemaPath());
+  const newGate = mergeGateConfig(gateText, result.moved, gateFile, file, schemaPath(), cli);
   // Fail closed: never write a lookfirst.yaml the gate would refuse (ConfigError names every problem).
   const keyMissing = !existsSync(parseConfig(newGate, gateFile).audit.keyPath);
   // Secrets that sat in the client's file now sit in lookfirst.yaml too: not for group or others to read.
@@ -238,7 +242,7 @@ export function wrapCommand(clientArg: string, o: WrapOptions): number {
         maskGateConfig(newGate, gateFile),
       );
     if (o.json) process.stdout.write(`${JSON.stringify({ ...summary, diff })}\n`);
-    else process.stdout.write(`${diff}\n${describe(summary)}\n(dry run: nothing was written; env and header values are shown as ***)\n`);
+    else process.stdout.write(`${diff}\n${describe(summary, cli)}\n(dry run: nothing was written; env and header values are shown as ***)\n`);
     return 0;
   }
 
@@ -257,7 +261,7 @@ export function wrapCommand(clientArg: string, o: WrapOptions): number {
     tightenGate: tighten,
   });
   if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
-  else process.stdout.write(`${describe(summary)}\n`);
+  else process.stdout.write(`${describe(summary, cli)}\n`);
   return 0;
 }
 
@@ -276,25 +280,29 @@ function readBytes(file: string): Buffer {
   }
 }
 
-function describe(s: {
-  client: string;
-  file: string;
-  gate_config: string;
-  gate_config_created: boolean;
-  server: string;
-  command: string;
-  args: string[];
-  moved: { name: string; upstream: string; reused: boolean }[];
-  kept: { name: string; reason: string }[];
-  untouched: string[];
-  timeout: { note: string };
-  backup: string;
-  gate_config_mode: { from: string; to: string } | null;
-  audit_key_missing: boolean;
-  gate_config_note: string | null;
-  warning: string | null;
-  dry_run: boolean;
-}): string {
+/** The summary as lines for a person; `cli` is how to run this CLI here (cliName), for the commands it suggests. */
+function describe(
+  s: {
+    client: string;
+    file: string;
+    gate_config: string;
+    gate_config_created: boolean;
+    server: string;
+    command: string;
+    args: string[];
+    moved: { name: string; upstream: string; reused: boolean }[];
+    kept: { name: string; reason: string }[];
+    untouched: string[];
+    timeout: { note: string };
+    backup: string;
+    gate_config_mode: { from: string; to: string } | null;
+    audit_key_missing: boolean;
+    gate_config_note: string | null;
+    warning: string | null;
+    dry_run: boolean;
+  },
+  cli: string,
+): string {
   const would = s.dry_run ? 'would ' : '';
   const lines = [
     `${s.dry_run ? 'would wrap' : 'wrapped'} ${s.file} (${s.client})`,
@@ -311,10 +319,9 @@ function describe(s: {
           `  gate config mode: ${s.gate_config_mode.from} → ${s.gate_config_mode.to} (it ${would}now hold${s.dry_run ? '' : 's'} env or header values; chmod ${s.gate_config_mode.from.slice(1)} undoes it)`,
         ]
       : []),
-    `  backup: ${s.backup}; \`lookfirst unwrap ${s.client} --config-file ${s.file}\` restores the file byte for byte`,
+    `  backup: ${s.backup}; \`${cli} unwrap ${s.client} --config-file ${s.file}\` restores the file byte for byte`,
   ];
-  if (s.audit_key_missing)
-    lines.push(`next: lookfirst keygen --config ${s.gate_config} (the gate will not start without its audit key), then restart the client`);
+  if (s.audit_key_missing) lines.push(`next: ${cli} keygen --config ${s.gate_config} (the gate will not start without its audit key), then restart the client`);
   else lines.push('next: restart the client');
   return lines.join('\n');
 }
