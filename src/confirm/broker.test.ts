@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { approvalEntry } from '../gateway/pipeline/entries.js';
+import { createDecisionTracker } from '../observe/decisions.js';
+import type { Approval } from '../types.js';
 import { ConfirmBroker } from './broker.js';
 import type { ApprovalRequest, ConfirmChannel, OutOfBandChannel } from './channel.js';
 import { PendingApprovals } from './pending.js';
@@ -105,5 +108,119 @@ describe('confirm broker', () => {
     const approval = await new ConfirmBroker({ inClient: [elicitation], outOfBand: [a.channel], pending }).confirm(req(), new AbortController().signal);
     assert.equal(approval.kind === 'approved' && approval.trust, 'client');
     assert.deepEqual(a.log, []);
+  });
+});
+
+describe('when nobody decides (the client cancels, the deadline passes)', () => {
+  /** What tail and stats make of an approval as the gate logs it (gateway/pipeline/entries.ts). */
+  const observed = (a: Approval) => {
+    const t = createDecisionTracker();
+    const call = { call_id: 'c', tool: 't' };
+    t.push({ seq: 1, ts: 1000, event: 'call_received', ...call });
+    t.push({ seq: 2, ts: 1010, event: 'decision', ...call, action: 'confirm', reason: 'm' });
+    const [r] = t.push({ seq: 3, ts: 23_610, ...approvalEntry(call, a) });
+    return r && [r.outcome, r.channel, r.approver, r.decisionMs];
+  };
+
+  it('a cancellation while the page shows the call names no channel and no person, and says where it was shown', async () => {
+    const pending = new PendingApprovals();
+    const broker = new ConfirmBroker({ inClient: [], outOfBand: [recording('web').channel], pending });
+    const cancel = new AbortController();
+    const answer = broker.confirm(req(), cancel.signal);
+    await new Promise((res) => setImmediate(res));
+    cancel.abort();
+    const a = await answer;
+    assert.deepEqual(a, { kind: 'denied', channel: 'none', reason: 'cancelled by the client before a decision; it was shown on web' });
+    assert.deepEqual(observed(a), ['cancelled', undefined, undefined, undefined]);
+    assert.equal(pending.history()[0]?.decision, 'withdrawn');
+  });
+
+  it('a timeout names no channel and no person, and reads as timed out', async () => {
+    const pending = new PendingApprovals();
+    const broker = new ConfirmBroker({ inClient: [], outOfBand: [recording('web').channel, recording('webhook').channel], pending });
+    const a = await broker.confirm(req(30), new AbortController().signal);
+    assert.deepEqual(a, {
+      kind: 'denied',
+      channel: 'none',
+      reason: 'nobody decided before the confirmation timeout (confirm.timeout_seconds); it was shown on web, webhook',
+    });
+    assert.deepEqual(observed(a), ['timed out', undefined, undefined, undefined]);
+    assert.equal(pending.history()[0]?.decision, 'timed out');
+  });
+
+  it('leaves out of "shown on" a channel that could not show the call', async () => {
+    const pending = new PendingApprovals();
+    const broker = new ConfirmBroker({
+      inClient: [],
+      outOfBand: [recording('web').channel, recording('webhook', 'the receiver answered 500').channel],
+      pending,
+    });
+    const a = await broker.confirm(req(50), new AbortController().signal);
+    assert.equal(a.kind === 'denied' && a.reason, 'nobody decided before the confirmation timeout (confirm.timeout_seconds); it was shown on web');
+  });
+
+  it('a cancellation while the client itself asks (elicitation) names no channel and no person', async () => {
+    const pending = new PendingApprovals();
+    const cancel = new AbortController();
+    const elicitation: ConfirmChannel = {
+      name: 'elicitation',
+      availability: () => true,
+      // The client's dialog goes away with the request: it answers nothing a person chose.
+      ask: (_r, signal) =>
+        new Promise((resolve) =>
+          signal.addEventListener('abort', () => resolve({ kind: 'denied', channel: 'elicitation', reason: 'no decision before the confirmation timeout' })),
+        ),
+    };
+    const answer = new ConfirmBroker({ inClient: [elicitation], outOfBand: [], pending }).confirm(req(), cancel.signal);
+    cancel.abort();
+    const a = await answer;
+    assert.deepEqual(a, { kind: 'denied', channel: 'none', reason: 'cancelled by the client before a decision; it was shown on elicitation' });
+    assert.deepEqual(observed(a), ['cancelled', undefined, undefined, undefined]);
+  });
+
+  it("a person's no that came in as the client cancelled stays that person's", async () => {
+    const pending = new PendingApprovals();
+    const cancel = new AbortController();
+    const elicitation: ConfirmChannel = {
+      name: 'elicitation',
+      availability: () => true,
+      ask: async () => {
+        cancel.abort();
+        return { kind: 'denied', channel: 'elicitation', actor: 'elicitation:x', trust: 'client', reason: 'the person declined' };
+      },
+    };
+    const a = await new ConfirmBroker({ inClient: [elicitation], outOfBand: [], pending }).confirm(req(), cancel.signal);
+    assert.equal(a.kind === 'denied' && a.actor, 'elicitation:x');
+    assert.deepEqual(observed(a), ['denied', 'elicitation', 'elicitation:x', 22_600]);
+  });
+
+  it('an approval that comes in after the client cancelled is still no approval', async () => {
+    const pending = new PendingApprovals();
+    const cancel = new AbortController();
+    const elicitation: ConfirmChannel = {
+      name: 'elicitation',
+      availability: () => true,
+      ask: async () => {
+        cancel.abort();
+        return { kind: 'approved', channel: 'elicitation', actor: 'elicitation:x', trust: 'client' };
+      },
+    };
+    const a = await new ConfirmBroker({ inClient: [elicitation], outOfBand: [], pending }).confirm(req(), cancel.signal);
+    assert.equal(a.kind, 'denied');
+    assert.deepEqual(observed(a), ['cancelled', undefined, undefined, undefined]);
+  });
+
+  it('a channel that fails names no channel and no person: the gate denied it', async () => {
+    const pending = new PendingApprovals();
+    const elicitation: ConfirmChannel = {
+      name: 'elicitation',
+      availability: () => true,
+      ask: async () => {
+        throw new Error('boom');
+      },
+    };
+    const a = await new ConfirmBroker({ inClient: [elicitation], outOfBand: [], pending }).confirm(req(), new AbortController().signal);
+    assert.deepEqual(a, { kind: 'denied', channel: 'none', reason: 'the elicitation channel failed (boom)' });
+    assert.deepEqual(observed(a), ['denied', undefined, undefined, undefined]);
   });
 });

@@ -4,12 +4,15 @@
  * webhook, terminal) and takes the first decision from any of them. A timeout is a denial; the client's
  * cancellation is a denial that withdraws the question everywhere; when no channel can ask, the call is
  * denied with a message naming what to enable. Fail closed: any error in a channel is a denial or
- * "could not ask", never an approval.
+ * "could not ask", never an approval. A denial nobody made (a timeout, a cancellation, no channel) has
+ * channel `none` and no actor: only a person's decision names a channel and an actor, so that the log,
+ * `tail`, `stats` and the metrics never count it as a person's "no".
  */
 import { type Clock, systemClock } from '../clock.js';
 import type { Approval } from '../types.js';
 import type { ApprovalRequest, ChannelAnswer, ConfirmChannel, OutOfBandChannel } from './channel.js';
 import { CONFIRM_TIMEOUT, type PendingApprovals } from './pending.js';
+import { TIMED_OUT } from './pending-types.js';
 
 /** What to tell the user when no channel could ask: only the fixes that would have helped this call. */
 export function hintFor(skipped: readonly string[]): string {
@@ -89,7 +92,7 @@ export class ConfirmBroker {
   private async askUntil(req: ApprovalRequest, signal: AbortSignal, both: AbortSignal, hooks: BrokerHooks): Promise<Approval> {
     const skipped: string[] = [];
     for (const channel of this.channels.inClient) {
-      if (both.aborted) return aborted(signal, 'none');
+      if (both.aborted) return aborted(signal, []);
       const can = channel.availability(req);
       if (can !== true) {
         skipped.push(`${channel.name}: ${can}`);
@@ -99,14 +102,16 @@ export class ConfirmBroker {
       try {
         answer = await channel.ask(req, both);
       } catch (err) {
-        return { kind: 'denied', channel: channel.name, reason: `the ${channel.name} channel failed (${(err as Error).message})` };
+        // A failure is no person's "no": channel `none`, as every denial nobody made (the reason names the channel).
+        return { kind: 'denied', channel: 'none', reason: `the ${channel.name} channel failed (${(err as Error).message})` };
       }
-      // Past the timeout or the client's cancel, whatever the channel says is a denial that says why.
-      if (both.aborted) return aborted(signal, channel.name);
+      // Past the timeout or the client's cancel, whatever the channel says is a denial that says why
+      // (a person's own "no" stands: it was theirs).
+      if (both.aborted && !isPersonsDenial(answer)) return aborted(signal, [channel.name]);
       if (answer.kind !== 'unavailable') return answer;
       skipped.push(`${channel.name}: ${answer.reason}`);
     }
-    if (both.aborted) return aborted(signal, 'none');
+    if (both.aborted) return aborted(signal, []);
     const ready: OutOfBandChannel[] = [];
     for (const channel of this.channels.outOfBand) {
       const can = channel.availability(req);
@@ -117,7 +122,11 @@ export class ConfirmBroker {
     hooks.outOfBand?.(ready.map((c) => c.name));
     const answer = await this.outOfBand(req, ready, both, skipped);
     if (answer.kind === 'unavailable') return nobody(skipped);
-    if (answer.kind === 'denied' && both.aborted) return aborted(signal, answer.channel);
+    if (answer.kind === 'denied' && both.aborted && !isPersonsDenial(answer))
+      return aborted(
+        signal,
+        ready.filter((c) => !skipped.some((why) => why.startsWith(`${c.name}: `))).map((c) => c.name),
+      );
     return answer;
   }
 
@@ -159,9 +168,19 @@ function nobody(skipped: string[]): Approval {
   };
 }
 
-function aborted(clientSignal: AbortSignal, channel: string): Approval {
-  if (clientSignal.aborted) return { kind: 'denied', channel, reason: 'cancelled by the client before a decision' };
-  return { kind: 'denied', channel, reason: 'nobody decided before the confirmation timeout (confirm.timeout_seconds)' };
+/** A "no" a person gave: it names who (every channel's decision does; a timeout or withdrawal names nobody). */
+const isPersonsDenial = (a: ChannelAnswer): boolean => a.kind === 'denied' && a.actor !== undefined;
+
+/**
+ * The denial of a call nobody decided on before the client cancelled it or its deadline passed. Channel
+ * `none` and no actor (the channels it was shown on are named in the reason): a person did not decide it,
+ * and the log must not say one did (observe/decisions.ts reads it as `cancelled` or `timed out`). The
+ * reasons' first words are kept as older logs have them, since readers of old logs match on them.
+ */
+function aborted(clientSignal: AbortSignal, shownOn: readonly string[]): Approval {
+  const where = shownOn.length > 0 ? `; it was shown on ${shownOn.join(', ')}` : '';
+  if (clientSignal.aborted) return { kind: 'denied', channel: 'none', reason: `cancelled by the client before a decision${where}` };
+  return { kind: 'denied', channel: 'none', reason: `${TIMED_OUT}${where}` };
 }
 
 function decisionWord(reason: string): string {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createDecisionTracker, decisionsOf, parseEntryLine } from './decisions.js';
+import { createDecisionTracker, decisionsOf, parseEntryLine, unattendedOutcome } from './decisions.js';
 
 /** Entries as the gate writes them (fields from audit/events.ts), numbered in order. */
 function entries(list: Record<string, unknown>[], startTs = 1_000_000): Record<string, unknown>[] {
@@ -163,5 +163,127 @@ describe('when a line has a ts no Date can show (a hostile or broken log)', () =
       assert.deepEqual(decisionsOf(`${line}\n`), { records: [], open: [], skipped: 1 });
     }
     assert.notEqual(parseEntryLine(JSON.stringify({ seq: 1, ts: 8.64e15, event: 'read' })), undefined);
+  });
+});
+
+describe('when nobody decided a held call (the client cancelled it, or its deadline passed)', () => {
+  /** A call held for a person on the page from ts 100, then the given entries (ts from 200 on). */
+  const held = (id: string, ...then: Record<string, unknown>[]) => [
+    { event: 'call_received', ...call(id), ts: 90 },
+    { event: 'decision', ...call(id), action: 'confirm', reason: 'mutation', ts: 100 },
+    ...then.map((e, i) => ({ ...call(id), ts: 200 + i * 10, ...e })),
+  ];
+
+  it('reads a cancellation as cancelled, with no channel, approver or time, and once (the cancelled entry after it is the same call)', () => {
+    const { records, open } = run(
+      held(
+        'c',
+        { event: 'approval', approved: false, channel: 'none', reason: 'cancelled by the client before a decision; it was shown on web', ts: 22_700 },
+        { event: 'cancelled', stage: 'before_execution', ts: 22_710 },
+      ),
+    );
+    assert.deepEqual(records, [
+      { ts: 22_700, seq: 2, tool: 'write_note', callId: 'c', outcome: 'cancelled', detail: 'cancelled by the client before a decision; it was shown on web' },
+    ]);
+    assert.deepEqual(open, []);
+  });
+
+  it('reads a log written before the fix the same: a denial naming the channel shown on and no actor', () => {
+    const { records } = run([
+      ...held(
+        'old',
+        { event: 'approval', approved: false, channel: 'web', reason: 'cancelled by the client before a decision' },
+        { event: 'cancelled', stage: 'before_execution' },
+      ),
+      ...held('late', {
+        event: 'approval',
+        approved: false,
+        channel: 'web+webhook',
+        reason: 'nobody decided before the confirmation timeout (confirm.timeout_seconds)',
+      }),
+      ...held('store', { event: 'approval', approved: false, channel: 'store', reason: 'withdrawn: the client cancelled the call' }),
+      ...held('elic', {
+        event: 'approval',
+        approved: false,
+        channel: 'elicitation',
+        reason: 'no decision before the confirmation timeout (confirm.timeout_seconds)',
+      }),
+    ]);
+    assert.deepEqual(
+      records.map((r) => [r.callId, r.outcome, r.channel, r.approver, r.decisionMs]),
+      [
+        ['old', 'cancelled', undefined, undefined, undefined],
+        ['late', 'timed out', undefined, undefined, undefined],
+        ['store', 'cancelled', undefined, undefined, undefined],
+        ['elic', 'timed out', undefined, undefined, undefined],
+      ],
+    );
+  });
+
+  it('reads a denial by the gate (no channel could ask, a channel failed) as denied by nobody, untimed', () => {
+    const { records } = run([
+      ...held('none', { event: 'approval', approved: false, channel: 'none', reason: 'no confirmation channel could ask a person (web: disabled); to fix: x' }),
+      ...held('fail', { event: 'approval', approved: false, channel: 'elicitation', reason: 'the elicitation channel failed (boom)' }),
+    ]);
+    assert.deepEqual(
+      records.map((r) => [r.callId, r.outcome, r.channel, r.approver, r.decisionMs]),
+      [
+        ['none', 'denied', undefined, undefined, undefined],
+        ['fail', 'denied', undefined, undefined, undefined],
+      ],
+    );
+  });
+
+  it("goes by who decided, not by the words: a person's denial stays a person's, whatever its reason says", () => {
+    const { records } = run(
+      held('p', { event: 'approval', approved: false, channel: 'web', actor: 'web:alice', reason: 'cancelled by the client before a decision', ts: 300 }),
+    );
+    assert.deepEqual(
+      records.map((r) => [r.outcome, r.channel, r.approver, r.decisionMs]),
+      [['denied', 'web', 'web:alice', 200]],
+    );
+  });
+
+  it('forgets what an earlier approval of the call said (a definition a person accepted)', () => {
+    const { records } = run(
+      held(
+        'd',
+        { event: 'approval', purpose: 'definition', approved: true, channel: 'web', actor: 'web:alice' },
+        { event: 'approval', approved: false, channel: 'none', reason: 'cancelled by the client before a decision' },
+      ),
+    );
+    assert.deepEqual(
+      records.map((r) => [r.outcome, r.channel, r.approver, r.decisionMs]),
+      [['cancelled', undefined, undefined, undefined]],
+    );
+  });
+
+  it('still reads a cancelled entry of another call, or of a call not seen before, as a cancellation', () => {
+    const { records } = run([
+      ...held('a', { event: 'approval', approved: false, channel: 'none', reason: 'cancelled by the client before a decision' }),
+      { event: 'cancelled', ...call('b'), stage: 'waiting' },
+    ]);
+    assert.deepEqual(
+      records.map((r) => [r.callId, r.outcome]),
+      [
+        ['a', 'cancelled'],
+        ['b', 'cancelled'],
+      ],
+    );
+  });
+});
+
+describe('unattendedOutcome', () => {
+  it('is undefined for a decision that names who made it, and for an approval', () => {
+    assert.equal(unattendedOutcome({ approved: false, actor: 'terminal:root', reason: 'nobody decided before the confirmation timeout' }), undefined);
+    assert.equal(unattendedOutcome({ approved: true, channel: 'web', reason: 'cancelled by the client' }), undefined);
+  });
+
+  it('tells a cancellation, a timeout and a denial by the gate apart, for an empty or missing reason too', () => {
+    assert.equal(unattendedOutcome({ approved: false, reason: 'cancelled by the client before a decision' }), 'cancelled');
+    assert.equal(unattendedOutcome({ approved: false, reason: 'nobody decided before the confirmation timeout (confirm.timeout_seconds)' }), 'timed out');
+    assert.equal(unattendedOutcome({ approved: false, reason: 'the audit log cannot be written (EIO)' }), 'denied');
+    assert.equal(unattendedOutcome({ approved: false, actor: '', reason: '' }), 'denied');
+    assert.equal(unattendedOutcome({ approved: false }), 'denied');
   });
 });

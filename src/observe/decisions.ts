@@ -16,10 +16,12 @@ import { asLogEntry, type LogEntry, parseEntryLine } from '../audit/timeline.js'
  * - `executed unclear`: it ran, and read-back could not tell whether it took effect;
  * - `executed failed`: it ran, and the upstream answered with an error or read-back disagreed;
  * - `unknown`: it was sent, and how it ended is not known (timeout, crash, cut off by a restart);
- * - `denied`: a rule or a person said no; nothing ran;
+ * - `denied`: a rule or a person said no, or the gate did because nobody could be asked; nothing ran;
  * - `lapsed`: approved, but the client never came back for it; nothing ran;
+ * - `timed out`: nobody decided before the confirmation deadline (`confirm.timeout_seconds`); nothing ran;
  * - `dry-run`: recorded by a dry-run gate, not run (`lookfirst promote` replays it);
- * - `cancelled`: withdrawn before it ran (by the client, or the gate stopped);
+ * - `cancelled`: withdrawn before it ran (the client cancelled it or went away, or the gate stopped),
+ *   while it waited for a person included: nobody decided it;
  * - `refused`: refused before anyone was asked (an answer in the client refused, unknown placeholders);
  * - `read ok` / `read failed`: a read the gate let through, and whether the upstream answered it.
  */
@@ -30,6 +32,7 @@ export type DecisionOutcome =
   | 'unknown'
   | 'denied'
   | 'lapsed'
+  | 'timed out'
   | 'dry-run'
   | 'cancelled'
   | 'refused'
@@ -44,6 +47,7 @@ export const DECISION_OUTCOMES: readonly DecisionOutcome[] = [
   'unknown',
   'denied',
   'lapsed',
+  'timed out',
   'dry-run',
   'cancelled',
   'refused',
@@ -71,7 +75,8 @@ export interface DecisionRecord {
   detail?: string;
   /**
    * Time to decision in ms: from the call's hold (its `decision` entry asking for confirmation; else its
-   * `call_received`) to the last person's answer (`approval`). Absent when no person answered.
+   * `call_received`) to the last person's answer (`approval`). Absent when no person answered (a call
+   * cancelled or timed out while it waited has none: see {@link unattendedOutcome}).
    */
   decisionMs?: number;
 }
@@ -112,12 +117,45 @@ interface CallState {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
+/** First words of the denial a client's cancellation leaves (`withdrawn: …` from a replica that took the call over). */
+const CANCELLED_REASON = /^(cancelled by the client|withdrawn:)/;
+/** First words of the denial a passed deadline leaves (`no decision before …` from the elicitation channel). */
+const TIMED_OUT_REASON = /^(nobody decided before the confirmation timeout|no decision before the confirmation timeout)/;
+
+/**
+ * What an `approval` entry that no person made settles, or undefined when a person (or the operator)
+ * made it. Every channel names who decided (`actor`), so an entry that approves nothing and names nobody
+ * is the gate's own: the client cancelled or went away while the call waited (`cancelled`), its deadline
+ * passed (`timed out`), or nobody could be asked or a channel failed (`denied`, by the gate). The test is
+ * the structured fields (`approved`, `actor`); the reason's first words only tell which of the three, and
+ * are matched as gates have always written them, so logs from before the gate wrote channel `none` for
+ * these (they named the channel the question was shown on, e.g. `web`) read the same.
+ * @param e an `approval` entry's fields, as logged.
+ */
+export function unattendedOutcome(e: Record<string, unknown>): DecisionOutcome | undefined {
+  if (e.approved === true || str(e.actor) !== undefined) return undefined;
+  const reason = str(e.reason) ?? '';
+  if (CANCELLED_REASON.test(reason)) return 'cancelled';
+  if (TIMED_OUT_REASON.test(reason)) return 'timed out';
+  return 'denied';
+}
+
+/** How many calls settled by an unattended `approval` the tracker remembers, to drop the `cancelled` entry that may follow. */
+const SETTLED_MEMORY = 1024;
+
 /**
  * Creates a tracker. It keeps the state of calls not yet settled (a few fields each) and forgets a call
  * once settled, so a long `tail` holds only what is in flight.
  */
 export function createDecisionTracker(): DecisionTracker {
   const calls = new Map<string, CallState>();
+  // A request cancelled while its call waited logs the withdrawn question's `approval` and then its own
+  // `cancelled`: one call, one record. Bounded (oldest forgotten first), so a long `tail` stays small.
+  const unattended = new Set<string>();
+  const remember = (id: string) => {
+    unattended.add(id);
+    if (unattended.size > SETTLED_MEMORY) unattended.delete(unattended.values().next().value as string);
+  };
 
   const settle = (id: string, s: CallState, e: Entry, outcome: DecisionOutcome, detail?: string): DecisionRecord[] => {
     calls.delete(id);
@@ -163,6 +201,7 @@ export function createDecisionTracker(): DecisionTracker {
         // An entry of a call whose start is not in what was read (a log read from the middle): track it
         // from here, except entries that only close a call that was never seen to run.
         if (e.event === 'execution_resolved' || e.event === 'execution_blocked' || e.event === 'execution_unblocked') return [];
+        if (e.event === 'cancelled' && unattended.delete(id)) return [];
         s = { tool: str(e.tool) ?? '?' };
         calls.set(id, s);
       }
@@ -174,6 +213,15 @@ export function createDecisionTracker(): DecisionTracker {
           return [];
         }
         case 'approval': {
+          const unattendedAs = unattendedOutcome(e);
+          if (unattendedAs !== undefined) {
+            // Nobody decided: no channel, approver or time to decision, whatever earlier entries said.
+            delete s.channel;
+            delete s.approver;
+            delete s.answeredTs;
+            remember(id);
+            return settle(id, s, e, unattendedAs, str(e.reason));
+          }
           s.channel = str(e.channel) ?? s.channel;
           s.approver = str(e.actor) ?? s.channel;
           s.answeredTs = e.ts;

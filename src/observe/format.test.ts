@@ -58,6 +58,16 @@ describe('toLine', () => {
     assert.match(line, /denied +- +rule drop_\* +abcdef01 {2}drop_table {2}rule "drop_\*"$/);
   });
 
+  it('shows a call nobody decided (cancelled, timed out) with dashes for channel and who', () => {
+    const { channel: _c, approver: _a, decisionMs: _d, ...nobody } = executed;
+    const reason = 'cancelled by the client before a decision; it was shown on web';
+    assert.equal(
+      toLine({ ...nobody, outcome: 'cancelled', detail: reason }),
+      `2026-12-02T04:39:35Z  cancelled         -            -                       7c6bd005  write_note  ${reason}`,
+    );
+    assert.match(toLine({ ...nobody, outcome: 'timed out' }), /Z {2}timed out +- +- +7c6bd005 {2}write_note$/);
+  });
+
   it('shows a read with dashes for what it has not', () => {
     assert.match(toLine({ ts: TS, seq: 1, tool: 'echo', outcome: 'read ok' }), /read ok +- +- +- +echo$/);
   });
@@ -74,6 +84,7 @@ describe('toLine', () => {
     assert.match(toLine(executed, tag), /<green>executed ok +<\/green>/);
     assert.match(toLine({ ...executed, outcome: 'denied' }, tag), /<red>denied/);
     assert.match(toLine({ ...executed, outcome: 'lapsed' }, tag), /<yellow>lapsed/);
+    assert.match(toLine({ ...executed, outcome: 'timed out' }, tag), /<yellow>timed out/);
   });
 });
 

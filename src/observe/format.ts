@@ -25,6 +25,7 @@ export const OUTCOME_COLOUR: Record<DecisionOutcome, Colour> = {
   unknown: 'red',
   denied: 'red',
   lapsed: 'yellow',
+  'timed out': 'yellow',
   'dry-run': 'yellow',
   cancelled: 'yellow',
   refused: 'red',

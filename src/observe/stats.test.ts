@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { displayWidth } from '../core/text-width.js';
-import type { DecisionRecord } from './decisions.js';
+import { type DecisionRecord, decisionsOf } from './decisions.js';
 import { callsLine, computeStats, median, renderStats, statsJson, table } from './stats.js';
 
 const rec = (ts: number, tool: string, outcome: DecisionRecord['outcome'], extra: Partial<DecisionRecord> = {}): DecisionRecord => ({
@@ -193,5 +193,80 @@ describe('when the log holds names a megabyte long, or emoji where a column ends
     for (const line of text.split('\n')) assert.ok(displayWidth(line) < 400, `a line of ${displayWidth(line)} cells`);
     assert.ok(!/[\ud800-\udbff](?![\udc00-\udfff])/.test(text), 'no lone high surrogate');
     assert.match(text, /d{79}\u2026/);
+  });
+});
+
+describe('when calls were cancelled or timed out while they waited for a person', () => {
+  /** The log of the user's run: one call approved on the page after 200 ms, one the client cancelled after 22.6 s (as logged before the fix), one that timed out. */
+  const entry = (seq: number, ts: number, e: Record<string, unknown>) => JSON.stringify({ v: 1, seq, ts, prev: '0', sig: 'x', tool: 'write_note', ...e });
+  const held = (id: string, ts: number) => [
+    { ts, e: { event: 'call_received', call_id: id } },
+    { ts: ts + 10, e: { event: 'decision', call_id: id, action: 'confirm', reason: 'mutation' } },
+  ];
+  const log = [
+    ...held('ok', 1000),
+    { ts: 1210, e: { event: 'approval', call_id: 'ok', approved: true, channel: 'web', actor: 'web:alice' } },
+    { ts: 1220, e: { event: 'execution_started', call_id: 'ok' } },
+    { ts: 1230, e: { event: 'executed', call_id: 'ok', outcome: 'ok' } },
+    { ts: 1240, e: { event: 'execution_resolved', call_id: 'ok' } },
+    ...held('cx', 2000),
+    { ts: 24_610, e: { event: 'approval', call_id: 'cx', approved: false, channel: 'web', reason: 'cancelled by the client before a decision' } },
+    { ts: 24_620, e: { event: 'cancelled', call_id: 'cx', stage: 'before_execution' } },
+    ...held('to', 30_000),
+    {
+      ts: 90_010,
+      e: {
+        event: 'approval',
+        call_id: 'to',
+        approved: false,
+        channel: 'none',
+        reason: 'nobody decided before the confirmation timeout (confirm.timeout_seconds)',
+      },
+    },
+  ]
+    .map((x, i) => `${entry(i, x.ts, x.e)}\n`)
+    .join('');
+  const { records, open } = decisionsOf(log);
+  const s = computeStats(records, open, { sinceMs: 0, untilMs: 100_000 });
+
+  it('counts only the answer a person gave in time to decision', () => {
+    assert.deepEqual(s.decision, { count: 1, medianMs: 200, maxMs: 200 });
+    assert.match(renderStats(s), /answered by a person +1\n {2}median +200 ms\n/);
+  });
+
+  it('shows them as cancelled and timed out, decided by nobody on no channel', () => {
+    assert.deepEqual(
+      s.byOutcome.map((c) => [c.name, c.count]),
+      [
+        ['executed ok', 1],
+        ['timed out', 1],
+        ['cancelled', 1],
+      ],
+    );
+    assert.deepEqual(Object.fromEntries(s.byChannel.map((c) => [c.name, c.count])), { web: 1, none: 2 });
+    assert.deepEqual(Object.fromEntries(s.byApprover.map((c) => [c.name, c.count])), { 'web:alice': 1, none: 2 });
+    assert.deepEqual(s.denied, []);
+  });
+
+  it('lists the timed-out calls, in the text and in JSON', () => {
+    assert.deepEqual(
+      s.timedOut.map((r) => r.callId),
+      ['to'],
+    );
+    assert.match(renderStats(s), /\nTimed out \(1\)\n {2}\S+ {2}write_note {2}to {2}- {2}nobody decided before/);
+    const j = statsJson(s, 'audit.jsonl') as { timed_out: { call_id: string }[]; by_outcome: Record<string, number> };
+    assert.deepEqual(
+      j.timed_out.map((c) => c.call_id),
+      ['to'],
+    );
+    assert.equal(j.by_outcome.cancelled, 1);
+  });
+
+  it('leaves a time out of the median even on a record that carries one', () => {
+    const odd = computeStats([rec(1, 't', 'cancelled', { decisionMs: 22_600 }), rec(2, 't', 'timed out', { decisionMs: 60_000 })], [], {
+      sinceMs: 0,
+      untilMs: 10,
+    });
+    assert.deepEqual(odd.decision, { count: 0 });
   });
 });

@@ -30,18 +30,20 @@ export interface Stats {
   byTool: Count[];
   /** Every outcome that occurred, in DECISION_OUTCOMES order. */
   byOutcome: Count[];
-  /** The channel a person answered on; `none` where nobody was asked (a rule, or a read). */
+  /** The channel a person answered on; `none` where no person decided (a rule, a read, a cancellation, a timeout). */
   byChannel: Count[];
-  /** Who decided: the approver, `rule <name>`, or `none` (the classifier, nobody asked). */
+  /** Who decided: the approver, `rule <name>`, or `none` (the classifier, or nobody: cancelled, timed out). */
   byApprover: Count[];
   /**
    * Time to decision over the calls a person answered in the window (ms): from the hold to the answer.
+   * A call cancelled or timed out while it waited was answered by nobody and is not counted.
    * `medianMs` and `maxMs` are absent when no person answered.
    */
   decision: { count: number; medianMs?: number; maxMs?: number };
-  /** The denied and lapsed calls, oldest first. */
+  /** The denied, lapsed and timed-out calls, oldest first. */
   denied: DecisionRecord[];
   lapsed: DecisionRecord[];
+  timedOut: DecisionRecord[];
   /** Calls held for a person since the window began, with no answer yet. */
   waiting: OpenCall[];
 }
@@ -64,6 +66,13 @@ export function median(values: readonly number[]): number | undefined {
 /** A read the gate let through: no person, rule or hold decided on it. */
 const isRead = (r: DecisionRecord) => r.outcome === 'read ok' || r.outcome === 'read failed';
 
+/**
+ * A person's answer, timed. The tracker times only those (observe/decisions.ts); the outcomes nobody
+ * decided are left out here too, so that a record built elsewhere with a time cannot count as one.
+ */
+const answeredByPerson = (r: DecisionRecord): r is DecisionRecord & { decisionMs: number } =>
+  r.decisionMs !== undefined && r.outcome !== 'cancelled' && r.outcome !== 'timed out';
+
 /** `n thing` or `n things`. */
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -83,7 +92,7 @@ export function callsLine(s: Pick<Stats, 'total' | 'reads' | 'decisions'>): stri
  */
 export function computeStats(records: readonly DecisionRecord[], open: readonly OpenCall[], window: { sinceMs: number; untilMs: number }): Stats {
   const inWindow = records.filter((r) => r.ts >= window.sinceMs && r.ts <= window.untilMs);
-  const times = inWindow.flatMap((r) => (r.decisionMs !== undefined ? [r.decisionMs] : []));
+  const times = inWindow.filter(answeredByPerson).map((r) => r.decisionMs);
   const byOutcome = countBy(inWindow, (r) => r.outcome).sort((a, b) => DECISION_OUTCOMES.indexOf(a.name as never) - DECISION_OUTCOMES.indexOf(b.name as never));
   const decision: Stats['decision'] = { count: times.length };
   const reads = inWindow.filter((r) => isRead(r)).length;
@@ -104,6 +113,7 @@ export function computeStats(records: readonly DecisionRecord[], open: readonly 
     decision,
     denied: inWindow.filter((r) => r.outcome === 'denied'),
     lapsed: inWindow.filter((r) => r.outcome === 'lapsed'),
+    timedOut: inWindow.filter((r) => r.outcome === 'timed out'),
     waiting: open.filter((c) => c.heldTs >= window.sinceMs && c.heldTs <= window.untilMs),
   };
 }
@@ -156,7 +166,7 @@ function callList(title: string, records: readonly DecisionRecord[], paint: Pain
 
 /**
  * The stats as text: a header line, then small tables (by outcome, tool, channel, who decided), time to
- * decision, and the denied, lapsed and waiting calls. Names from the log are shown on one line with hidden
+ * decision, and the denied, lapsed, timed-out and waiting calls. Names from the log are shown on one line with hidden
  * characters made visible.
  */
 export function renderStats(s: Stats, paint: Paint = noPaint): string {
@@ -179,6 +189,7 @@ export function renderStats(s: Stats, paint: Paint = noPaint): string {
     );
   lines.push(...callList('Denied', s.denied, paint));
   lines.push(...callList('Lapsed', s.lapsed, paint));
+  lines.push(...callList('Timed out', s.timedOut, paint));
   if (s.waiting.length > 0) {
     lines.push(paint('bold', `Waiting for a person now (${s.waiting.length})`));
     lines.push(...table(s.waiting.map((c) => [timeOf(c.heldTs), cutToWidth(oneLine(c.tool), TOOL_MAX), oneLine(c.callId.slice(0, SHORT_ID))])), '');
@@ -212,6 +223,7 @@ export function statsJson(s: Stats, log: string): Record<string, unknown> {
     time_to_decision: { answered: s.decision.count, median_ms: s.decision.medianMs, max_ms: s.decision.maxMs },
     denied: s.denied.map(call),
     lapsed: s.lapsed.map(call),
+    timed_out: s.timedOut.map(call),
     waiting: s.waiting.map((c) => ({ since: new Date(c.heldTs).toISOString(), tool: c.tool, call_id: c.callId })),
   };
 }
