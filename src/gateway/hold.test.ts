@@ -35,6 +35,20 @@ describe('holds', () => {
     assert.equal(holds.find('t', call(1).argsSha256), undefined);
   });
 
+  it("times people's answers for the metrics, and counts a denial nobody gave (no actor) without a time", async () => {
+    const seen: [string, string, number | undefined][] = [];
+    const metrics = { decided: (c: string, d: string, ms?: number) => void seen.push([c, d, ms]) } as unknown as ConstructorParameters<
+      typeof Holds
+    >[0]['metrics'];
+    const holds = new Holds({ logApproval: async () => {}, logLapse: async () => {}, metrics });
+    await holds.open(call(9), Date.now() + 10_000, async () => approved).decided;
+    await holds.open(call(10), Date.now() + 10_000, async () => ({ kind: 'denied', channel: 'none', reason: 'cancelled by the client before a decision' }))
+      .decided;
+    assert.equal(seen[0]?.[1], 'approved');
+    assert.equal(typeof seen[0]?.[2], 'number');
+    assert.deepEqual(seen[1], ['none', 'denied', undefined]);
+  });
+
   it('a claim at or past the deadline is refused and logged as a lapse, even before the timer fires', async () => {
     const { holds, log } = registry();
     const h = holds.open(call(2), Date.now() + 30, async () => approved);

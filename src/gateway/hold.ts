@@ -259,7 +259,10 @@ export class Holds {
         final = { kind: 'denied', channel: approval.channel, reason: `the audit log cannot be written (${(err as Error).message})` };
       }
       hold.settled = final;
-      if (!opts.adopted) this.opts.metrics?.decided(final.channel, final.kind, this.now() - askedAtMs);
+      // A denial with no actor is nobody's answer (the client cancelled, the deadline passed, no channel could
+      // show it: confirm/broker.ts): counted, but not timed as a time to decision.
+      const answered = final.kind === 'approved' || final.actor !== undefined;
+      if (!opts.adopted) this.opts.metrics?.decided(final.channel, final.kind, answered ? this.now() - askedAtMs : undefined);
       // Kept for a retry until the deadline, then dropped; an unclaimed approval is logged as lapsed.
       if (this.holds.get(key) === hold) {
         hold.expiry = setTimeout(
