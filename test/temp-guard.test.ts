@@ -45,6 +45,15 @@ describe('the temp-folder guard', () => {
     assert.equal(existsSync(r.dir), false);
   });
 
+  it('waits a moment at exit for a stopped process that is still removing its own folder, as Chromium does', () => {
+    const r = underGuard(
+      "const fs=require('fs');const d=fs.mkdtempSync(require('path').join(require('os').tmpdir(),'.org.chromium.Chromium.'));" +
+        "require('child_process').spawn(process.execPath,['-e','setTimeout(()=>require(\\'fs\\').rmSync('+JSON.stringify(d)+',{recursive:true,force:true}),500)'],{detached:true,stdio:'ignore'}).unref()",
+    );
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, '');
+  });
+
   it("removes a folder whose test process was killed before its exit check, and never a running file's", () => {
     // A pid that has ended: a process started and waited for.
     const dead = spawnSync(process.execPath, ['-e', '0']).pid;

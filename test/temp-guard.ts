@@ -19,6 +19,8 @@ import { join } from 'node:path';
 const MARKER = 'LOOKFIRST_TEMP_GUARD';
 /** Caches of tools that processes started with `--import tsx` keep in the temp folder; not a test's leak. */
 const TOOL_CACHES = /^tsx-\d+$/;
+/** How long (ms) the check waits at exit for processes the tests stopped to finish removing their own folders. */
+const GRACE_MS = 3000;
 
 /** Whether process `pid` still runs (a pid reused by another process counts as running: its folder is left). */
 function running(pid: number): boolean {
@@ -56,7 +58,14 @@ if (process.env.NODE_TEST_CONTEXT !== undefined && process.env[MARKER] === undef
   process.env.TMPDIR = dir;
   process.env[MARKER] = dir;
   const check = () => {
-    const left = readdirSync(dir).filter((name) => !TOOL_CACHES.test(name));
+    let left = readdirSync(dir).filter((name) => !TOOL_CACHES.test(name));
+    // A process the tests stopped may still be removing its own scratch folder as this one exits (Chromium
+    // removes its .org.chromium.Chromium.* folder after browser.close() resolves): give such cleanups a
+    // moment (an exit listener can only wait synchronously) before calling anything a leak.
+    for (let waited = 0; left.length > 0 && waited < GRACE_MS; waited += 100) {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+      left = readdirSync(dir).filter((name) => !TOOL_CACHES.test(name));
+    }
     if (left.length > 0) {
       const shown = left.slice(0, 10).join(', ') + (left.length > 10 ? `, and ${left.length - 10} more` : '');
       process.stderr.write(
