@@ -178,34 +178,28 @@ describe('when nobody decides (the client cancels, the deadline passes)', () => 
     assert.deepEqual(observed(a), ['cancelled', undefined, undefined, undefined]);
   });
 
-  it("a person's no that came in as the client cancelled stays that person's", async () => {
-    const pending = new PendingApprovals();
+  /** The broker's answer when the client cancels just as the channel answers `answer`. */
+  async function answeredAsCancelled(answer: Awaited<ReturnType<ConfirmChannel['ask']>>) {
     const cancel = new AbortController();
     const elicitation: ConfirmChannel = {
       name: 'elicitation',
       availability: () => true,
       ask: async () => {
         cancel.abort();
-        return { kind: 'denied', channel: 'elicitation', actor: 'elicitation:x', trust: 'client', reason: 'the person declined' };
+        return answer;
       },
     };
-    const a = await new ConfirmBroker({ inClient: [elicitation], outOfBand: [], pending }).confirm(req(), cancel.signal);
+    return new ConfirmBroker({ inClient: [elicitation], outOfBand: [], pending: new PendingApprovals() }).confirm(req(), cancel.signal);
+  }
+
+  it("a person's no that came in as the client cancelled stays that person's", async () => {
+    const a = await answeredAsCancelled({ kind: 'denied', channel: 'elicitation', actor: 'elicitation:x', trust: 'client', reason: 'the person declined' });
     assert.equal(a.kind === 'denied' && a.actor, 'elicitation:x');
     assert.deepEqual(observed(a), ['denied', 'elicitation', 'elicitation:x', 22_600]);
   });
 
   it('an approval that comes in after the client cancelled is still no approval', async () => {
-    const pending = new PendingApprovals();
-    const cancel = new AbortController();
-    const elicitation: ConfirmChannel = {
-      name: 'elicitation',
-      availability: () => true,
-      ask: async () => {
-        cancel.abort();
-        return { kind: 'approved', channel: 'elicitation', actor: 'elicitation:x', trust: 'client' };
-      },
-    };
-    const a = await new ConfirmBroker({ inClient: [elicitation], outOfBand: [], pending }).confirm(req(), cancel.signal);
+    const a = await answeredAsCancelled({ kind: 'approved', channel: 'elicitation', actor: 'elicitation:x', trust: 'client' });
     assert.equal(a.kind, 'denied');
     assert.deepEqual(observed(a), ['cancelled', undefined, undefined, undefined]);
   });
